@@ -1,0 +1,139 @@
+// tsr_array: N x N weight-stationary systolic array with input skew, output deskew and a tag line.
+`default_nettype none
+
+// Dataflow. PE[k][j] holds weight W[k][j]. Element k of an input row enters
+// PE row k after k cycles of skew and moves right; column j sums down the
+// rows, so its bottom output is sum_k a[k] * W[k][j]. Column j is then delayed
+// by N-1-j cycles so that a whole output row leaves at once, Latency cycles
+// after the input row entered.
+//
+// Stream contract: in_valid_i marks an input row; there is no backpressure
+// (the array never stalls), so out_valid_o follows in_valid_i exactly Latency
+// cycles later, carrying in_tag_i along unchanged.
+//
+// Weights: w_we_i writes w_data_i into row w_row_i of bank w_bank_i. An input
+// row uses the bank named by in_sel_i, so one bank can be loaded while the
+// other computes.
+module tsr_array #(
+  parameter integer ArrayDim = 8,
+  parameter integer TagWidth = 1,
+  localparam integer N = ArrayDim,
+  localparam integer RowIdxWidth = (N > 1) ? $clog2(N) : 1,
+  localparam integer Latency = 2 * N - 1
+) (
+  input  wire                   clk_i,
+  input  wire                   rst_ni,
+  input  wire                   in_valid_i,
+  input  wire [8*N-1:0]         in_row_i,
+  input  wire                   in_sel_i,
+  input  wire [TagWidth-1:0]    in_tag_i,
+  input  wire                   w_we_i,
+  input  wire [RowIdxWidth-1:0] w_row_i,
+  input  wire                   w_bank_i,
+  input  wire [8*N-1:0]         w_data_i,
+  output wire                   out_valid_o,
+  output wire [32*N-1:0]        out_row_o,
+  output wire [TagWidth-1:0]    out_tag_o,
+  output wire                   busy_o       // some input row is still inside
+);
+  // a_bus[(i*(N+1)+j)*8 +: 8]: activation entering PE[i][j] (j = N: leaving the row).
+  wire [8*N*(N+1)-1:0]  a_bus;
+  wire [N*(N+1)-1:0]    s_bus;
+  // p_bus[(i*N+j)*32 +: 32]: partial sum entering PE row i, column j (i = N: bottom).
+  wire [32*N*(N+1)-1:0] p_bus;
+
+  genvar i, j;
+  generate
+    for (i = 0; i < N; i = i + 1) begin : gen_skew
+      if (i == 0) begin : gen_direct
+        assign a_bus[0 +: 8] = in_row_i[0 +: 8];
+        assign s_bus[0]      = in_sel_i;
+      end else begin : gen_delay
+        // i cycles of delay for element i (and its bank select).
+        reg [8:0] skew_q [0:i-1];
+        integer d;
+        always @(posedge clk_i) begin
+          skew_q[0] <= {in_sel_i, in_row_i[8*i +: 8]};
+          for (d = 1; d < i; d = d + 1) begin
+            skew_q[d] <= skew_q[d-1];
+          end
+        end
+        assign a_bus[(i*(N+1))*8 +: 8] = skew_q[i-1][7:0];
+        assign s_bus[i*(N+1)]          = skew_q[i-1][8];
+      end
+    end
+
+    for (j = 0; j < N; j = j + 1) begin : gen_top
+      assign p_bus[j*32 +: 32] = 32'h0;
+    end
+
+    for (i = 0; i < N; i = i + 1) begin : gen_row
+      for (j = 0; j < N; j = j + 1) begin : gen_col
+        tsr_pe u_pe (
+          .clk_i    (clk_i),
+          .a_i      (a_bus[(i*(N+1)+j)*8 +: 8]),
+          .a_sel_i  (s_bus[i*(N+1)+j]),
+          .psum_i   (p_bus[(i*N+j)*32 +: 32]),
+          .w_we_i   (w_we_i && (w_row_i == i[RowIdxWidth-1:0])),
+          .w_bank_i (w_bank_i),
+          .w_i      (w_data_i[8*j +: 8]),
+          .a_o      (a_bus[(i*(N+1)+j+1)*8 +: 8]),
+          .a_sel_o  (s_bus[i*(N+1)+j+1]),
+          .psum_o   (p_bus[((i+1)*N+j)*32 +: 32])
+        );
+      end
+    end
+
+    for (j = 0; j < N; j = j + 1) begin : gen_deskew
+      if (j == N - 1) begin : gen_direct
+        assign out_row_o[32*j +: 32] = p_bus[(N*N+j)*32 +: 32];
+      end else begin : gen_delay
+        reg [31:0] deskew_q [0:N-2-j];
+        integer d;
+        always @(posedge clk_i) begin
+          deskew_q[0] <= p_bus[(N*N+j)*32 +: 32];
+          for (d = 1; d < N - 1 - j; d = d + 1) begin
+            deskew_q[d] <= deskew_q[d-1];
+          end
+        end
+        assign out_row_o[32*j +: 32] = deskew_q[N-2-j];
+      end
+    end
+  endgenerate
+
+  // The activations leaving the right edge are not needed.
+  wire unused_edge;
+  generate
+    if (1) begin : gen_unused
+      wire [N-1:0] edge_bits;
+      for (i = 0; i < N; i = i + 1) begin : gen_edge
+        assign edge_bits[i] = ^{a_bus[(i*(N+1)+N)*8 +: 8], s_bus[i*(N+1)+N]};
+      end
+      assign unused_edge = ^edge_bits;
+    end
+  endgenerate
+
+  // Valid and tag ride a delay line as long as the array.
+  reg [Latency-1:0]  valid_q;
+  reg [TagWidth-1:0] tag_q [0:Latency-1];
+  integer t;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q <= {Latency{1'b0}};
+    end else begin
+      valid_q <= {valid_q[Latency-2:0], in_valid_i};
+    end
+  end
+  always @(posedge clk_i) begin
+    tag_q[0] <= in_tag_i;
+    for (t = 1; t < Latency; t = t + 1) begin
+      tag_q[t] <= tag_q[t-1];
+    end
+  end
+
+  assign out_valid_o = valid_q[Latency-1];
+  assign out_tag_o   = tag_q[Latency-1];
+  assign busy_o      = |valid_q;
+endmodule
+
+`default_nettype wire
