@@ -1,4 +1,4 @@
-// tsr_top: Tessera int8 systolic GEMM accelerator, top level (body in progress).
+// tsr_top: Tessera int8 systolic GEMM accelerator, top level.
 `default_nettype none
 
 module tsr_top #(
@@ -59,6 +59,364 @@ module tsr_top #(
 
   output wire                      irq_o
 );
+  localparam integer N        = ArrayDim;
+  localparam integer SpadAw   = $clog2(SpadRows);
+  localparam integer AccAw    = $clog2(AccRows);
+  localparam integer AxiBytes = AxiDataWidth / 8;
+  localparam integer WrBytesWidth = $clog2(AxiBytes + 1);
+  localparam [31:0]  N32        = N;
+  localparam [31:0]  AxiBytes32 = AxiBytes;
+  localparam [31:0]  QDepth32   = CmdQDepth;
+  localparam [31:0]  SpadRows32 = SpadRows;
+  localparam [31:0]  AccRows32  = AccRows;
+
+  // ------------------------------------------------------------ registers
+  wire        ctrl_soft_reset, ctrl_counters_clear, ctrl_we;
+  wire        cmdq_push_we;
+  wire [31:0] cmdq_push_word;
+  wire        irq_done_q, irq_error_q, irq_fence_q;
+  wire        irq_en_done, irq_en_error, irq_en_fence;
+  wire        busy, done, error;
+  wire [7:0]  err_code, opcode;
+  wire [31:0] err_cmd_idx, err_addr, cmd_idx;
+  wire [15:0] cmdq_free;
+  wire [2:0]  cmdq_words;
+  wire        irq_done_set, irq_error_set, irq_fence_set, irq_clear;
+  wire [63:0] cnt_cycles, cnt_busy, cnt_macs, cnt_dma_rd, cnt_dma_wr, cnt_cmds;
+
+  tsr_regs u_regs (
+    .clk_i                   (clk_i),
+    .rst_ni                  (rst_ni),
+    .s_axil_awvalid          (s_axil_awvalid),
+    .s_axil_awready          (s_axil_awready),
+    .s_axil_awaddr           (s_axil_awaddr),
+    .s_axil_wvalid           (s_axil_wvalid),
+    .s_axil_wready           (s_axil_wready),
+    .s_axil_wdata            (s_axil_wdata),
+    .s_axil_wstrb            (s_axil_wstrb),
+    .s_axil_bvalid           (s_axil_bvalid),
+    .s_axil_bready           (s_axil_bready),
+    .s_axil_bresp            (s_axil_bresp),
+    .s_axil_arvalid          (s_axil_arvalid),
+    .s_axil_arready          (s_axil_arready),
+    .s_axil_araddr           (s_axil_araddr),
+    .s_axil_rvalid           (s_axil_rvalid),
+    .s_axil_rready           (s_axil_rready),
+    .s_axil_rdata            (s_axil_rdata),
+    .s_axil_rresp            (s_axil_rresp),
+    .w1c_clear_i             (irq_clear),
+    .id_minor_i              (8'd0),
+    .id_major_i              (8'd1),
+    .id_vendor_i             (16'h5453),
+    .config_array_dim_i      (N32[7:0]),
+    .config_axi_bytes_i      (AxiBytes32[7:0]),
+    .config_cmdq_depth_i     (QDepth32[7:0]),
+    .spad_rows_rows_i        (SpadRows32),
+    .acc_rows_rows_i         (AccRows32),
+    .ctrl_soft_reset_o       (ctrl_soft_reset),
+    .ctrl_counters_clear_o   (ctrl_counters_clear),
+    .ctrl_we_o               (ctrl_we),
+    .status_busy_i           (busy),
+    .status_done_i           (done),
+    .status_error_i          (error),
+    .irq_status_done_set_i   (irq_done_set),
+    .irq_status_error_set_i  (irq_error_set),
+    .irq_status_fence_set_i  (irq_fence_set),
+    .irq_status_done_o       (irq_done_q),
+    .irq_status_error_o      (irq_error_q),
+    .irq_status_fence_o      (irq_fence_q),
+    .irq_enable_done_o       (irq_en_done),
+    .irq_enable_error_o      (irq_en_error),
+    .irq_enable_fence_o      (irq_en_fence),
+    .err_code_code_i         (err_code),
+    .err_cmd_idx_idx_i       (err_cmd_idx),
+    .err_addr_addr_i         (err_addr),
+    .cmd_idx_idx_i           (cmd_idx),
+    .cmdq_push_word_o        (cmdq_push_word),
+    .cmdq_push_we_o          (cmdq_push_we),
+    .cmdq_status_free_i      (cmdq_free),
+    .cmdq_status_words_i     (cmdq_words),
+    .opcode_op_i             (opcode),
+    .cnt_cycles_lo_val_i     (cnt_cycles[31:0]),
+    .cnt_cycles_hi_val_i     (cnt_cycles[63:32]),
+    .cnt_busy_lo_val_i       (cnt_busy[31:0]),
+    .cnt_busy_hi_val_i       (cnt_busy[63:32]),
+    .cnt_macs_lo_val_i       (cnt_macs[31:0]),
+    .cnt_macs_hi_val_i       (cnt_macs[63:32]),
+    .cnt_dma_rd_lo_val_i     (cnt_dma_rd[31:0]),
+    .cnt_dma_rd_hi_val_i     (cnt_dma_rd[63:32]),
+    .cnt_dma_wr_lo_val_i     (cnt_dma_wr[31:0]),
+    .cnt_dma_wr_hi_val_i     (cnt_dma_wr[63:32]),
+    .cnt_cmds_lo_val_i       (cnt_cmds[31:0]),
+    .cnt_cmds_hi_val_i       (cnt_cmds[63:32])
+  );
+
+  assign irq_o = (irq_done_q && irq_en_done) || (irq_error_q && irq_en_error) ||
+                 (irq_fence_q && irq_en_fence);
+
+  // ------------------------------------------------------------ controller
+  wire [255:0] cmd;
+  wire         unit_clr;
+  wire         rd_start, rd_abort, rd_busy, rd_done, rd_err, rd_beat;
+  wire [31:0]  rd_err_addr;
+  wire         wr_abort, wr_busy, wr_done, wr_err;
+  wire [31:0]  wr_err_addr;
+  wire [WrBytesWidth-1:0] wr_bytes;
+  wire         mm_start, mm_ready, mm_idle;
+  wire         st_start, st_busy, st_param_err, st_dma_start;
+
+  tsr_ctrl #(
+    .ArrayDim     (N),
+    .SpadRows     (SpadRows),
+    .AccRows      (AccRows),
+    .AxiDataWidth (AxiDataWidth),
+    .CmdQDepth    (CmdQDepth)
+  ) u_ctrl (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .cmd_we_i       (cmdq_push_we),
+    .cmd_word_i     (cmdq_push_word),
+    .soft_reset_i   (ctrl_we && ctrl_soft_reset),
+    .cnt_clear_i    (ctrl_we && ctrl_counters_clear),
+    .busy_o         (busy),
+    .done_o         (done),
+    .error_o        (error),
+    .err_code_o     (err_code),
+    .err_cmd_idx_o  (err_cmd_idx),
+    .err_addr_o     (err_addr),
+    .cmd_idx_o      (cmd_idx),
+    .opcode_o       (opcode),
+    .cmdq_free_o    (cmdq_free),
+    .cmdq_words_o   (cmdq_words),
+    .irq_done_o     (irq_done_set),
+    .irq_error_o    (irq_error_set),
+    .irq_fence_o    (irq_fence_set),
+    .irq_clear_o    (irq_clear),
+    .cnt_cycles_o   (cnt_cycles),
+    .cnt_busy_o     (cnt_busy),
+    .cnt_macs_o     (cnt_macs),
+    .cnt_dma_rd_o   (cnt_dma_rd),
+    .cnt_dma_wr_o   (cnt_dma_wr),
+    .cnt_cmds_o     (cnt_cmds),
+    .cmd_o          (cmd),
+    .unit_clr_o     (unit_clr),
+    .rd_start_o     (rd_start),
+    .rd_abort_o     (rd_abort),
+    .rd_busy_i      (rd_busy),
+    .rd_done_i      (rd_done),
+    .rd_err_i       (rd_err),
+    .rd_err_addr_i  (rd_err_addr),
+    .rd_beat_i      (rd_beat),
+    .wr_abort_o     (wr_abort),
+    .wr_busy_i      (wr_busy),
+    .wr_done_i      (wr_done),
+    .wr_err_i       (wr_err),
+    .wr_err_addr_i  (wr_err_addr),
+    .wr_bytes_i     (wr_bytes),
+    .mm_start_o     (mm_start),
+    .mm_ready_i     (mm_ready),
+    .mm_idle_i      (mm_idle),
+    .st_start_o     (st_start),
+    .st_busy_i      (st_busy),
+    .st_param_err_i (st_param_err)
+  );
+
+  // Command fields (docs/commands.md), named once for the units.
+  wire [31:0] f_w0 = cmd[31:0];
+  wire [31:0] f_w1 = cmd[63:32];
+  wire [31:0] f_w2 = cmd[95:64];
+  wire [31:0] f_w3 = cmd[127:96];
+  wire [31:0] f_w4 = cmd[159:128];
+  wire [31:0] f_w5 = cmd[191:160];
+  wire [31:0] f_w6 = cmd[223:192];
+  wire [31:0] f_w7 = cmd[255:224];
+  wire        f_flag0 = f_w0[16];
+  wire        f_flag1 = f_w0[17];
+  wire        f_flag2 = f_w0[18];
+  // STORE writes COLS bytes per row in int8 mode, 4*COLS in raw int32 mode.
+  wire [7:0]  st_row_bytes = f_flag1 ? f_w3[23:16] : {f_w3[21:16], 2'b00};
+
+  // ------------------------------------------------------------ memories
+  wire                dma_wr_valid, dma_wr_acc;
+  wire [23:0]         dma_wr_addr;
+  wire [32*N-1:0]     dma_wr_data;
+  wire                mm_spad_re;
+  wire [SpadAw-1:0]   mm_spad_raddr;
+  wire [8*N-1:0]      spad_rdata;
+  wire                mm_acc_re, mm_acc_we;
+  wire [AccAw-1:0]    mm_acc_raddr, mm_acc_waddr;
+  wire [32*N-1:0]     mm_acc_wdata;
+  wire                st_acc_re;
+  wire [AccAw-1:0]    st_acc_raddr;
+  wire [32*N-1:0]     acc_rdata;
+
+  tsr_sram #(
+    .Width (8 * N),
+    .Depth (SpadRows)
+  ) u_spad (
+    .clk_i   (clk_i),
+    .we_i    (dma_wr_valid && !dma_wr_acc),
+    .waddr_i (dma_wr_addr[SpadAw-1:0]),
+    .wdata_i (dma_wr_data[8*N-1:0]),
+    .re_i    (mm_spad_re),
+    .raddr_i (mm_spad_raddr),
+    .rdata_o (spad_rdata)
+  );
+
+  // The controller never runs two accumulator users at once; the muxes only
+  // pick whichever is active.
+  tsr_sram #(
+    .Width (32 * N),
+    .Depth (AccRows)
+  ) u_acc (
+    .clk_i   (clk_i),
+    .we_i    (mm_acc_we || (dma_wr_valid && dma_wr_acc)),
+    .waddr_i (mm_acc_we ? mm_acc_waddr : dma_wr_addr[AccAw-1:0]),
+    .wdata_i (mm_acc_we ? mm_acc_wdata : dma_wr_data),
+    .re_i    (mm_acc_re || st_acc_re),
+    .raddr_i (mm_acc_re ? mm_acc_raddr : st_acc_raddr),
+    .rdata_o (acc_rdata)
+  );
+
+  // ------------------------------------------------------------ units
+  tsr_dma_rd #(
+    .ArrayDim     (N),
+    .AxiDataWidth (AxiDataWidth)
+  ) u_dma_rd (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .start_i       (rd_start),
+    .to_acc_i      (f_flag0),
+    .addr_i        (f_w1),
+    .stride_i      (f_w2),
+    .rows_i        (f_w3[15:0]),
+    .cols_i        (f_w3[31:16]),
+    .local_i       (f_w4[23:0]),
+    .abort_i       (rd_abort),
+    .busy_o        (rd_busy),
+    .done_o        (rd_done),
+    .err_o         (rd_err),
+    .err_addr_o    (rd_err_addr),
+    .wr_valid_o    (dma_wr_valid),
+    .wr_acc_o      (dma_wr_acc),
+    .wr_addr_o     (dma_wr_addr),
+    .wr_data_o     (dma_wr_data),
+    .rd_beat_o     (rd_beat),
+    .m_axi_arvalid (m_axi_arvalid),
+    .m_axi_arready (m_axi_arready),
+    .m_axi_araddr  (m_axi_araddr),
+    .m_axi_arlen   (m_axi_arlen),
+    .m_axi_arsize  (m_axi_arsize),
+    .m_axi_arburst (m_axi_arburst),
+    .m_axi_rvalid  (m_axi_rvalid),
+    .m_axi_rready  (m_axi_rready),
+    .m_axi_rdata   (m_axi_rdata),
+    .m_axi_rresp   (m_axi_rresp),
+    .m_axi_rlast   (m_axi_rlast)
+  );
+
+  tsr_matmul #(
+    .ArrayDim (N),
+    .SpadRows (SpadRows),
+    .AccRows  (AccRows)
+  ) u_matmul (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .clr_i          (unit_clr),
+    .start_i        (mm_start),
+    .accumulate_i   (f_flag0),
+    .keep_weights_i (f_flag1),
+    .a_addr_i       (f_w1[23:0]),
+    .w_addr_i       (f_w2[23:0]),
+    .c_addr_i       (f_w3[23:0]),
+    .m_i            (f_w4[15:0]),
+    .k_i            (f_w4[31:16]),
+    .n_i            (f_w5[15:0]),
+    .ready_o        (mm_ready),
+    .idle_o         (mm_idle),
+    .spad_re_o      (mm_spad_re),
+    .spad_raddr_o   (mm_spad_raddr),
+    .spad_rdata_i   (spad_rdata),
+    .acc_re_o       (mm_acc_re),
+    .acc_raddr_o    (mm_acc_raddr),
+    .acc_rdata_i    (acc_rdata),
+    .acc_we_o       (mm_acc_we),
+    .acc_waddr_o    (mm_acc_waddr),
+    .acc_wdata_o    (mm_acc_wdata)
+  );
+
+  wire            row_valid, row_ready;
+  wire [32*N-1:0] row_data;
+
+  tsr_store #(
+    .ArrayDim (N),
+    .AccRows  (AccRows)
+  ) u_store (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .clr_i         (unit_clr),
+    .start_i       (st_start),
+    .bias_en_i     (f_flag0),
+    .requant_i     (f_flag1),
+    .per_channel_i (f_flag2),
+    .src_i         (f_w4[23:0]),
+    .param_i       (f_w5[23:0]),
+    .rows_i        (f_w3[15:0]),
+    .cols_i        (f_w3[31:16]),
+    .mult_i        (f_w6),
+    .shift_i       (f_w7[7:0]),
+    .zp_i          (f_w7[15:8]),
+    .act_min_i     (f_w7[23:16]),
+    .act_max_i     (f_w7[31:24]),
+    .busy_o        (st_busy),
+    .param_err_o   (st_param_err),
+    .dma_start_o   (st_dma_start),
+    .acc_re_o      (st_acc_re),
+    .acc_raddr_o   (st_acc_raddr),
+    .acc_rdata_i   (acc_rdata),
+    .row_valid_o   (row_valid),
+    .row_ready_i   (row_ready),
+    .row_data_o    (row_data)
+  );
+
+  tsr_dma_wr #(
+    .ArrayDim     (N),
+    .AxiDataWidth (AxiDataWidth)
+  ) u_dma_wr (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .start_i       (st_dma_start),
+    .addr_i        (f_w1),
+    .stride_i      (f_w2),
+    .rows_i        (f_w3[15:0]),
+    .row_bytes_i   (st_row_bytes),
+    .abort_i       (wr_abort),
+    .busy_o        (wr_busy),
+    .done_o        (wr_done),
+    .err_o         (wr_err),
+    .err_addr_o    (wr_err_addr),
+    .row_valid_i   (row_valid),
+    .row_ready_o   (row_ready),
+    .row_data_i    (row_data),
+    .wr_bytes_o    (wr_bytes),
+    .m_axi_awvalid (m_axi_awvalid),
+    .m_axi_awready (m_axi_awready),
+    .m_axi_awaddr  (m_axi_awaddr),
+    .m_axi_awlen   (m_axi_awlen),
+    .m_axi_awsize  (m_axi_awsize),
+    .m_axi_awburst (m_axi_awburst),
+    .m_axi_wvalid  (m_axi_wvalid),
+    .m_axi_wready  (m_axi_wready),
+    .m_axi_wdata   (m_axi_wdata),
+    .m_axi_wstrb   (m_axi_wstrb),
+    .m_axi_wlast   (m_axi_wlast),
+    .m_axi_bvalid  (m_axi_bvalid),
+    .m_axi_bready  (m_axi_bready),
+    .m_axi_bresp   (m_axi_bresp)
+  );
+
+  // Address bits above the memory sizes were range-checked by the controller.
+  wire unused_bits = ^{dma_wr_addr[23:SpadAw], f_w5[31:24], f_w3[31:24], f_w0[31:19], f_w0[15:0]};
 endmodule
 
 `default_nettype wire

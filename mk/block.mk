@@ -1,0 +1,48 @@
+# mk/block.mk: RTL block tests (one self-checking Verilog test bench per block).
+#
+# A block test is tests/block/tsr_<name>_tb.v holding `module tsr_<name>_tb`.
+# It prints PASS, or FAIL and ends with $fatal (non-zero exit). To add one:
+#
+#   BLOCK_TESTS     += foo                          # runs tests/block/tsr_foo_tb.v
+#   BLOCK_RTL_foo   := rtl/tsr_foo.v rtl/tsr_sram.v # RTL it needs (default: all RTL_SRCS)
+#
+# `make test-block` runs them all; `make test-block-foo` runs one.
+# BLOCK_SIM=iverilog uses Icarus (iverilog -g2012) instead of Verilator.
+# BLOCK_ARGS passes plusargs, e.g. BLOCK_ARGS='+seed=7 +trace=build/block/regs.vcd'.
+
+BLOCK_TESTS += regs
+BLOCK_RTL_regs := rtl/regs/tsr_regs.v
+
+BLOCK_SIM  ?= verilator
+BLOCK_ARGS ?=
+BLOCK_DIR  := $(BUILD)/block
+VERILATOR  ?= verilator
+IVERILOG   ?= iverilog
+VVP        ?= vvp
+
+# RTL for a block test: its BLOCK_RTL_<name>, else every RTL source.
+block_rtl = $(or $(BLOCK_RTL_$(1)),$(RTL_SRCS))
+
+.PHONY: test-block
+test-block: $(addprefix test-block-,$(BLOCK_TESTS)) ## run every RTL block test (BLOCK_SIM=verilator|iverilog)
+	@echo "test-block: PASS ($(words $(BLOCK_TESTS)) blocks: $(BLOCK_TESTS))"
+
+# Build rules depend on all RTL and the test bench, so any edit rebuilds.
+$(BLOCK_DIR)/verilator/%/Vtsr_%_tb: tests/block/tsr_%_tb.v $(RTL_SRCS)
+	@command -v $(VERILATOR) >/dev/null || { echo "block: $(VERILATOR) not found: apt-get install verilator (>= 5.006)"; exit 1; }
+	@mkdir -p $(@D)
+	$(VERILATOR) --binary --timing -j 2 --trace --quiet-exit -Wno-fatal \
+	  --top-module tsr_$*_tb --Mdir $(@D) -o $(@F) \
+	  $< $(call block_rtl,$*) > $(@D)/build.log 2>&1 || { cat $(@D)/build.log; exit 1; }
+	@grep -E '^%(Warning|Error)' $(@D)/build.log || true
+
+$(BLOCK_DIR)/iverilog/%/tsr_%_tb.vvp: tests/block/tsr_%_tb.v $(RTL_SRCS)
+	@command -v $(IVERILOG) >/dev/null || { echo "block: $(IVERILOG) not found: apt-get install iverilog"; exit 1; }
+	@mkdir -p $(@D)
+	$(IVERILOG) -g2012 -Wall -Wno-timescale -s tsr_$*_tb -o $@ $< $(call block_rtl,$*)
+
+# Not .PHONY (pattern rules cannot be); there is no file of this name, so it always runs.
+test-block-%: $(if $(filter iverilog,$(BLOCK_SIM)),$(BLOCK_DIR)/iverilog/%/tsr_%_tb.vvp,$(BLOCK_DIR)/verilator/%/Vtsr_%_tb)
+	@echo "block $* ($(BLOCK_SIM)):"
+	@$(if $(filter iverilog,$(BLOCK_SIM)),$(VVP) -n $< $(BLOCK_ARGS),$< $(BLOCK_ARGS)) \
+	  || { echo "block $*: FAIL"; exit 1; }

@@ -1,0 +1,40 @@
+# mk/regs.mk: the register map. One source, rtl/regs/tessera_regs.toml, and three
+# committed outputs generated from it by tools/regtool.py (see docs/registers.md).
+
+REGS_TOML := rtl/regs/tessera_regs.toml
+REGS_TOOL := tools/regtool.py
+REGS_RTL  := rtl/regs/tsr_regs.v
+REGS_HDR  := sw/include/tessera_regs.h
+REGS_DOC  := docs/registers.md
+REGS_OUTS := $(REGS_RTL) $(REGS_HDR) $(REGS_DOC)
+REGS_CHECK_DIR := $(BUILD)/regs-check
+
+# $(call regs_gen,<rtl>,<header>,<doc>)
+regs_gen = $(PYTHON) $(REGS_TOOL) $(REGS_TOML) --rtl $(1) --c-header $(2) --doc $(3)
+
+.PHONY: regs
+regs: ## regenerate register outputs (RTL, C header, docs) from the TOML
+	$(call regs_gen,$(REGS_RTL),$(REGS_HDR),$(REGS_DOC))
+
+.PHONY: regs-check
+regs-check: ## fail if generated register files are stale
+	@rm -rf $(REGS_CHECK_DIR) && mkdir -p $(REGS_CHECK_DIR)
+	@$(call regs_gen,$(REGS_CHECK_DIR)/$(notdir $(REGS_RTL)),$(REGS_CHECK_DIR)/$(notdir $(REGS_HDR)),$(REGS_CHECK_DIR)/$(notdir $(REGS_DOC))) -q
+	@stale=0; \
+	for f in $(REGS_OUTS); do \
+	  if ! cmp -s "$$f" "$(REGS_CHECK_DIR)/$$(basename $$f)"; then \
+	    echo "regs-check: $$f is stale (or missing): run 'make regs'"; stale=1; \
+	  fi; \
+	done; \
+	if [ $$stale -eq 0 ]; then echo "regs-check: generated register files are up to date"; fi; \
+	exit $$stale
+
+# Lint (Verilator -Wall, zero warnings) and synthesize (Yosys, no latches) the register block.
+.PHONY: regs-lint
+regs-lint: ## lint (verilator -Wall) and synthesize (yosys, latch check) tsr_regs.v
+	@command -v verilator >/dev/null || { echo "regs-lint: verilator not found: apt-get install verilator"; exit 1; }
+	@command -v yosys >/dev/null || { echo "regs-lint: yosys not found: apt-get install yosys"; exit 1; }
+	verilator --lint-only -Wall --top-module tsr_regs $(REGS_RTL)
+	@mkdir -p $(BUILD)/regs
+	yosys -q -l $(BUILD)/regs/synth.log -p 'read_verilog $(REGS_RTL); synth -top tsr_regs; check -assert; select -assert-none t:$$dlatch* t:$$adlatch* t:$$_DLATCH* t:$$sr t:$$_SR_*; tee -o $(BUILD)/regs/stat.txt stat'
+	@echo "regs-lint: clean, no latches, $$(awk '/Number of cells/ {print $$4; exit}' $(BUILD)/regs/stat.txt) cells"

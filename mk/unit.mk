@@ -1,0 +1,96 @@
+# mk/unit.mk: cmocka unit tests. Every tests/unit/test_<name>.c becomes $(BUILD)/tests/unit/test_<name>.
+#
+# Each test links its own object, the archive $(UNIT_LIB) of UNIT_LIB_SRCS
+# (quant, golden model, npy I/O: the linker takes only the members a test
+# uses, so a test may define its own version of any of their functions), and
+# the extra sources it declares, in one line, in any mk/*.mk file:
+#
+#   UNIT_SRCS_test_driver := sw/tsr_driver.c sw/tsr_hal_mock.c
+#   UNIT_LDLIBS_test_driver := -ldl            (optional extra libraries)
+#
+# .c entries are compiled here with the unit flags; any other entry (.o, .a)
+# is taken as a prerequisite built by its owner's rules and linked as is.
+# The declarations are read after all makefiles are parsed (secondary
+# expansion), so include order does not matter.
+#
+#   make test-unit                    run every suite, stop at the first failure
+#   make test-unit-quant              run one suite (tests/unit/test_quant.c)
+#   make test-unit SAN='-fsanitize=address,undefined -fno-omit-frame-pointer'
+#   TSR_SEED=<n> make test-unit       replay the random cases of a seeded suite
+
+UNIT_DIR       := $(BUILD)/tests/unit
+UNIT_OBJ_DIR   := $(UNIT_DIR)/obj
+UNIT_LIB_SRCS  := sw/tsr_quant.c sw/tsr_golden.c sw/tsr_npy.c
+UNIT_LIB       := $(UNIT_DIR)/libtsr_unit.a
+UNIT_TESTS     := $(patsubst tests/unit/%.c,%,$(sort $(wildcard tests/unit/test_*.c)))
+UNIT_BINS      := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))
+UNIT_CFLAGS     = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
+UNIT_LDLIBS    := -lcmocka -lm
+# Under SAN, any undefined behaviour fails the run instead of only printing a line.
+UNIT_RUN_ENV   := UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:$$UBSAN_OPTIONS"
+# tsr_quant.c is also linked into the RV32IM firmware: check it stays freestanding.
+UNIT_RV_PREFIX ?= riscv64-unknown-elf-
+UNIT_RV_FLAGS  := -march=rv32im -mabi=ilp32 -ffreestanding -nostdlib -Os
+
+# Object of a source file under $(UNIT_OBJ_DIR); non-.c entries pass through.
+unit_objs = $(patsubst %.c,$(UNIT_OBJ_DIR)/%.o,$(1))
+
+# Rebuild everything when the compile flags change (e.g. SAN on or off).
+UNIT_FLAGS_FILE := $(UNIT_DIR)/flags.txt
+$(UNIT_FLAGS_FILE): unit-flags-force
+	@mkdir -p $(@D)
+	@echo '$(UNIT_CFLAGS)' | cmp -s - $@ || echo '$(UNIT_CFLAGS)' > $@
+
+.PHONY: unit-flags-force
+unit-flags-force:
+
+# One line naming the package when cmocka is missing.
+UNIT_CMOCKA_OK := $(UNIT_DIR)/cmocka.ok
+$(UNIT_CMOCKA_OK):
+	@mkdir -p $(@D)
+	@printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n#include <cmocka.h>\n' \
+	  | $(CC) -E -x c - -o /dev/null 2>/dev/null \
+	  || { echo "test-unit: cmocka headers not found: install libcmocka-dev (apt-get install libcmocka-dev)"; exit 1; }
+	@touch $@
+
+$(UNIT_OBJ_DIR)/%.o: %.c $(UNIT_FLAGS_FILE) | $(UNIT_CMOCKA_OK)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(UNIT_LIB): $(call unit_objs,$(UNIT_LIB_SRCS))
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Objects and binaries reached only through pattern rules are kept.
+.PRECIOUS: $(UNIT_OBJ_DIR)/%.o $(UNIT_DIR)/test_%
+
+# Secondary expansion (global once enabled; harmless for rules without $$ in
+# their prerequisites) lets UNIT_SRCS_test_* be defined in any mk file.
+.SECONDEXPANSION:
+$(UNIT_DIR)/test_%: $(UNIT_OBJ_DIR)/tests/unit/test_%.o $$(call unit_objs,$$(UNIT_SRCS_test_$$*)) $(UNIT_LIB)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(filter %.o %.a %.so,$^) $(UNIT_LDLIBS_test_$*) $(UNIT_LDLIBS)
+
+.PHONY: unit-freestanding
+unit-freestanding: $(UNIT_DIR)/tsr_quant.rv32.o ## check sw/tsr_quant.c builds for RV32IM freestanding, calling nothing
+	@undef=$$($(UNIT_RV_PREFIX)nm -u $<); \
+	  if [ -n "$$undef" ]; then echo "unit-freestanding: tsr_quant.c needs external symbols:" $$undef; exit 1; fi
+	@$(UNIT_RV_PREFIX)size $< | tail -n 1 | awk '{print "unit-freestanding: tsr_quant.c OK, " $$1 " bytes of RV32IM code (-Os)"}'
+
+$(UNIT_DIR)/tsr_quant.rv32.o: sw/tsr_quant.c sw/include/tsr_quant.h
+	@command -v $(UNIT_RV_PREFIX)gcc >/dev/null || { echo "unit-freestanding: $(UNIT_RV_PREFIX)gcc not found: install gcc-riscv64-unknown-elf"; exit 1; }
+	@mkdir -p $(@D)
+	$(UNIT_RV_PREFIX)gcc $(UNIT_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -c $< -o $@
+
+.PHONY: test-unit
+test-unit: $(UNIT_BINS) unit-freestanding ## run the C unit tests (one suite: make test-unit-<name>, e.g. test-unit-quant)
+	@for t in $(UNIT_BINS); do \
+	  echo "== $$t"; \
+	  $(UNIT_RUN_ENV) $$t || { echo "test-unit: FAILED: $$t"; exit 1; }; \
+	done; \
+	echo "test-unit: all $(words $(UNIT_BINS)) suites passed"
+
+test-unit-%: $(UNIT_DIR)/test_%
+	$(UNIT_RUN_ENV) $<
+
+-include $(shell find $(UNIT_OBJ_DIR) -name '*.d' 2>/dev/null)

@@ -1,0 +1,597 @@
+// tsr_ctrl: command processor: command queue, validation, dependency tokens, dispatch, errors, counters.
+`default_nettype none
+
+// Commands (docs/commands.md) arrive as 8 words through CMDQ_PUSH and wait in
+// a queue held in block RAM. The controller takes one command at a time:
+//   StIdle -> StFetch (queue read) -> StDecode (every check: dimensions,
+//   ranges, parameters, tokens) -> StExec (start the unit, wait for it)
+//   -> back to StIdle, retiring the command (tokens pushed, counters).
+// A MATMUL retires once its last A row has entered the array; the array and
+// accumulator write-back keep draining while the next command starts, and
+// any command that touches the accumulator waits for mm_idle_i first.
+//
+// Errors stop the engine in StError with ERR_CODE, ERR_CMD_IDX and
+// ERR_ADDR set and IRQ_STATUS.ERROR raised. Units are never left mid-burst:
+// checks happen before a unit starts, and the DMA engines drain their own
+// bursts before they report a bus error. CTRL.SOFT_RESET, from any state,
+// goes through StAbort: the DMA engines finish the bursts in flight, the
+// other units are held clear, then queue, tokens and error state are reset.
+module tsr_ctrl #(
+  parameter integer ArrayDim     = 8,
+  parameter integer SpadRows     = 4096,
+  parameter integer AccRows      = 1024,
+  parameter integer AxiDataWidth = 64,
+  parameter integer CmdQDepth    = 16,
+  localparam integer N = ArrayDim,
+  localparam integer QAw = $clog2(CmdQDepth),
+  localparam integer AxiBytes = AxiDataWidth / 8,
+  localparam integer WrBytesWidth = $clog2(AxiBytes + 1)
+) (
+  input  wire        clk_i,
+  input  wire        rst_ni,
+  // register interface
+  input  wire        cmd_we_i,
+  input  wire [31:0] cmd_word_i,
+  input  wire        soft_reset_i,
+  input  wire        cnt_clear_i,
+  output wire        busy_o,
+  output wire        done_o,
+  output wire        error_o,
+  output wire [7:0]  err_code_o,
+  output wire [31:0] err_cmd_idx_o,
+  output wire [31:0] err_addr_o,
+  output wire [31:0] cmd_idx_o,
+  output wire [7:0]  opcode_o,
+  output wire [15:0] cmdq_free_o,
+  output wire [2:0]  cmdq_words_o,
+  output wire        irq_done_o,       // one-cycle set pulses for IRQ_STATUS
+  output wire        irq_error_o,
+  output wire        irq_fence_o,
+  output wire        irq_clear_o,      // soft reset clears IRQ_STATUS
+  output wire [63:0] cnt_cycles_o,
+  output wire [63:0] cnt_busy_o,
+  output wire [63:0] cnt_macs_o,
+  output wire [63:0] cnt_dma_rd_o,
+  output wire [63:0] cnt_dma_wr_o,
+  output wire [63:0] cnt_cmds_o,
+  // the command being executed, for the units' fields
+  output wire [255:0] cmd_o,
+  output wire        unit_clr_o,
+  // DMA read engine (LOAD)
+  output wire        rd_start_o,
+  output wire        rd_abort_o,
+  input  wire        rd_busy_i,
+  input  wire        rd_done_i,
+  input  wire        rd_err_i,
+  input  wire [31:0] rd_err_addr_i,
+  input  wire        rd_beat_i,
+  // DMA write engine (STORE)
+  output wire        wr_abort_o,
+  input  wire        wr_busy_i,
+  input  wire        wr_done_i,
+  input  wire        wr_err_i,
+  input  wire [31:0] wr_err_addr_i,
+  input  wire [WrBytesWidth-1:0] wr_bytes_i,
+  // matmul unit
+  output wire        mm_start_o,
+  input  wire        mm_ready_i,
+  input  wire        mm_idle_i,
+  // store unit
+  output wire        st_start_o,
+  input  wire        st_busy_i,
+  input  wire        st_param_err_i
+);
+  // Opcodes and error codes: docs/commands.md.
+  localparam [7:0] OpNop = 8'd0, OpLoad = 8'd1, OpMatmul = 8'd2, OpStore = 8'd3, OpFence = 8'd4;
+  localparam [7:0] ErrNone = 8'd0, ErrOpcode = 8'd1, ErrDim = 8'd2, ErrSpadRange = 8'd3,
+                   ErrAccRange = 8'd4, ErrDramRange = 8'd5, ErrBusRead = 8'd6,
+                   ErrBusWrite = 8'd7, ErrParam = 8'd8, ErrDepToken = 8'd9,
+                   ErrCmdqOverflow = 8'd10, ErrNoWeights = 8'd11;
+
+  localparam [2:0] StIdle = 3'd0, StFetch = 3'd1, StDecode = 3'd2, StExec = 3'd3,
+                   StError = 3'd4, StAbort = 3'd5;
+
+  localparam [31:0] SpadRows32  = SpadRows;
+  localparam [31:0] AccRows32   = AccRows;
+  localparam [31:0] N32         = N;
+  localparam [31:0] AccChunk32  = 4 * N;
+  localparam [31:0] AxiBytes32  = AxiBytes;
+  wire       [32:0] spad_cap  = {1'b0, SpadRows32};
+  wire       [32:0] acc_cap   = {1'b0, AccRows32};
+  localparam [48:0] DramCap  = 49'h1_0000_0000;
+  localparam [15:0] DimMax   = N32[15:0];
+  localparam integer SpadChunkLog2 = $clog2(N);
+  localparam integer AccChunkLog2  = $clog2(4 * N);
+  localparam [63:0] AxiBytes64 = {32'h0, AxiBytes32[31:0]};
+
+  // ---------------------------------------------------------------- queue
+  reg [2:0]    words_q, words_d;            // words of the command being written
+  reg [223:0]  stage_q, stage_d;            // words 0..6
+  reg [QAw:0]  count_q, count_d;
+  reg [QAw-1:0] wr_ptr_q, wr_ptr_d, rd_ptr_q, rd_ptr_d;
+  reg [31:0]   push_idx_q, push_idx_d;      // index the next pushed command gets
+  reg          ovf_q, ovf_d;                // an overflow waits to be reported
+  reg [31:0]   ovf_idx_q, ovf_idx_d;
+  wire         q_full  = (count_q == CmdQDepth[QAw:0]);
+  wire         push    = cmd_we_i && (words_q == 3'd7) && !q_full;
+  reg          q_re;
+  wire [255:0] q_rdata;
+
+  tsr_sram #(
+    .Width (256),
+    .Depth (CmdQDepth)
+  ) u_queue (
+    .clk_i   (clk_i),
+    .we_i    (push),
+    .waddr_i (wr_ptr_q),
+    .wdata_i ({cmd_word_i, stage_q}),
+    .re_i    (q_re),
+    .raddr_i (rd_ptr_q),
+    .rdata_o (q_rdata)
+  );
+
+  // ---------------------------------------------------------------- decode
+  reg  [255:0] cmd_q, cmd_d;
+  wire [31:0]  w0 = cmd_q[31:0];
+  wire [31:0]  w1 = cmd_q[63:32];
+  wire [31:0]  w2 = cmd_q[95:64];
+  wire [31:0]  w3 = cmd_q[127:96];
+  wire [31:0]  w4 = cmd_q[159:128];
+  wire [31:0]  w5 = cmd_q[191:160];
+  wire [31:0]  w7 = cmd_q[255:224];
+  wire [7:0]   opcode   = w0[7:0];
+  wire         pop_prev = w0[8];
+  wire         pop_next = w0[9];
+  wire         push_prev = w0[10];
+  wire         push_next = w0[11];
+  wire         flag0    = w0[16];
+  wire         flag1    = w0[17];
+  wire         flag2    = w0[18];
+
+  // Dependency tokens: load->compute, compute->load, compute->store, store->compute.
+  reg [7:0] l2c_q, l2c_d, c2l_q, c2l_d, c2s_q, c2s_d, s2c_q, s2c_d;
+  reg       weights_valid_q, weights_valid_d;
+
+  localparam [1:0] StageLoad = 2'd0, StageCompute = 2'd1, StageStore = 2'd2, StageNone = 2'd3;
+  reg [1:0] stage;
+  always @(*) begin
+    case (opcode)
+      OpLoad:   stage = flag0 ? StageCompute : StageLoad;
+      OpMatmul: stage = StageCompute;
+      OpNop:    stage = StageCompute;
+      OpStore:  stage = StageStore;
+      default:  stage = StageNone;
+    endcase
+  end
+
+  // External region end: ADDR + (ROWS-1)*STRIDE + bytes per row.
+  wire [15:0] rows      = w3[15:0];
+  wire [15:0] cols      = w3[31:16];
+  wire [15:0] st_bytes  = flag1 ? cols : {cols[13:0], 2'b00};
+  wire [15:0] row_bytes = (opcode == OpStore) ? st_bytes : cols;
+  wire [48:0] dram_end  = {17'h0, w1} + ({33'h0, rows - 16'h1} * {17'h0, w2}) + {33'h0, row_bytes};
+  // LOAD: local rows used = ceil(COLS / chunk) * ROWS.
+  wire [16:0] chunks    = flag0 ? (({1'b0, cols} + AccChunk32[16:0] - 17'd1) >> AccChunkLog2)
+                                : (({1'b0, cols} + N32[16:0] - 17'd1) >> SpadChunkLog2);
+  wire [32:0] ld_end    = {9'h0, w4[23:0]} + ({16'h0, chunks} * {17'h0, rows});
+  // MATMUL fields.
+  wire [15:0] mm_m      = w4[15:0];
+  wire [15:0] mm_k      = w4[31:16];
+  wire [15:0] mm_n      = w5[15:0];
+  wire [32:0] mm_a_end  = {9'h0, w1[23:0]} + {17'h0, mm_m};
+  wire [32:0] mm_w_end  = {9'h0, w2[23:0]} + {17'h0, mm_k};
+  wire [32:0] mm_c_end  = {9'h0, w3[23:0]} + {17'h0, mm_m};
+  // STORE fields.
+  wire [32:0] st_src_end   = {9'h0, w4[23:0]} + {17'h0, rows};
+  wire [32:0] st_param_end = {9'h0, w5[23:0]} + ((flag2 && flag1) ? 33'd3 : 33'd1);
+  wire [7:0]  st_shift     = w7[7:0];
+  wire [7:0]  st_min       = w7[23:16];
+  wire [7:0]  st_max       = w7[31:24];
+
+  reg [7:0] check_err;
+  always @(*) begin
+    check_err = ErrNone;
+    case (opcode)
+      OpNop: ;
+      OpFence: ;
+      OpLoad: begin
+        if (rows == 16'h0 || cols == 16'h0) begin
+          check_err = ErrDim;
+        end else if (!flag0 && ld_end > spad_cap) begin
+          check_err = ErrSpadRange;
+        end else if (flag0 && ld_end > acc_cap) begin
+          check_err = ErrAccRange;
+        end else if (dram_end > DramCap) begin
+          check_err = ErrDramRange;
+        end
+      end
+      OpMatmul: begin
+        if (mm_m == 16'h0 || (!flag1 && (mm_k == 16'h0 || mm_k > DimMax ||
+                                         mm_n == 16'h0 || mm_n > DimMax))) begin
+          check_err = ErrDim;
+        end else if (mm_a_end > spad_cap || (!flag1 && mm_w_end > spad_cap)) begin
+          check_err = ErrSpadRange;
+        end else if (mm_c_end > acc_cap) begin
+          check_err = ErrAccRange;
+        end else if (flag1 && !weights_valid_q) begin
+          check_err = ErrNoWeights;
+        end
+      end
+      OpStore: begin
+        if (rows == 16'h0 || cols == 16'h0 || cols > DimMax) begin
+          check_err = ErrDim;
+        end else if (st_src_end > acc_cap || ((flag0 || (flag1 && flag2)) && st_param_end > acc_cap)) begin
+          check_err = ErrAccRange;
+        end else if (flag1 && ($signed(st_shift) < -8'sd31 || $signed(st_shift) > 8'sd30 ||
+                               $signed(st_min) > $signed(st_max))) begin
+          check_err = ErrParam;
+        end else if (dram_end > DramCap) begin
+          check_err = ErrDramRange;
+        end
+      end
+      default: check_err = ErrOpcode;
+    endcase
+    // Token rule: serial program order must never pop an empty counter.
+    if (check_err == ErrNone) begin
+      case (stage)
+        StageLoad: begin
+          if (pop_prev || push_prev || (pop_next && c2l_q == 8'd0) || (push_next && l2c_q == 8'hff)) begin
+            check_err = ErrDepToken;
+          end
+        end
+        StageCompute: begin
+          if ((pop_prev && l2c_q == 8'd0) || (pop_next && s2c_q == 8'd0) ||
+              (push_prev && c2l_q == 8'hff) || (push_next && c2s_q == 8'hff)) begin
+            check_err = ErrDepToken;
+          end
+        end
+        StageStore: begin
+          if (pop_next || push_next || (pop_prev && c2s_q == 8'd0) || (push_prev && s2c_q == 8'hff)) begin
+            check_err = ErrDepToken;
+          end
+        end
+        default: begin
+          if (pop_prev || pop_next || push_prev || push_next) begin
+            check_err = ErrDepToken;
+          end
+        end
+      endcase
+    end
+  end
+
+  // A unit may start when the resources it shares are free.
+  reg can_start;
+  always @(*) begin
+    case (opcode)
+      OpLoad:   can_start = flag0 ? mm_idle_i : mm_ready_i;
+      OpMatmul: can_start = mm_ready_i;
+      OpStore:  can_start = mm_idle_i;
+      OpFence:  can_start = mm_idle_i;
+      default:  can_start = 1'b1;
+    endcase
+  end
+
+  // ---------------------------------------------------------------- control
+  reg [2:0]  state_q, state_d;
+  reg        started_q, started_d;      // the unit of the current command was started
+  reg [31:0] cmd_idx_q, cmd_idx_d;
+  reg [7:0]  err_code_q, err_code_d;
+  reg [31:0] err_idx_q, err_idx_d;
+  reg [31:0] err_addr_q, err_addr_d;
+  reg        done_q, done_d;
+  reg        ran_q, ran_d;              // something ran since the engine was last idle
+  reg        irq_done, irq_error, irq_fence;
+  reg        rd_start, mm_start, st_start, retire, unit_clr, aborting;
+  reg        fail;
+  reg [7:0]  fail_code;
+  reg [31:0] fail_addr;
+  reg [8:0]  macs_add_kn;
+
+  wire units_idle = !rd_busy_i && !wr_busy_i && mm_idle_i && !st_busy_i;
+
+  always @(*) begin
+    state_d   = state_q;
+    started_d = started_q;
+    cmd_d     = cmd_q;
+    cmd_idx_d = cmd_idx_q;
+    err_code_d = err_code_q;
+    err_idx_d  = err_idx_q;
+    err_addr_d = err_addr_q;
+    done_d    = done_q;
+    ran_d     = ran_q;
+    rd_ptr_d  = rd_ptr_q;
+    l2c_d = l2c_q; c2l_d = c2l_q; c2s_d = c2s_q; s2c_d = s2c_q;
+    weights_valid_d = weights_valid_q;
+    q_re      = 1'b0;
+    irq_done  = 1'b0;
+    irq_error = 1'b0;
+    irq_fence = 1'b0;
+    rd_start  = 1'b0;
+    mm_start  = 1'b0;
+    st_start  = 1'b0;
+    retire    = 1'b0;
+    unit_clr  = 1'b0;
+    aborting  = 1'b0;
+    fail      = 1'b0;
+    fail_code = ErrNone;
+    fail_addr = 32'h0;
+
+    case (state_q)
+      StIdle: begin
+        if (ovf_q) begin
+          fail      = 1'b1;
+          fail_code = ErrCmdqOverflow;
+        end else if (count_q != {(QAw+1){1'b0}}) begin
+          q_re      = 1'b1;
+          rd_ptr_d  = rd_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
+          ran_d     = 1'b1;
+          state_d   = StFetch;
+        end else if (ran_q && units_idle) begin
+          ran_d    = 1'b0;
+          done_d   = 1'b1;
+          irq_done = 1'b1;
+        end
+      end
+      StFetch: begin
+        cmd_d   = q_rdata;
+        state_d = StDecode;
+      end
+      StDecode: begin
+        if (check_err != ErrNone) begin
+          fail      = 1'b1;
+          fail_code = check_err;
+        end else if (can_start) begin
+          // Pop tokens now; push them when the command retires.
+          case (stage)
+            StageLoad:    if (pop_next) c2l_d = c2l_q - 8'd1;
+            StageCompute: begin
+              if (pop_prev) l2c_d = l2c_q - 8'd1;
+              if (pop_next) s2c_d = s2c_q - 8'd1;
+            end
+            StageStore:   if (pop_prev) c2s_d = c2s_q - 8'd1;
+            default: ;
+          endcase
+          case (opcode)
+            OpLoad:   rd_start = 1'b1;
+            OpMatmul: begin
+              mm_start = 1'b1;
+              if (!flag1) begin
+                weights_valid_d = 1'b1;
+              end
+            end
+            OpStore:  st_start = 1'b1;
+            default: ;
+          endcase
+          started_d = 1'b0;
+          state_d   = StExec;
+        end
+      end
+      StExec: begin
+        started_d = 1'b1;   // units see their start one cycle before this state
+        case (opcode)
+          OpLoad: begin
+            if (rd_done_i) begin
+              if (rd_err_i) begin
+                fail      = 1'b1;
+                fail_code = ErrBusRead;
+                fail_addr = rd_err_addr_i;
+              end else begin
+                retire = 1'b1;
+              end
+            end
+          end
+          OpMatmul: if (started_q && mm_ready_i) retire = 1'b1;
+          OpStore: begin
+            if (st_param_err_i) begin
+              fail      = 1'b1;
+              fail_code = ErrParam;
+            end else if (wr_done_i) begin
+              if (wr_err_i) begin
+                fail      = 1'b1;
+                fail_code = ErrBusWrite;
+                fail_addr = wr_err_addr_i;
+              end else begin
+                retire = 1'b1;
+              end
+            end
+          end
+          OpFence: begin
+            retire    = 1'b1;
+            irq_fence = flag0;
+          end
+          default: retire = 1'b1;
+        endcase
+        if (retire) begin
+          case (stage)
+            StageLoad:    if (push_next) l2c_d = l2c_q + 8'd1;
+            StageCompute: begin
+              if (push_prev) c2l_d = c2l_q + 8'd1;
+              if (push_next) c2s_d = c2s_q + 8'd1;
+            end
+            StageStore:   if (push_prev) s2c_d = s2c_q + 8'd1;
+            default: ;
+          endcase
+          cmd_idx_d = cmd_idx_q + 32'd1;
+          state_d   = StIdle;
+        end
+      end
+      StError: ;
+      StAbort: begin
+        aborting = 1'b1;
+        unit_clr = 1'b1;
+        if (!rd_busy_i && !wr_busy_i && mm_idle_i) begin
+          rd_ptr_d   = {QAw{1'b0}};
+          cmd_idx_d  = 32'h0;
+          err_code_d = ErrNone;
+          err_idx_d  = 32'h0;
+          err_addr_d = 32'h0;
+          done_d     = 1'b0;
+          ran_d      = 1'b0;
+          l2c_d = 8'd0; c2l_d = 8'd0; c2s_d = 8'd0; s2c_d = 8'd0;
+          weights_valid_d = 1'b0;
+          state_d    = StIdle;
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+
+    if (fail) begin
+      err_code_d = fail_code;
+      err_idx_d  = (fail_code == ErrCmdqOverflow) ? ovf_idx_q : cmd_idx_q;
+      err_addr_d = fail_addr;
+      irq_error  = 1'b1;
+      state_d    = StError;
+    end
+    if (cmd_we_i && words_q == 3'd7) begin
+      done_d = 1'b0;       // a new command: no longer done
+    end
+    if (soft_reset_i) begin
+      state_d = StAbort;
+    end
+  end
+
+  // Queue bookkeeping: pushes from the bus, pops by the controller.
+  always @(*) begin
+    words_d    = words_q;
+    stage_d    = stage_q;
+    wr_ptr_d   = wr_ptr_q;
+    push_idx_d = push_idx_q;
+    ovf_d      = ovf_q;
+    ovf_idx_d  = ovf_idx_q;
+    count_d    = count_q;
+    if (cmd_we_i) begin
+      words_d = words_q + 3'd1;
+      stage_d[32*words_q +: 32] = cmd_word_i;
+      if (words_q == 3'd7) begin
+        if (q_full) begin
+          if (!ovf_q) begin
+            ovf_d     = 1'b1;
+            ovf_idx_d = push_idx_q;
+          end
+        end else begin
+          wr_ptr_d   = wr_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
+          push_idx_d = push_idx_q + 32'd1;
+        end
+      end
+    end
+    count_d = count_q + {{QAw{1'b0}}, push} - {{QAw{1'b0}}, q_re};
+    if (state_q == StAbort && state_d == StIdle) begin
+      words_d    = 3'd0;
+      wr_ptr_d   = {QAw{1'b0}};
+      push_idx_d = 32'h0;
+      ovf_d      = 1'b0;
+      ovf_idx_d  = 32'h0;
+      count_d    = {(QAw+1){1'b0}};
+    end
+  end
+
+  // MACs of a MATMUL: M * K * N (K and N are at most ArrayDim).
+  always @(*) begin
+    macs_add_kn = w4[24:16] * w5[8:0];
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q    <= StIdle;
+      started_q  <= 1'b0;
+      cmd_q      <= 256'h0;
+      cmd_idx_q  <= 32'h0;
+      err_code_q <= ErrNone;
+      err_idx_q  <= 32'h0;
+      err_addr_q <= 32'h0;
+      done_q     <= 1'b0;
+      ran_q      <= 1'b0;
+      rd_ptr_q   <= {QAw{1'b0}};
+      wr_ptr_q   <= {QAw{1'b0}};
+      count_q    <= {(QAw+1){1'b0}};
+      words_q    <= 3'd0;
+      stage_q    <= 224'h0;
+      push_idx_q <= 32'h0;
+      ovf_q      <= 1'b0;
+      ovf_idx_q  <= 32'h0;
+      l2c_q <= 8'd0; c2l_q <= 8'd0; c2s_q <= 8'd0; s2c_q <= 8'd0;
+      weights_valid_q <= 1'b0;
+    end else begin
+      state_q    <= state_d;
+      started_q  <= started_d;
+      cmd_q      <= cmd_d;
+      cmd_idx_q  <= cmd_idx_d;
+      err_code_q <= err_code_d;
+      err_idx_q  <= err_idx_d;
+      err_addr_q <= err_addr_d;
+      done_q     <= done_d;
+      ran_q      <= ran_d;
+      rd_ptr_q   <= rd_ptr_d;
+      wr_ptr_q   <= wr_ptr_d;
+      count_q    <= count_d;
+      words_q    <= words_d;
+      stage_q    <= stage_d;
+      push_idx_q <= push_idx_d;
+      ovf_q      <= ovf_d;
+      ovf_idx_q  <= ovf_idx_d;
+      l2c_q <= l2c_d; c2l_q <= c2l_d; c2s_q <= c2s_d; s2c_q <= s2c_d;
+      weights_valid_q <= weights_valid_d;
+    end
+  end
+
+  // ---------------------------------------------------------------- counters
+  wire engine_busy = ((state_q != StIdle) && (state_q != StError)) ||
+                     (count_q != {(QAw+1){1'b0}} && state_q != StError) || !units_idle;
+  reg [63:0] cnt_cycles_q, cnt_busy_q, cnt_macs_q, cnt_rd_q, cnt_wr_q, cnt_cmds_q;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cnt_cycles_q <= 64'h0;
+      cnt_busy_q   <= 64'h0;
+      cnt_macs_q   <= 64'h0;
+      cnt_rd_q     <= 64'h0;
+      cnt_wr_q     <= 64'h0;
+      cnt_cmds_q   <= 64'h0;
+    end else if (cnt_clear_i) begin
+      cnt_cycles_q <= 64'h0;
+      cnt_busy_q   <= 64'h0;
+      cnt_macs_q   <= 64'h0;
+      cnt_rd_q     <= 64'h0;
+      cnt_wr_q     <= 64'h0;
+      cnt_cmds_q   <= 64'h0;
+    end else begin
+      cnt_cycles_q <= cnt_cycles_q + 64'h1;
+      cnt_busy_q   <= cnt_busy_q + {63'h0, engine_busy};
+      cnt_macs_q   <= cnt_macs_q + (mm_start ? ({48'h0, mm_m} * {55'h0, macs_add_kn}) : 64'h0);
+      cnt_rd_q     <= cnt_rd_q + (rd_beat_i ? AxiBytes64 : 64'h0);
+      cnt_wr_q     <= cnt_wr_q + {{(64-WrBytesWidth){1'b0}}, wr_bytes_i};
+      cnt_cmds_q   <= cnt_cmds_q + {63'h0, retire};
+    end
+  end
+
+  assign busy_o        = engine_busy;
+  assign done_o        = done_q;
+  assign error_o       = (state_q == StError);
+  assign err_code_o    = err_code_q;
+  assign err_cmd_idx_o = err_idx_q;
+  assign err_addr_o    = err_addr_q;
+  assign cmd_idx_o     = cmd_idx_q;
+  assign opcode_o      = (state_q == StDecode || state_q == StExec) ? opcode : 8'h0;
+  assign cmdq_free_o   = CmdQDepth[15:0] - {{(15-QAw){1'b0}}, count_q};
+  assign cmdq_words_o  = words_q;
+  assign irq_done_o    = irq_done;
+  assign irq_error_o   = irq_error;
+  assign irq_fence_o   = irq_fence;
+  assign irq_clear_o   = (state_q == StAbort) && (state_d == StIdle);
+  assign cnt_cycles_o  = cnt_cycles_q;
+  assign cnt_busy_o    = cnt_busy_q;
+  assign cnt_macs_o    = cnt_macs_q;
+  assign cnt_dma_rd_o  = cnt_rd_q;
+  assign cnt_dma_wr_o  = cnt_wr_q;
+  assign cnt_cmds_o    = cnt_cmds_q;
+  assign cmd_o         = cmd_q;
+  assign unit_clr_o    = unit_clr;
+  assign rd_start_o    = rd_start;
+  assign rd_abort_o    = aborting;
+  assign wr_abort_o    = aborting;
+  assign mm_start_o    = mm_start;
+  assign st_start_o    = st_start;
+
+  wire unused_bits = ^{w0[31:19], w0[15:12], w4[31:25], w5[31:9], cmd_q[223:192], w7[15:8]};
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,517 @@
+// tsr_dma_rd: AXI4 read DMA for LOAD: external rows -> zero-padded chunks in local memory.
+`default_nettype none
+
+// What it does (docs/commands.md, LOAD):
+//   chunk = to_acc ? 4N : N bytes. External row r holds the bytes
+//   addr + r*stride .. addr + r*stride + cols - 1. It is cut into C = ceil(cols/chunk)
+//   chunks; chunk c of row r is written to local row local + c*rows + r, and the tail of
+//   the last chunk is zero-filled. Any address, cols and stride work (byte granular).
+//
+// How (three decoupled parts, all in order):
+//   1. AR issue. One row at a time, bus-aligned INCR bursts that cover exactly the beats
+//      holding the row's bytes: each burst is at most MaxBurstBeats long and never crosses a
+//      4 KiB boundary. Up to MaxOutstanding bursts are in flight; each one pushes a small
+//      descriptor (address, first/last-of-row flags, first/last byte lane) into a FIFO.
+//   2. R capture. Responses come back in order (single ID), so the FIFO head describes the
+//      incoming beat. The beat's useful bytes are masked and shifted down to lane 0 into a
+//      one-beat register together with their count and an end-of-row flag.
+//   3. Pack and write. The captured bytes are appended to a staging buffer at its fill
+//      level; whenever a whole chunk is present (or the row ended) the low chunk is written
+//      to local memory (registered outputs) and the rest moves down. With chunk >= beat
+//      this keeps one beat per cycle, plus one extra cycle at the end of a row only when
+//      the row's last beat straddles a chunk boundary; when a beat holds more than a chunk
+//      (e.g. N = 4 on a 128-bit bus) R is throttled to one chunk per cycle.
+//
+// Errors and abort: a SLVERR/DECERR beat or abort_i stops new bursts (an AR already
+// presented stays until accepted), discards all data from that cycle on (no local write
+// happens after the cycle the error beat is accepted or abort_i is seen), accepts and drops
+// the remaining beats of every burst already issued, then pulses done_o. err_o (valid
+// with done_o, held until the next start) says an error beat was received during the job,
+// even while draining after an abort; err_addr_o is the araddr of the first burst that
+// answered with an error.
+//
+// Job interface: start_i is a one-cycle pulse accepted only while busy_o is low. done_o is
+// a one-cycle pulse; busy_o is low from that cycle on, and start_i may come in the same
+// cycle as done_o. The last local write of a job is presented in the cycle of done_o.
+// The local write port has no backpressure: wr_valid_o is a one-cycle command.
+
+module tsr_dma_rd #(
+  parameter integer ArrayDim       = 8,   // N
+  parameter integer AxiDataWidth   = 64,  // 32, 64 or 128
+  parameter integer MaxBurstBeats  = 16,  // longest AXI burst issued (1..256)
+  parameter integer MaxOutstanding = 4    // bursts in flight (issued, not fully answered)
+) (
+  input  wire                      clk_i,
+  input  wire                      rst_ni,
+
+  // Job.
+  input  wire                      start_i,
+  input  wire                      to_acc_i,      // 0: chunk = N bytes; 1: chunk = 4N bytes
+  input  wire [31:0]               addr_i,        // byte address of row 0, any alignment
+  input  wire [31:0]               stride_i,      // bytes between row starts
+  input  wire [15:0]               rows_i,        // >= 1
+  input  wire [15:0]               cols_i,        // bytes per row, >= 1
+  input  wire [23:0]               local_i,       // first local row
+  input  wire                      abort_i,       // stop issuing, drain, then done
+  output wire                      busy_o,
+  output wire                      done_o,
+  output wire                      err_o,
+  output wire [31:0]               err_addr_o,
+
+  // Local memory write port (always accepted).
+  output wire                      wr_valid_o,
+  output wire                      wr_acc_o,
+  output wire [23:0]               wr_addr_o,
+  output wire [32*ArrayDim-1:0]    wr_data_o,     // byte 0 in bits 7:0; spad uses 8N bits
+  output wire                      rd_beat_o,     // one per R handshake
+
+  // AXI4 master read channels.
+  output wire                      m_axi_arvalid,
+  input  wire                      m_axi_arready,
+  output wire [31:0]               m_axi_araddr,
+  output wire [7:0]                m_axi_arlen,
+  output wire [2:0]                m_axi_arsize,
+  output wire [1:0]                m_axi_arburst,
+  input  wire                      m_axi_rvalid,
+  output wire                      m_axi_rready,
+  input  wire [AxiDataWidth-1:0]   m_axi_rdata,
+  input  wire [1:0]                m_axi_rresp,
+  input  wire                      m_axi_rlast
+);
+
+  // ---------------------------------------------------------------------------------------
+  // Derived sizes
+  // ---------------------------------------------------------------------------------------
+  localparam integer BeatBytes  = AxiDataWidth / 8;
+  localparam integer OffW       = $clog2(BeatBytes);           // byte lane index width
+  localparam integer SpadBytes  = ArrayDim;                    // scratchpad chunk
+  localparam integer AccBytes   = 4 * ArrayDim;                // accumulator chunk
+  // Staging holds < one chunk after a write, or < one beat while a wide beat is split.
+  localparam integer StageBytes = (AccBytes > BeatBytes) ? AccBytes : BeatBytes;
+  // Staging plus one appended beat (appending only happens below one chunk).
+  localparam integer CombBytes  = AccBytes + BeatBytes - 1;
+  localparam integer FillW      = $clog2(CombBytes + 1);
+  localparam integer CntW       = $clog2(BeatBytes + 1);       // bytes in one beat
+  localparam integer FifoDepth  = MaxOutstanding;
+  localparam integer PtrW       = (FifoDepth > 1) ? $clog2(FifoDepth) : 1;
+  localparam integer OutW       = $clog2(FifoDepth + 1);
+  // Descriptor: {addr[31:0], first_of_row, last_of_row, lo_lane, hi_lane}.
+  localparam integer DescW      = 32 + 2 + 2 * OffW;
+
+  localparam integer LaneMaxI   = BeatBytes - 1;
+  localparam integer PtrLastI   = FifoDepth - 1;
+  localparam integer MaxLenI    = MaxBurstBeats - 1;
+
+  localparam [31:0]      MaxLenM1 = MaxLenI;
+  localparam [2:0]       AxSize   = OffW[2:0];
+  localparam [OffW-1:0]  LaneMax  = LaneMaxI[OffW-1:0];
+  localparam [FillW-1:0] SpadFill = SpadBytes[FillW-1:0];
+  localparam [FillW-1:0] AccFill  = AccBytes[FillW-1:0];
+  localparam [PtrW-1:0]  PtrLast  = PtrLastI[PtrW-1:0];
+  localparam [OutW-1:0]  OutMax   = FifoDepth[OutW-1:0];
+
+  // ---------------------------------------------------------------------------------------
+  // Registers
+  // ---------------------------------------------------------------------------------------
+  // Job control.
+  reg         busy_q, busy_d;
+  reg         stop_q, stop_d;           // error or abort seen: issue nothing, drop all data
+  reg         err_q, err_d;
+  reg  [31:0] err_addr_q, err_addr_d;
+  reg         done_q, done_d;
+  reg         to_acc_q, to_acc_d;
+  reg  [31:0] stride_q, stride_d;
+  reg  [15:0] cols_m1_q, cols_m1_d;
+  reg  [15:0] rows_q, rows_d;
+
+  // AR side: rows still to set up, the current row's beat window and the AR register.
+  reg  [15:0] ar_rows_q, ar_rows_d;     // rows not yet set up
+  reg  [31:0] row_addr_q, row_addr_d;   // start byte of the next row to set up
+  reg         row_v_q, row_v_d;         // a row is set up and has beats left to request
+  reg         row_first_q, row_first_d; // the next burst is the row's first
+  reg  [31:0] cur_q, cur_d;             // next beat address of the current row
+  reg  [31:0] last_q, last_d;           // last beat address of the current row
+  reg  [OffW-1:0] lo_q, lo_d;           // first byte lane of the current row
+  reg  [OffW-1:0] hi_q, hi_d;           // last byte lane of the current row
+  reg         arvalid_q, arvalid_d;
+  reg  [31:0] araddr_q, araddr_d;
+  reg  [7:0]  arlen_q, arlen_d;
+
+  // Burst descriptor FIFO (entries = bursts presented or in flight).
+  reg  [DescW-1:0] fifo_q [0:FifoDepth-1];
+  reg  [PtrW-1:0]  wptr_q, wptr_d;
+  reg  [PtrW-1:0]  rptr_q, rptr_d;
+  reg  [OutW-1:0]  cnt_q, cnt_d;
+  reg              rfirst_q, rfirst_d;  // next R beat is the first of its burst
+
+  // Captured beat (bytes right-aligned, count, end of row).
+  reg                      beat_v_q, beat_v_d;
+  reg  [8*BeatBytes-1:0]   beat_data_q, beat_data_d;
+  reg  [CntW-1:0]          beat_n_q, beat_n_d;
+  reg                      beat_end_q, beat_end_d;
+
+  // Staging buffer (bytes at index >= fill are always zero).
+  reg  [8*StageBytes-1:0]  stage_q, stage_d;
+  reg  [FillW-1:0]         fill_q, fill_d;
+  reg                      tail_q, tail_d;   // the row has ended; flush what is staged
+
+  // Local addresses and output register.
+  reg  [15:0] out_rows_q, out_rows_d;   // rows not yet completely written
+  reg  [23:0] out_base_q, out_base_d;   // local + r for the row being written
+  reg  [23:0] out_addr_q, out_addr_d;   // local + c*rows + r for the next chunk
+  reg                     wr_valid_q, wr_valid_d;
+  reg  [23:0]             wr_addr_q, wr_addr_d;
+  reg  [32*ArrayDim-1:0]  wr_data_q, wr_data_d;
+
+  // ---------------------------------------------------------------------------------------
+  // AR burst calculation for the current row (from registers only)
+  // ---------------------------------------------------------------------------------------
+  wire [31:0] span_m1 = (last_q - cur_q) >> OffW;                    // beats left - 1
+  wire [31:0] to4k_m1 = {20'h0, ~cur_q[11:0]} >> OffW;               // beats to 4 KiB - 1
+  wire [31:0] lim_m1  = (to4k_m1 <= MaxLenM1) ? to4k_m1 : MaxLenM1;
+  wire        ar_row_last = (span_m1 <= lim_m1);
+  wire [31:0] len_m1  = ar_row_last ? span_m1 : lim_m1;
+  wire [31:0] cur_next = cur_q + ((len_m1 + 32'd1) << OffW);
+
+  // Row set-up values from the next row's start address.
+  wire [31:0] row_end_addr = row_addr_q + {16'h0, cols_m1_q};
+
+  // ---------------------------------------------------------------------------------------
+  // R side decode (FIFO head describes the incoming beat)
+  // ---------------------------------------------------------------------------------------
+  wire [DescW-1:0] head       = fifo_q[rptr_q];
+  wire [31:0]      head_addr  = head[DescW-1 -: 32];
+  wire             head_first = head[2*OffW+1];
+  wire             head_last  = head[2*OffW];
+  wire [OffW-1:0]  head_lo    = head[2*OffW-1 -: OffW];
+  wire [OffW-1:0]  head_hi    = head[OffW-1:0];
+
+  wire        r_hs    = m_axi_rvalid & m_axi_rready;
+  wire        r_err   = m_axi_rresp[1];                 // SLVERR or DECERR
+  wire        r_end   = head_last & m_axi_rlast;        // last beat of the row
+  wire [OffW-1:0] r_lo = (head_first & rfirst_q) ? head_lo : {OffW{1'b0}};
+  wire [OffW-1:0] r_hi = r_end ? head_hi : LaneMax;
+
+  // Keep lanes r_lo..r_hi, move lane r_lo to lane 0.
+  reg  [8*BeatBytes-1:0] r_masked;
+  integer i;
+  always @(*) begin
+    for (i = 0; i < BeatBytes; i = i + 1) begin
+      r_masked[8*i +: 8] = (i[OffW:0] <= {1'b0, r_hi}) ? m_axi_rdata[8*i +: 8] : 8'h00;
+    end
+  end
+  wire [8*BeatBytes-1:0] r_aligned = r_masked >> {r_lo, 3'b000};
+  wire [CntW-1:0]        r_count   = {1'b0, r_hi} - {1'b0, r_lo} + 1'b1;
+
+  // Stop now: the error beat or abort_i of this cycle already blocks issue and writes.
+  wire stop_now = stop_q | (busy_q & (abort_i | (r_hs & r_err)));
+
+  // ---------------------------------------------------------------------------------------
+  // Pack stage (from registers only)
+  // ---------------------------------------------------------------------------------------
+  wire [FillW-1:0]       chunk     = to_acc_q ? AccFill : SpadFill;
+  wire                   accept    = beat_v_q & ~tail_q & (fill_q < chunk);
+  wire [8*CombBytes-1:0] beat_ext  = {{(8*(CombBytes-BeatBytes)){1'b0}}, beat_data_q};
+  wire [8*CombBytes-1:0] stage_ext = {{(8*(CombBytes-StageBytes)){1'b0}}, stage_q};
+  wire [8*CombBytes-1:0] comb      = accept ? (stage_ext | (beat_ext << {fill_q, 3'b000}))
+                                            : stage_ext;
+  wire [FillW-1:0]       comb_fill = fill_q + (accept ? {{(FillW-CntW){1'b0}}, beat_n_q}
+                                                      : {FillW{1'b0}});
+  wire                   row_end   = tail_q | (accept & beat_end_q);
+  wire                   emit      = (comb_fill >= chunk) | (row_end & (comb_fill != 0));
+  wire                   row_done  = emit & row_end & (comb_fill <= chunk);
+  wire [8*CombBytes-1:0] comb_rest = to_acc_q ? (comb >> (8 * AccBytes))
+                                              : (comb >> (8 * SpadBytes));
+
+  // Scratchpad chunks use the low 8N bits; the rest of the port is zero.
+  wire [32*ArrayDim-1:0] chunk_data =
+      to_acc_q ? comb[32*ArrayDim-1:0]
+               : {{(24*ArrayDim){1'b0}}, comb[8*ArrayDim-1:0]};
+
+  // ---------------------------------------------------------------------------------------
+  // Next state
+  // ---------------------------------------------------------------------------------------
+  reg ar_load;
+
+  always @(*) begin
+    busy_d      = busy_q;
+    stop_d      = stop_q;
+    err_d       = err_q;
+    err_addr_d  = err_addr_q;
+    done_d      = 1'b0;
+    to_acc_d    = to_acc_q;
+    stride_d    = stride_q;
+    cols_m1_d   = cols_m1_q;
+    rows_d      = rows_q;
+    ar_rows_d   = ar_rows_q;
+    row_addr_d  = row_addr_q;
+    row_v_d     = row_v_q;
+    row_first_d = row_first_q;
+    cur_d       = cur_q;
+    last_d      = last_q;
+    lo_d        = lo_q;
+    hi_d        = hi_q;
+    arvalid_d   = arvalid_q;
+    araddr_d    = araddr_q;
+    arlen_d     = arlen_q;
+    wptr_d      = wptr_q;
+    rptr_d      = rptr_q;
+    cnt_d       = cnt_q;
+    rfirst_d    = rfirst_q;
+    beat_v_d    = beat_v_q;
+    beat_data_d = beat_data_q;
+    beat_n_d    = beat_n_q;
+    beat_end_d  = beat_end_q;
+    stage_d     = stage_q;
+    fill_d      = fill_q;
+    tail_d      = tail_q;
+    out_rows_d  = out_rows_q;
+    out_base_d  = out_base_q;
+    out_addr_d  = out_addr_q;
+    wr_valid_d  = 1'b0;
+    wr_addr_d   = wr_addr_q;
+    wr_data_d   = wr_data_q;
+    ar_load     = 1'b0;
+
+    if (!busy_q) begin
+      if (start_i) begin
+        busy_d      = 1'b1;
+        stop_d      = 1'b0;
+        err_d       = 1'b0;
+        err_addr_d  = 32'h0;
+        to_acc_d    = to_acc_i;
+        stride_d    = stride_i;
+        cols_m1_d   = cols_i - 16'd1;
+        rows_d      = rows_i;
+        ar_rows_d   = rows_i;
+        row_addr_d  = addr_i;
+        row_v_d     = 1'b0;
+        rfirst_d    = 1'b1;
+        beat_v_d    = 1'b0;
+        stage_d     = {(8*StageBytes){1'b0}};
+        fill_d      = {FillW{1'b0}};
+        tail_d      = 1'b0;
+        out_rows_d  = rows_i;
+        out_base_d  = local_i;
+        out_addr_d  = local_i;
+      end
+    end else begin
+      // ---- AR issue ---------------------------------------------------------------------
+      if (arvalid_q && m_axi_arready) begin
+        arvalid_d = 1'b0;
+      end
+      if (!stop_now && row_v_q && (!arvalid_q || m_axi_arready) && (cnt_q != OutMax)) begin
+        ar_load   = 1'b1;
+        arvalid_d = 1'b1;
+        araddr_d  = cur_q;
+        arlen_d   = len_m1[7:0];
+        cur_d     = cur_next;
+        row_first_d = 1'b0;
+        if (ar_row_last) begin
+          row_v_d = 1'b0;
+        end
+      end
+      // Set up the next row when none is active or the active one just issued its last.
+      if (!stop_now && (ar_rows_q != 16'd0) && (!row_v_q || (ar_load && ar_row_last))) begin
+        row_v_d     = 1'b1;
+        row_first_d = 1'b1;
+        cur_d       = {row_addr_q[31:OffW], {OffW{1'b0}}};
+        last_d      = {row_end_addr[31:OffW], {OffW{1'b0}}};
+        lo_d        = row_addr_q[OffW-1:0];
+        hi_d        = row_end_addr[OffW-1:0];
+        row_addr_d  = row_addr_q + stride_q;
+        ar_rows_d   = ar_rows_q - 16'd1;
+      end
+
+      // ---- Descriptor FIFO push (with the AR) and pop (with RLAST) ------------------------
+      if (ar_load) begin
+        wptr_d = (wptr_q == PtrLast) ? {PtrW{1'b0}} : wptr_q + 1'b1;
+      end
+      if (r_hs) begin
+        rfirst_d = m_axi_rlast;
+        if (m_axi_rlast) begin
+          rptr_d = (rptr_q == PtrLast) ? {PtrW{1'b0}} : rptr_q + 1'b1;
+        end
+      end
+      cnt_d = cnt_q + {{(OutW-1){1'b0}}, ar_load}
+                    - {{(OutW-1){1'b0}}, (r_hs & m_axi_rlast)};
+
+      // ---- R capture ------------------------------------------------------------------
+      if (accept) begin
+        beat_v_d = 1'b0;
+      end
+      if (r_hs) begin
+        if (r_err && !err_q) begin
+          err_d      = 1'b1;
+          err_addr_d = head_addr;
+        end
+        if (!stop_now) begin
+          beat_v_d    = 1'b1;
+          beat_data_d = r_aligned;
+          beat_n_d    = r_count;
+          beat_end_d  = r_end;
+        end
+      end
+
+      // ---- Pack and write ---------------------------------------------------------------
+      if (emit && !stop_now) begin
+        wr_valid_d = 1'b1;
+        wr_addr_d  = out_addr_q;
+        wr_data_d  = chunk_data;
+      end
+      stage_d = emit ? comb_rest[8*StageBytes-1:0] : comb[8*StageBytes-1:0];
+      fill_d  = row_done ? {FillW{1'b0}} : (emit ? comb_fill - chunk : comb_fill);
+      tail_d  = row_end & ~row_done;
+      if (emit) begin
+        if (row_done) begin
+          out_rows_d = out_rows_q - 16'd1;
+          out_base_d = out_base_q + 24'd1;
+          out_addr_d = out_base_q + 24'd1;
+        end else begin
+          out_addr_d = out_addr_q + {8'h0, rows_q};
+        end
+      end
+
+      // ---- Stop, drain and finish -------------------------------------------------------
+      if (stop_now) begin
+        stop_d   = 1'b1;
+        beat_v_d = 1'b0;
+        stage_d  = {(8*StageBytes){1'b0}};
+        fill_d   = {FillW{1'b0}};
+        tail_d   = 1'b0;
+      end
+      if (stop_q) begin
+        if (cnt_q == {OutW{1'b0}}) begin
+          busy_d = 1'b0;
+          done_d = 1'b1;
+        end
+      end else if (!stop_now && row_done && (out_rows_q == 16'd1)) begin
+        busy_d = 1'b0;
+        done_d = 1'b1;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Registers
+  // ---------------------------------------------------------------------------------------
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q      <= 1'b0;
+      stop_q      <= 1'b0;
+      err_q       <= 1'b0;
+      err_addr_q  <= 32'h0;
+      done_q      <= 1'b0;
+      to_acc_q    <= 1'b0;
+      stride_q    <= 32'h0;
+      cols_m1_q   <= 16'h0;
+      rows_q      <= 16'h0;
+      ar_rows_q   <= 16'h0;
+      row_addr_q  <= 32'h0;
+      row_v_q     <= 1'b0;
+      row_first_q <= 1'b0;
+      cur_q       <= 32'h0;
+      last_q      <= 32'h0;
+      lo_q        <= {OffW{1'b0}};
+      hi_q        <= {OffW{1'b0}};
+      arvalid_q   <= 1'b0;
+      araddr_q    <= 32'h0;
+      arlen_q     <= 8'h0;
+      wptr_q      <= {PtrW{1'b0}};
+      rptr_q      <= {PtrW{1'b0}};
+      cnt_q       <= {OutW{1'b0}};
+      rfirst_q    <= 1'b1;
+      beat_v_q    <= 1'b0;
+      beat_n_q    <= {CntW{1'b0}};
+      beat_end_q  <= 1'b0;
+      stage_q     <= {(8*StageBytes){1'b0}};
+      fill_q      <= {FillW{1'b0}};
+      tail_q      <= 1'b0;
+      out_rows_q  <= 16'h0;
+      out_base_q  <= 24'h0;
+      out_addr_q  <= 24'h0;
+      wr_valid_q  <= 1'b0;
+      wr_addr_q   <= 24'h0;
+    end else begin
+      busy_q      <= busy_d;
+      stop_q      <= stop_d;
+      err_q       <= err_d;
+      err_addr_q  <= err_addr_d;
+      done_q      <= done_d;
+      to_acc_q    <= to_acc_d;
+      stride_q    <= stride_d;
+      cols_m1_q   <= cols_m1_d;
+      rows_q      <= rows_d;
+      ar_rows_q   <= ar_rows_d;
+      row_addr_q  <= row_addr_d;
+      row_v_q     <= row_v_d;
+      row_first_q <= row_first_d;
+      cur_q       <= cur_d;
+      last_q      <= last_d;
+      lo_q        <= lo_d;
+      hi_q        <= hi_d;
+      arvalid_q   <= arvalid_d;
+      araddr_q    <= araddr_d;
+      arlen_q     <= arlen_d;
+      wptr_q      <= wptr_d;
+      rptr_q      <= rptr_d;
+      cnt_q       <= cnt_d;
+      rfirst_q    <= rfirst_d;
+      beat_v_q    <= beat_v_d;
+      beat_n_q    <= beat_n_d;
+      beat_end_q  <= beat_end_d;
+      stage_q     <= stage_d;
+      fill_q      <= fill_d;
+      tail_q      <= tail_d;
+      out_rows_q  <= out_rows_d;
+      out_base_q  <= out_base_d;
+      out_addr_q  <= out_addr_d;
+      wr_valid_q  <= wr_valid_d;
+      wr_addr_q   <= wr_addr_d;
+    end
+  end
+
+  // Datapath registers qualified by beat_v_q / wr_valid_q: no reset.
+  always @(posedge clk_i) begin
+    beat_data_q <= beat_data_d;
+    wr_data_q   <= wr_data_d;
+  end
+
+  // Descriptor FIFO storage: written with the AR, read at the R side.
+  always @(posedge clk_i) begin
+    if (ar_load) begin
+      fifo_q[wptr_q] <= {cur_q, row_first_q, ar_row_last, lo_q, hi_q};
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Outputs
+  // ---------------------------------------------------------------------------------------
+  assign busy_o        = busy_q;
+  assign done_o        = done_q;
+  assign err_o         = err_q;
+  assign err_addr_o    = err_addr_q;
+  assign wr_valid_o    = wr_valid_q;
+  assign wr_acc_o      = to_acc_q;
+  assign wr_addr_o     = wr_addr_q;
+  assign wr_data_o     = wr_data_q;
+  assign rd_beat_o     = r_hs;
+  assign m_axi_arvalid = arvalid_q;
+  assign m_axi_araddr  = araddr_q;
+  assign m_axi_arlen   = arlen_q;
+  assign m_axi_arsize  = AxSize;
+  assign m_axi_arburst = 2'b01;                       // INCR
+  // Beats are always taken while draining or idle; otherwise when the capture slot frees.
+  assign m_axi_rready  = stop_q | ~busy_q | ~beat_v_q | accept;
+
+  // rresp[0] only separates EXOKAY from OKAY (both success) and DECERR from SLVERR (both
+  // errors). Bytes of comb_rest above StageBytes are zero by construction (a beat is only
+  // appended below one chunk), so they are dropped.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_rresp0 = m_axi_rresp[0];
+  wire [8*(CombBytes-StageBytes)-1:0] unused_comb_rest = comb_rest[8*CombBytes-1:8*StageBytes];
+  /* verilator lint_on UNUSEDSIGNAL */
+
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,246 @@
+/* tsr_driver.h: Tessera driver: device discovery, command packing, submit, wait, counters, errors. */
+#ifndef TSR_DRIVER_H
+#define TSR_DRIVER_H
+
+/*
+ * Freestanding (stdint/stddef/stdbool only; no malloc, no stdio): the same
+ * source runs on the host (sim, Linux) and in RV32IM firmware. Every call
+ * returns a tsr_status_t; on failure a one-line explanation is left in the
+ * device (tsr_dev_error()).
+ *
+ * The command layout follows docs/commands.md (8 little-endian 32-bit words).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tsr_hal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Identification ------------------------------------------------------ */
+
+#define TSR_VENDOR_ID 0x5453u  /**< ID.VENDOR: 'TS' */
+#define TSR_ID_MAJOR_SUPPORTED 1u  /**< ID.MAJOR this driver speaks */
+
+/* ---- Command format (docs/commands.md) ----------------------------------- */
+
+#define TSR_CMD_WORDS 8u
+
+#define TSR_OP_NOP 0u
+#define TSR_OP_LOAD 1u
+#define TSR_OP_MATMUL 2u
+#define TSR_OP_STORE 3u
+#define TSR_OP_FENCE 4u
+
+#define TSR_CMD_OPCODE_MASK 0xffu
+/* Dependency flags of word 0: pass an OR of these as `deps`. */
+#define TSR_DEP_POP_PREV (1u << 8)   /**< wait for a token from the previous stage */
+#define TSR_DEP_POP_NEXT (1u << 9)   /**< wait for a token from the next stage */
+#define TSR_DEP_PUSH_PREV (1u << 10) /**< give a token to the previous stage when done */
+#define TSR_DEP_PUSH_NEXT (1u << 11) /**< give a token to the next stage when done */
+#define TSR_DEP_MASK 0xf00u
+/* Opcode-specific flags (word 0 bits 31:16). */
+#define TSR_LOAD_DEST_ACC_BIT 16u
+#define TSR_MATMUL_ACCUMULATE_BIT 16u
+#define TSR_MATMUL_KEEP_WEIGHTS_BIT 17u
+#define TSR_STORE_BIAS_BIT 16u
+#define TSR_STORE_REQUANT_BIT 17u
+#define TSR_STORE_PER_CHANNEL_BIT 18u
+#define TSR_FENCE_IRQ_BIT 16u
+/* Field limits. */
+#define TSR_CMD_LOCAL_MASK 0xffffffu  /**< 24-bit local (scratchpad/accumulator) row fields */
+#define TSR_CMD_MAX_ROWS 0xffffu      /**< 16-bit ROWS/COLS/M fields */
+#define TSR_SHIFT_MIN (-31)
+#define TSR_SHIFT_MAX 30
+
+/** One command: 8 words, word 0 first. */
+typedef struct tsr_cmd {
+  uint32_t w[TSR_CMD_WORDS];
+} tsr_cmd_t;
+
+/** Destination of a LOAD. */
+typedef enum tsr_load_dest {
+  TSR_LOAD_SPAD = 0,  /**< scratchpad, chunk = N bytes (load stage) */
+  TSR_LOAD_ACC = 1    /**< accumulator, chunk = N int32 (compute stage) */
+} tsr_load_dest_t;
+
+/** LOAD arguments (docs/commands.md, LOAD). */
+typedef struct tsr_load_args {
+  tsr_load_dest_t dest;
+  uint32_t addr;    /**< external byte address of the first row */
+  uint32_t stride;  /**< bytes between row starts */
+  uint32_t rows;    /**< 1..65535 */
+  uint32_t cols;    /**< bytes per row, 1..65535 */
+  uint32_t local;   /**< first local row */
+} tsr_load_args_t;
+
+/** MATMUL arguments (docs/commands.md, MATMUL). */
+typedef struct tsr_matmul_args {
+  uint32_t a_addr;  /**< scratchpad row of A's first row */
+  uint32_t w_addr;  /**< scratchpad row of the first weight row */
+  uint32_t c_addr;  /**< accumulator row of the first result row */
+  uint32_t m;       /**< rows of A, 1..65535 */
+  uint32_t k;       /**< weight rows, 1..N */
+  uint32_t n;       /**< useful output columns, 1..N */
+  bool accumulate;  /**< add to the accumulator instead of overwriting */
+  bool keep_weights;/**< reuse the weights in the array (w_addr, k, n ignored) */
+} tsr_matmul_args_t;
+
+/** STORE arguments (docs/commands.md, STORE). */
+typedef struct tsr_store_args {
+  uint32_t addr;     /**< external byte address of the first output row */
+  uint32_t stride;   /**< bytes between output rows */
+  uint32_t rows;     /**< 1..65535 */
+  uint32_t cols;     /**< output elements per row, 1..N */
+  uint32_t src;      /**< first accumulator row */
+  uint32_t param;    /**< accumulator row of the bias; +1 multipliers, +2 shifts */
+  bool bias;         /**< add the bias row */
+  bool requant;      /**< requantize to int8 (else raw int32) */
+  bool per_channel;  /**< multiplier/shift per column from rows param+1/param+2 */
+  int32_t mult;      /**< per-tensor multiplier */
+  int32_t shift;     /**< per-tensor shift, -31..30, positive = left */
+  int32_t out_zp;    /**< int8 */
+  int32_t act_min;   /**< int8 */
+  int32_t act_max;   /**< int8, >= act_min */
+} tsr_store_args_t;
+
+/* ---- Device ---------------------------------------------------------------- */
+
+/** What the chip reports about itself (ID, CONFIG, SPAD_ROWS, ACC_ROWS). */
+typedef struct tsr_dev_info {
+  uint32_t id;          /**< raw ID register */
+  uint32_t version;     /**< MAJOR << 8 | MINOR */
+  uint32_t dim;         /**< N of the N x N array */
+  uint32_t axi_bytes;   /**< AXI master data width in bytes */
+  uint32_t cmdq_depth;  /**< command queue depth in commands */
+  uint32_t spad_rows;   /**< scratchpad rows of N int8 */
+  uint32_t acc_rows;    /**< accumulator rows of N int32 */
+} tsr_dev_info_t;
+
+#define TSR_DEV_ERRLEN 192u
+
+/** A device handle. The caller owns the storage; nothing is allocated. */
+typedef struct tsr_dev {
+  tsr_hal_t hal;
+  tsr_dev_info_t info;
+  uint32_t poll_limit;  /**< register reads a poll may take before TSR_TIMEOUT */
+  uint32_t cmds_pushed; /**< commands pushed since open/soft reset (= index of the next one) */
+  char err[TSR_DEV_ERRLEN];  /**< last error, one line, NUL-terminated */
+} tsr_dev_t;
+
+/** Default poll_limit set by tsr_dev_open. */
+#define TSR_DEFAULT_POLL_LIMIT (1u << 30)
+
+/** Message for a status code ("bad argument", ...). Never NULL. */
+const char *tsr_status_str(tsr_status_t st);
+
+/** The last error message of `dev` ("" when none). Never NULL. */
+const char *tsr_dev_error(const tsr_dev_t *dev);
+
+/**
+ * Bind `dev` to `hal`, read ID, CONFIG, SPAD_ROWS and ACC_ROWS into dev->info.
+ * TSR_NO_DEVICE if the vendor code is not 0x5453, MAJOR is not
+ * TSR_ID_MAJOR_SUPPORTED, or CONFIG is implausible.
+ */
+tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal);
+
+/** Write CTRL.SOFT_RESET: flush the queue, clear errors, tokens and IRQ_STATUS. */
+tsr_status_t tsr_soft_reset(tsr_dev_t *dev);
+
+/* ---- Command builders: validate against dev->info, then pack --------------- */
+
+/** Pack a LOAD. `deps` is an OR of TSR_DEP_* allowed for the LOAD's stage. */
+tsr_status_t tsr_cmd_load(tsr_dev_t *dev, uint32_t deps, const tsr_load_args_t *a, tsr_cmd_t *cmd);
+/** Pack a MATMUL (compute stage). */
+tsr_status_t tsr_cmd_matmul(tsr_dev_t *dev, uint32_t deps, const tsr_matmul_args_t *a,
+                            tsr_cmd_t *cmd);
+/** Pack a STORE (store stage: only POP_PREV/PUSH_PREV). */
+tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t *a,
+                           tsr_cmd_t *cmd);
+/** Pack a FENCE; `irq` sets IRQ_STATUS.FENCE when it retires. A fence
+ *  belongs to no stage, so it takes no dependency flags. */
+tsr_status_t tsr_cmd_fence(tsr_dev_t *dev, bool irq, tsr_cmd_t *cmd);
+/** Pack a NOP (compute stage) that only honours its dependency flags. */
+tsr_status_t tsr_cmd_nop(tsr_dev_t *dev, uint32_t deps, tsr_cmd_t *cmd);
+
+/**
+ * Wait (at most dev->poll_limit reads) until CMDQ_STATUS.FREE > 0, then write
+ * the 8 words to CMDQ_PUSH. TSR_HW_ERROR if the engine stopped on an error
+ * while the queue was full; TSR_TIMEOUT if the queue stayed full.
+ */
+tsr_status_t tsr_submit(tsr_dev_t *dev, const tsr_cmd_t *cmd);
+
+/** How tsr_wait waits. */
+typedef enum tsr_wait_mode {
+  TSR_WAIT_POLL = 0,  /**< read STATUS until BUSY is clear */
+  TSR_WAIT_IRQ = 1    /**< enable DONE|ERROR interrupts and sleep in the HAL's wait_irq */
+} tsr_wait_mode_t;
+
+/**
+ * Wait until the engine is idle. `max`: POLL: STATUS reads (0 = dev->poll_limit);
+ * IRQ: passed to the HAL's wait_irq (sim: cycles; 0 = backend default). With
+ * IRQ and no wait_irq op the driver polls. Returns TSR_OK, TSR_HW_ERROR (read
+ * the cause with tsr_read_error) or TSR_TIMEOUT (the message names CMD_IDX,
+ * OPCODE and STATUS).
+ */
+tsr_status_t tsr_wait(tsr_dev_t *dev, tsr_wait_mode_t mode, uint64_t max);
+
+/* ---- Errors ---------------------------------------------------------------- */
+
+/** ERR_CODE values (docs/commands.md). */
+typedef enum tsr_hw_error {
+  TSR_ERR_NONE = 0,
+  TSR_ERR_OPCODE = 1,
+  TSR_ERR_DIM = 2,
+  TSR_ERR_SPAD_RANGE = 3,
+  TSR_ERR_ACC_RANGE = 4,
+  TSR_ERR_DRAM_RANGE = 5,
+  TSR_ERR_BUS_READ = 6,
+  TSR_ERR_BUS_WRITE = 7,
+  TSR_ERR_PARAM = 8,
+  TSR_ERR_DEP_TOKEN = 9,
+  TSR_ERR_CMDQ_OVERFLOW = 10,
+  TSR_ERR_NO_WEIGHTS = 11
+} tsr_hw_error_t;
+
+/** Read ERR_CODE, ERR_CMD_IDX and ERR_ADDR. Any pointer may be NULL. */
+tsr_status_t tsr_read_error(tsr_dev_t *dev, uint32_t *code, uint32_t *cmd_idx, uint32_t *addr);
+
+/** "NAME: explanation" for an ERR_CODE value; unknown codes get a message too. */
+const char *tsr_hw_error_str(uint32_t code);
+
+/* ---- Performance counters --------------------------------------------------- */
+
+/** The CNT_* counters. */
+typedef struct tsr_counters {
+  uint64_t cycles;  /**< cycles since the last clear */
+  uint64_t busy;    /**< cycles with STATUS.BUSY */
+  uint64_t macs;    /**< useful multiply-accumulates */
+  uint64_t dma_rd;  /**< bytes read by the DMA (whole beats) */
+  uint64_t dma_wr;  /**< bytes written by the DMA (strobed bytes) */
+  uint64_t cmds;    /**< commands retired */
+} tsr_counters_t;
+
+/** Read every counter coherently (HI, LO, HI; retry if HI changed). */
+tsr_status_t tsr_counters_read(tsr_dev_t *dev, tsr_counters_t *c);
+
+/** Write CTRL.COUNTERS_CLEAR. */
+tsr_status_t tsr_counters_clear(tsr_dev_t *dev);
+
+/* ---- Requantization parameters ---------------------------------------------- */
+
+/**
+ * TFLite QuantizeMultiplier (sw/tsr_quant.c) for a real scale, checked for
+ * the hardware: TSR_BAD_ARG unless the result's shift is within -31..30.
+ */
+tsr_status_t tsr_requant_multiplier(double real_scale, int32_t *mult, int32_t *shift);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSR_DRIVER_H */

@@ -1,0 +1,70 @@
+/* tsr_golden.h: golden model of Tessera's int8 GEMM and output stage: the executable spec. */
+#ifndef TSR_GOLDEN_H
+#define TSR_GOLDEN_H
+
+/*
+ * What the hardware computes for MATMUL followed by STORE (docs/commands.md),
+ * written as plain loops. Every simulation and FPGA result is compared with
+ * this model bit for bit.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Output-stage settings of a GEMM (the STORE command's fields). */
+typedef struct tsr_gemm_params {
+  const int32_t *bias;  /**< n values added to the accumulators, or NULL for no bias */
+  int requant;          /**< 0: output raw int32 (acc + bias); 1: int8 through mbqm, zero point, clamp */
+  const int32_t *mult;  /**< n per-channel multipliers, or NULL to use mult_scalar */
+  const int32_t *shift; /**< n per-channel shifts, or NULL to use shift_scalar */
+  int32_t mult_scalar;  /**< per-tensor multiplier */
+  int32_t shift_scalar; /**< per-tensor shift, -31..30, positive = left */
+  int32_t out_zp;       /**< output zero point, -128..127 */
+  int32_t act_min;      /**< lower clamp bound, -128..127 */
+  int32_t act_max;      /**< upper clamp bound, act_min..127 */
+} tsr_gemm_params_t;
+
+/**
+ * Check the output-stage settings the way the hardware's STORE does.
+ * Returns 0 if they are valid for `n` columns, -1 if p is NULL or, when
+ * p->requant is set, if a shift (scalar or one of the n per-channel ones)
+ * is outside -31..30, out_zp/act_min/act_max is outside int8, or
+ * act_min > act_max (the hardware reports ERR_PARAM for these).
+ */
+int tsr_golden_check_params(const tsr_gemm_params_t *p, size_t n);
+
+/**
+ * Output stage for one accumulator value of column `col`:
+ *   x = acc + bias[col]                           (wrapping int32; no bias if bias is NULL)
+ *   requant = 0: return x
+ *   requant = 1: y = mbqm(x, mult, shift) + out_zp (wrapping int32)
+ *                return clamp(y, act_min, act_max)
+ * mult and shift are mult[col]/shift[col], or the scalars when the arrays
+ * are NULL. p must not be NULL and col must index the arrays; the settings
+ * should pass tsr_golden_check_params (then the requant result fits int8).
+ */
+int32_t tsr_golden_output(int32_t acc, size_t col, const tsr_gemm_params_t *p);
+
+/**
+ * C = A * B followed by the output stage of every element.
+ * A is m x k int8, row-major with a row stride of lda elements (lda >= k);
+ * B is k x n int8, row-major with a row stride of ldb elements (ldb >= n).
+ * The accumulation is a wrapping two's-complement int32 sum, as in the
+ * hardware. Writes out32[m*n] (row-major, stride n) when !p->requant,
+ * else out8[m*n]; the unused output pointer may be NULL.
+ * Returns 0 on success, -1 (writing nothing) if p or the needed output is
+ * NULL, a is NULL with m*k > 0, b is NULL with k*n > 0, lda < k, ldb < n,
+ * m*n overflows size_t, or tsr_golden_check_params(p, n) fails.
+ */
+int tsr_golden_gemm(size_t m, size_t k, size_t n, const int8_t *a, size_t lda, const int8_t *b,
+                    size_t ldb, const tsr_gemm_params_t *p, int32_t *out32, int8_t *out8);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSR_GOLDEN_H */

@@ -1,0 +1,171 @@
+// tsr_sim_shim.cpp: the only C++ of the bench: moves pins between C structs and Verilated tsr_top, clocks it, traces.
+#include "tsr_sim_shim.h"
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "Vtsr_top.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the shim copies wide AXI data words bytewise and assumes a little-endian host"
+#endif
+
+// Wide ports are stored as little-endian arrays of 32-bit words (or a plain
+// integer up to 64 bits), so byte i of the struct is bits 8i+7:8i of the bus.
+static_assert(sizeof(Vtsr_top::m_axi_rdata) == sizeof(Vtsr_top::m_axi_wdata), "AXI data widths differ");
+static_assert(sizeof(Vtsr_top::m_axi_rdata) <= TSR_AXI_MEM_MAX_BYTES, "AXI data wider than the memory model");
+static constexpr unsigned kAxiBytes = sizeof(Vtsr_top::m_axi_rdata);
+
+struct tsr_shim {
+  std::unique_ptr<VerilatedContext> ctx;
+  std::unique_ptr<Vtsr_top> top;
+  std::unique_ptr<VerilatedFstC> fst;
+  uint64_t time = 0;       // in units of the model's time precision
+  uint64_t half = 1;       // half a clock period (5 ns) in those units
+};
+
+static void get_outputs(const Vtsr_top &t, tsr_pins_out_t *o) {
+  o->awready = t.s_axil_awready;
+  o->wready = t.s_axil_wready;
+  o->bvalid = t.s_axil_bvalid;
+  o->bresp = t.s_axil_bresp;
+  o->arready = t.s_axil_arready;
+  o->rvalid = t.s_axil_rvalid;
+  o->rresp = t.s_axil_rresp;
+  o->rdata = t.s_axil_rdata;
+  o->mem.awvalid = t.m_axi_awvalid;
+  o->mem.awaddr = t.m_axi_awaddr;
+  o->mem.awlen = t.m_axi_awlen;
+  o->mem.awsize = t.m_axi_awsize;
+  o->mem.awburst = t.m_axi_awburst;
+  o->mem.wvalid = t.m_axi_wvalid;
+  std::memcpy(o->mem.wdata, &t.m_axi_wdata, kAxiBytes);
+  o->mem.wstrb = static_cast<uint16_t>(t.m_axi_wstrb);
+  o->mem.wlast = t.m_axi_wlast;
+  o->mem.bready = t.m_axi_bready;
+  o->mem.arvalid = t.m_axi_arvalid;
+  o->mem.araddr = t.m_axi_araddr;
+  o->mem.arlen = t.m_axi_arlen;
+  o->mem.arsize = t.m_axi_arsize;
+  o->mem.arburst = t.m_axi_arburst;
+  o->mem.rready = t.m_axi_rready;
+  o->irq = t.irq_o;
+}
+
+static void put_inputs(Vtsr_top &t, const tsr_pins_in_t *i) {
+  t.rst_ni = i->rst_n;
+  t.s_axil_awvalid = i->awvalid;
+  t.s_axil_awaddr = i->awaddr;
+  t.s_axil_wvalid = i->wvalid;
+  t.s_axil_wdata = i->wdata;
+  t.s_axil_wstrb = i->wstrb;
+  t.s_axil_bready = i->bready;
+  t.s_axil_arvalid = i->arvalid;
+  t.s_axil_araddr = i->araddr;
+  t.s_axil_rready = i->rready;
+  t.m_axi_awready = i->mem.awready;
+  t.m_axi_wready = i->mem.wready;
+  t.m_axi_bvalid = i->mem.bvalid;
+  t.m_axi_bresp = i->mem.bresp;
+  t.m_axi_arready = i->mem.arready;
+  t.m_axi_rvalid = i->mem.rvalid;
+  std::memcpy(&t.m_axi_rdata, i->mem.rdata, kAxiBytes);
+  t.m_axi_rresp = i->mem.rresp;
+  t.m_axi_rlast = i->mem.rlast;
+}
+
+// Evaluate the model and, when tracing, dump this instant.
+static void eval_dump(tsr_shim *s) {
+  s->ctx->time(s->time);
+  s->top->eval();
+  if (s->fst) {
+    s->fst->dump(s->time);
+  }
+}
+
+extern "C" tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *out) {
+  if (out == nullptr) {
+    return nullptr;
+  }
+  std::unique_ptr<tsr_shim> s(new (std::nothrow) tsr_shim);
+  if (!s) {
+    std::fprintf(stderr, "tsr_sim: out of memory\n");
+    return nullptr;
+  }
+  s->ctx.reset(new (std::nothrow) VerilatedContext);
+  if (!s->ctx) {
+    std::fprintf(stderr, "tsr_sim: out of memory\n");
+    return nullptr;
+  }
+  if (trace_path != nullptr) {
+    s->ctx->traceEverOn(true);  // must precede the model's construction
+  }
+  s->top.reset(new (std::nothrow) Vtsr_top{s->ctx.get(), "TOP"});
+  if (!s->top) {
+    std::fprintf(stderr, "tsr_sim: out of memory\n");
+    return nullptr;
+  }
+  // 5 ns in units of the time precision of the Verilated design.
+  for (int p = s->ctx->timeprecision(); p < -9; ++p) {
+    s->half *= 10u;
+  }
+  s->half *= 5u;
+  if (trace_path != nullptr) {
+    s->fst.reset(new (std::nothrow) VerilatedFstC);
+    if (!s->fst) {
+      std::fprintf(stderr, "tsr_sim: out of memory\n");
+      return nullptr;
+    }
+    s->top->trace(s->fst.get(), 99);
+    s->fst->open(trace_path);
+    if (!s->fst->isOpen()) {
+      std::fprintf(stderr, "tsr_sim: cannot open trace file %s\n", trace_path);
+      return nullptr;
+    }
+  }
+  tsr_pins_in_t idle;
+  std::memset(&idle, 0, sizeof idle);
+  s->top->clk_i = 0;
+  put_inputs(*s->top, &idle);
+  eval_dump(s.get());
+  get_outputs(*s->top, out);
+  return s.release();
+}
+
+extern "C" void tsr_shim_destroy(tsr_shim_t *s) {
+  if (s == nullptr) {
+    return;
+  }
+  s->top->final();
+  if (s->fst) {
+    s->fst->close();
+  }
+  delete s;
+}
+
+extern "C" void tsr_shim_cycle(tsr_shim_t *s, const tsr_pins_in_t *in, tsr_pins_out_t *out) {
+  Vtsr_top &t = *s->top;
+  t.clk_i = 1;
+  s->time += s->half;
+  eval_dump(s);
+  put_inputs(t, in);
+  t.clk_i = 0;
+  s->time += s->half;
+  eval_dump(s);
+  get_outputs(t, out);
+}
+
+extern "C" void tsr_shim_apply(tsr_shim_t *s, const tsr_pins_in_t *in, tsr_pins_out_t *out) {
+  put_inputs(*s->top, in);
+  s->ctx->time(s->time);
+  s->top->eval();
+  get_outputs(*s->top, out);
+}
+
+extern "C" unsigned tsr_shim_axi_bytes(void) {
+  return kAxiBytes;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# install-deps.sh: install what the build and tests need on a fresh Debian machine.
+# Idempotent: does nothing (quickly) when everything is present.
+set -euo pipefail
+
+# Debian package -> a file or command that proves it is installed.
+declare -A probe=(
+  [verilator]=/usr/bin/verilator
+  [yosys]=/usr/bin/yosys
+  [libcmocka-dev]=/usr/include/cmocka.h
+  [gcc-riscv64-unknown-elf]=/usr/bin/riscv64-unknown-elf-gcc
+  [make]=/usr/bin/make
+  [g++]=/usr/bin/g++
+  [python3]=/usr/bin/python3
+  [zlib1g-dev]=/usr/include/zlib.h
+)
+
+missing=()
+for pkg in "${!probe[@]}"; do
+  [ -e "${probe[$pkg]}" ] || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "deps: need root (or sudo) to install: ${missing[*]}"; exit 1; }
+    SUDO=sudo
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# numpy: only for the test that checks the CLI against an outside tool.
+PY=${PYTHON:-python3}
+if ! "$PY" -c 'import numpy' 2>/dev/null; then
+  echo "deps: installing numpy for $PY (pip)"
+  "$PY" -m pip install -q numpy || { echo "deps: pip could not install numpy"; exit 1; }
+fi
+echo "deps: all present"
