@@ -28,21 +28,26 @@ test-block: $(addprefix test-block-,$(BLOCK_TESTS)) ## run every RTL block test 
 	@echo "test-block: PASS ($(words $(BLOCK_TESTS)) blocks: $(BLOCK_TESTS))"
 
 # Build rules depend on all RTL and the test bench, so any edit rebuilds.
-$(BLOCK_DIR)/verilator/%/Vtsr_%_tb: tests/block/tsr_%_tb.v $(RTL_SRCS)
+# (A pattern rule replaces only one %, hence <name>/<sim>/ directories.)
+.PRECIOUS: $(BLOCK_DIR)/%/verilator/Vtb $(BLOCK_DIR)/%/iverilog/tb.vvp
+
+$(BLOCK_DIR)/%/verilator/Vtb: tests/block/tsr_%_tb.v $(RTL_SRCS)
 	@command -v $(VERILATOR) >/dev/null || { echo "block: $(VERILATOR) not found: apt-get install verilator (>= 5.006)"; exit 1; }
 	@mkdir -p $(@D)
-	$(VERILATOR) --binary --timing -j 2 --trace --quiet-exit -Wno-fatal \
+	@echo "block $*: verilator --binary --timing (log: $(@D)/build.log)"
+	@$(VERILATOR) --binary --timing -j 2 --trace --quiet-exit \
 	  --top-module tsr_$*_tb --Mdir $(@D) -o $(@F) \
 	  $< $(call block_rtl,$*) > $(@D)/build.log 2>&1 || { cat $(@D)/build.log; exit 1; }
-	@grep -E '^%(Warning|Error)' $(@D)/build.log || true
 
-$(BLOCK_DIR)/iverilog/%/tsr_%_tb.vvp: tests/block/tsr_%_tb.v $(RTL_SRCS)
+$(BLOCK_DIR)/%/iverilog/tb.vvp: tests/block/tsr_%_tb.v $(RTL_SRCS)
 	@command -v $(IVERILOG) >/dev/null || { echo "block: $(IVERILOG) not found: apt-get install iverilog"; exit 1; }
 	@mkdir -p $(@D)
 	$(IVERILOG) -g2012 -Wall -Wno-timescale -s tsr_$*_tb -o $@ $< $(call block_rtl,$*)
 
-# Not .PHONY (pattern rules cannot be); there is no file of this name, so it always runs.
-test-block-%: $(if $(filter iverilog,$(BLOCK_SIM)),$(BLOCK_DIR)/iverilog/%/tsr_%_tb.vvp,$(BLOCK_DIR)/verilator/%/Vtsr_%_tb)
+BLOCK_BIN = $(if $(filter iverilog,$(BLOCK_SIM)),$(BLOCK_DIR)/%/iverilog/tb.vvp,$(BLOCK_DIR)/%/verilator/Vtb)
+BLOCK_RUN = $(if $(filter iverilog,$(BLOCK_SIM)),$(VVP) -n,)
+
+# Not .PHONY (pattern rules cannot be); no file has this name, so it always runs.
+test-block-%: $(BLOCK_BIN)
 	@echo "block $* ($(BLOCK_SIM)):"
-	@$(if $(filter iverilog,$(BLOCK_SIM)),$(VVP) -n $< $(BLOCK_ARGS),$< $(BLOCK_ARGS)) \
-	  || { echo "block $*: FAIL"; exit 1; }
+	@$(BLOCK_RUN) $< $(BLOCK_ARGS) || { echo "block $*: FAIL"; exit 1; }

@@ -22,11 +22,11 @@ $(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt: $(RTL_SRCS) mk/rtl.mk
 	$(YOSYS) -q -l $(@D)/yosys.log -p " \
 	  read_verilog -DSYNTHESIS $(RTL_SRCS); \
 	  chparam -set ArrayDim $(SYNTH_DIM) tsr_top; \
-	  synth -top tsr_top -run :fine; \
+	  synth -top tsr_top -flatten -run :fine; \
 	  opt -fast -full; techmap; opt -fast; abc -fast; opt -fast; \
 	  select -assert-none t:\$$dlatch t:\$$_DLATCH_* t:\$$adlatch t:\$$_DLATCHSR_*; \
 	  tee -o $@ stat" 
-	@echo "synth: tsr_top ArrayDim=$(SYNTH_DIM): no latches; $$(grep -m1 'Number of cells' $@ | tr -s ' ')"
-	@grep -E '\$$mem' $@ | sed 's/^/synth: RAM /' || true
+	@echo "synth: tsr_top ArrayDim=$(SYNTH_DIM): no latches;$$(grep -m1 'Number of cells' $@ | tr -s ' '); RAMs:$$(grep -E '\$$mem' $@ | tr -s ' ')"
+	@grep -A3 'Memories' $@ | grep -v Memories | sed 's/^/synth: /' || true
 
 synth-check: $(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt ## Yosys synth of tsr_top (N=8), no latches, print the cell count

@@ -57,6 +57,11 @@ $(UNIT_OBJ_DIR)/%.o: %.c $(UNIT_FLAGS_FILE) | $(UNIT_CMOCKA_OK)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
 
+# Reached only when the .c file is missing: say which one instead of make's
+# "No rule to make target <test binary>".
+$(UNIT_OBJ_DIR)/%.o:
+	@echo "test-unit: cannot build $@: $*.c does not exist (check UNIT_SRCS_* in mk/*.mk)"; exit 1
+
 $(UNIT_LIB): $(call unit_objs,$(UNIT_LIB_SRCS))
 	@mkdir -p $(@D)
 	rm -f $@

@@ -179,7 +179,7 @@ static int expect_char(hdr_parser_t *p, char c, const char *what) {
 }
 
 /* A Python string literal in single or double quotes, without escapes.
- * On success *str/*len point into the header text. */
+ * On success *str and *len describe it inside the header text. */
 static int parse_string(hdr_parser_t *p, const char **str, size_t *len) {
   const char quote = peek(p);
   if (quote != '\'' && quote != '"') {
@@ -292,7 +292,7 @@ static int parse_shape(hdr_parser_t *p, hdr_info_t *info) {
   int trailing_comma = 0;
   skip_ws(p);
   while (peek(p) != ')') {
-    size_t dim;
+    size_t dim = 0;
     if (parse_dim(p, &dim) != 0) {
       return -1;
     }
@@ -417,8 +417,12 @@ static int read_header(FILE *f, const char *path, char **hdr, size_t *hdr_len, c
     set_err(err, errlen, path, "cannot read: %s", strerror(errno));
     return -1;
   }
+  if (got == 0) {
+    set_err(err, errlen, path, "bad magic: the file is empty, not a .npy file");
+    return -1;
+  }
   const size_t cmp = got < NPY_MAGIC_LEN ? got : NPY_MAGIC_LEN;
-  if (memcmp(pre, NPY_MAGIC, cmp) != 0 || got == 0) {
+  if (memcmp(pre, NPY_MAGIC, cmp) != 0) {
     set_err(err, errlen, path, "bad magic: not a .npy file (expected \\x93NUMPY)");
     return -1;
   }
@@ -710,8 +714,9 @@ int tsr_npy_write(const char *path, const tsr_npy_t *arr, char *err, size_t errl
     saved_errno = errno;
   }
   if (wrote != 0 || closed != 0) {
+    /* The partial file is left alone: path may name a device or FIFO
+     * (/dev/stdout, /dev/full) that must not be removed. */
     set_err(err, errlen, path, "write failed: %s", saved_errno != 0 ? strerror(saved_errno) : "I/O error");
-    remove(path); /* do not leave a half-written tensor behind */
     return -1;
   }
   return 0;

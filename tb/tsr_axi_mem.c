@@ -351,8 +351,24 @@ static void w_next(tsr_axi_mem_t *m) {
 
 /* ---- the clock ---------------------------------------------------------- */
 
+/* True when a tick could change nothing but the cycle count: no request, no
+ * burst in flight, ready to accept, no stalls to draw, bucket full. */
+static bool idle(const tsr_axi_mem_t *m, const tsr_axi_req_t *q) {
+  const tsr_axi_rsp_t *o = &m->rsp;
+  return !(q->arvalid | q->awvalid | q->wvalid | o->rvalid | o->bvalid | o->wready) &&
+         (m->rd.count | m->wr.count | m->wb.count) == 0u && o->arready && o->awready &&
+         !(m->ar_wait | m->aw_wait | m->w_wait) && m->cfg.stall_pct == 0u &&
+         m->credits == m->credit_cap;
+}
+
 const tsr_axi_rsp_t *tsr_axi_mem_tick(tsr_axi_mem_t *m, const tsr_axi_req_t *q) {
   tsr_axi_rsp_t *o = &m->rsp;
+
+  if (idle(m, q)) {
+    m->prio_w = !m->prio_w;
+    m->now++;
+    return o;
+  }
 
   if (m->ar_wait || m->aw_wait || m->w_wait) {
     check_stable(m, q);

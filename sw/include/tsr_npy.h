@@ -56,7 +56,8 @@ int tsr_npy_read(const char *path, tsr_npy_t *out, char *err, size_t errlen);
  * starts on a 64-byte boundary, as NumPy does). arr->count must equal the
  * product of shape[0..ndim-1]; data may be NULL only if count is 0.
  * Returns 0, or -1 with a message in err (invalid tensor, cannot create, or
- * a write error such as a full disk).
+ * a write error such as a full disk). An invalid tensor is reported before
+ * the file is opened; after a write error the partial file is left as it is.
  */
 int tsr_npy_write(const char *path, const tsr_npy_t *arr, char *err, size_t errlen);
 

@@ -26,11 +26,11 @@ module tsr_regs_tb;
   localparam [1:0]   SlvErr     = 2'b10;
 
   // Register offsets (rtl/regs/tessera_regs.toml).
-  localparam [11:0] ID = 12'h000, CONFIG = 12'h004, SPAD_ROWS = 12'h008, ACC_ROWS = 12'h00c;
-  localparam [11:0] CTRL = 12'h010, STATUS = 12'h014, IRQ_STATUS = 12'h018, IRQ_ENABLE = 12'h01c;
-  localparam [11:0] ERR_CODE = 12'h020, ERR_CMD_IDX = 12'h024, ERR_ADDR = 12'h028;
-  localparam [11:0] CMD_IDX = 12'h02c, CMDQ_PUSH = 12'h030, CMDQ_STATUS = 12'h034;
-  localparam [11:0] OPCODE = 12'h038, CNT_FIRST = 12'h040, CNT_LAST = 12'h06c;
+  localparam [31:0] ID = 32'h000, CONFIG = 32'h004, SPAD_ROWS = 32'h008, ACC_ROWS = 32'h00c;
+  localparam [31:0] CTRL = 32'h010, STATUS = 32'h014, IRQ_STATUS = 32'h018, IRQ_ENABLE = 32'h01c;
+  localparam [31:0] ERR_CODE = 32'h020, ERR_CMD_IDX = 32'h024, ERR_ADDR = 32'h028;
+  localparam [31:0] CMD_IDX = 32'h02c, CMDQ_PUSH = 32'h030, CMDQ_STATUS = 32'h034;
+  localparam [31:0] OPCODE = 32'h038, CNT_FIRST = 32'h040, CNT_LAST = 32'h06c;
 
   reg clk = 1'b0;
   always #5 clk = ~clk;
@@ -136,15 +136,23 @@ module tsr_regs_tb;
     .cnt_cmds_hi_val_i      (cnt[11])
   );
 
+  // From here on, check()/fail() take 32-bit values and the tasks take integers:
+  // narrower arguments are zero-extended on purpose, and $random results are
+  // truncated to the width of the input they drive on purpose. (The DUT port
+  // connections above stay width-checked.)
+  /* verilator lint_off WIDTH */
+
   // ---- error reporting ----
   integer errors = 0;
   integer seed;
+  integer cur_op = -1;   // index of the list operation being run (-1: directed prologue)
 
   task automatic fail(input [8*96-1:0] what, input [31:0] got, input [31:0] exp);
     begin
       errors = errors + 1;
       if (errors <= 20) begin
-        $display("FAIL @%0t: %0s: got 0x%08x, expected 0x%08x", $time, what, got, exp);
+        $display("FAIL @%0t op #%0d: %0s: got 0x%08x, expected 0x%08x",
+                 $time, cur_op, what, got, exp);
       end
     end
   endtask
@@ -418,12 +426,6 @@ module tsr_regs_tb;
     end
   endtask
 
-  task automatic wr0(input [31:0] addr, input [31:0] data);
-    begin
-      wr(addr, data, 4'hf, 0, 0, 0);
-    end
-  endtask
-
   // Pulse hardware set inputs for one cycle (no write in flight).
   task automatic hw_set(input [2:0] bits);
     begin
@@ -454,11 +456,184 @@ module tsr_regs_tb;
     end
   endtask
 
-  // ---- test sequence ----
-  integer    i, k, n_before;
-  reg [31:0] a, d, a2, tmp;
-  reg [3:0]  s;
-  reg [1:0]  resp;
+  // ---- operation list ----
+  // The directed and the random tests are one list of operations that
+  // run_list executes. Each bus task then has a single call site: Verilator
+  // inlines every call of a task, and ~100 direct call sites made a 13 MB
+  // model that took ten minutes to compile.
+  localparam [2:0] OpWr     = 3'd0;  // write, check response and side effects
+  localparam [2:0] OpRd     = 3'd1;  // read, check response and data
+  localparam [2:0] OpPar    = 3'd2;  // a write and a read of another register at once
+  localparam [2:0] OpHwSet  = 3'd3;  // pulse the w1c set inputs for one cycle
+  localparam [2:0] OpW1cClr = 3'd4;  // pulse w1c_clear_i, with the set inputs = data
+  localparam [2:0] OpRandRo = 3'd5;  // new random values on every ro input
+  localparam [2:0] OpExpect = 3'd6;  // literal check: irq_enable = data[2:0], irq_status = data[5:3]
+  localparam integer ListMax = 4096;
+
+  reg [2:0]  l_op    [0:ListMax-1];
+  reg [31:0] l_addr  [0:ListMax-1];
+  reg [31:0] l_data  [0:ListMax-1];
+  reg [3:0]  l_strb  [0:ListMax-1];
+  reg [31:0] l_raddr [0:ListMax-1];
+  reg [7:0]  l_awd   [0:ListMax-1];  // cycles before AWVALID
+  reg [7:0]  l_wd    [0:ListMax-1];  // cycles before WVALID
+  reg [7:0]  l_bd    [0:ListMax-1];  // cycles BREADY stays low
+  reg [7:0]  l_rd    [0:ListMax-1];  // cycles RREADY stays low
+  integer    l_n = 0;
+
+  task automatic push(input [2:0] op, input [31:0] addr, input [31:0] data, input [3:0] strb,
+                      input [7:0] awd, input [7:0] wd, input [7:0] bd,
+                      input [31:0] raddr, input [7:0] rdl);
+    begin
+      if (l_n >= ListMax) begin
+        $fatal(1, "FAIL: operation list full (ListMax = %0d)", ListMax);
+      end
+      l_op[l_n] = op;     l_addr[l_n] = addr;  l_data[l_n] = data;  l_strb[l_n] = strb;
+      l_awd[l_n] = awd;   l_wd[l_n] = wd;      l_bd[l_n] = bd;
+      l_raddr[l_n] = raddr;  l_rd[l_n] = rdl;
+      l_n = l_n + 1;
+    end
+  endtask
+
+  task automatic pw(input [31:0] addr, input [31:0] data);
+    push(OpWr, addr, data, 4'hf, 0, 0, 0, 0, 0);
+  endtask
+  task automatic pws(input [31:0] addr, input [31:0] data, input [3:0] strb);
+    push(OpWr, addr, data, strb, 0, 0, 0, 0, 0);
+  endtask
+  task automatic pwd(input [31:0] addr, input [31:0] data, input [7:0] awd, input [7:0] wd,
+                     input [7:0] bd);
+    push(OpWr, addr, data, 4'hf, awd, wd, bd, 0, 0);
+  endtask
+  task automatic pr(input [31:0] addr);
+    push(OpRd, addr, 0, 0, 0, 0, 0, 0, 0);
+  endtask
+  task automatic prd(input [31:0] addr, input [7:0] rdl);
+    push(OpRd, addr, 0, 0, 0, 0, 0, 0, rdl);
+  endtask
+  task automatic ppar(input [31:0] addr, input [31:0] data, input [7:0] bd,
+                      input [31:0] raddr, input [7:0] rdl);
+    push(OpPar, addr, data, 4'hf, 0, 0, bd, raddr, rdl);
+  endtask
+  task automatic phw(input [2:0] bits);
+    push(OpHwSet, 0, bits, 0, 0, 0, 0, 0, 0);
+  endtask
+  task automatic pclr(input [2:0] set_bits);
+    push(OpW1cClr, 0, set_bits, 0, 0, 0, 0, 0, 0);
+  endtask
+  task automatic pexp(input [2:0] enable, input [2:0] status);
+    push(OpExpect, 0, {status, enable}, 0, 0, 0, 0, 0, 0);
+  endtask
+  task automatic pread_all;
+    integer j;
+    for (j = 0; j <= CNT_LAST; j = j + 4) begin
+      pr(j);
+    end
+  endtask
+
+  task automatic run_list;
+    integer j;
+    begin
+      for (j = 0; j < l_n; j = j + 1) begin
+        cur_op = j;
+        case (l_op[j])
+          OpWr: begin
+            wr(l_addr[j], l_data[j], l_strb[j], l_awd[j], l_wd[j], l_bd[j]);
+          end
+          OpRd: begin
+            rd(l_addr[j], l_rd[j]);
+          end
+          OpPar: begin
+            // (each branch in begin/end: Verilator 5.006 does not wait for a
+            // fork branch that is a bare task call)
+            fork
+              begin
+                wr(l_addr[j], l_data[j], l_strb[j], l_awd[j], l_wd[j], l_bd[j]);
+              end
+              begin
+                rd(l_raddr[j], l_rd[j]);
+              end
+            join
+          end
+          OpHwSet: begin
+            hw_set(l_data[j][2:0]);
+          end
+          OpW1cClr: begin
+            w1c_clear = 1'b1;
+            irq_set   = l_data[j][2:0];
+            @(negedge clk);
+            w1c_clear = 1'b0;
+            irq_set   = 3'b000;
+            m_status  = l_data[j][2:0];
+            check("irq_status after w1c_clear_i", irq_status, m_status);
+          end
+          OpRandRo: begin
+            randomize_ro;
+          end
+          OpExpect: begin
+            check("irq_enable_*_o (directed)", irq_enable, l_data[j][2:0]);
+            check("irq_status_*_o (directed)", irq_status, l_data[j][5:3]);
+            check("model IRQ_ENABLE (directed)", m_enable, l_data[j][2:0]);
+            check("model IRQ_STATUS (directed)", m_status, l_data[j][5:3]);
+          end
+          default: begin
+            fail("unknown list operation", l_op[j], 0);
+          end
+        endcase
+      end
+      cur_op = -1;
+    end
+  endtask
+
+  // Random operations: any address (mapped, unmapped, misaligned, upper bits
+  // set), random data and strobes, random AW/W order and READY delays.
+  task automatic push_random(input integer count);
+    integer    j;
+    reg [31:0] a, a2, d, r1, r2;
+    reg [3:0]  s;
+    begin
+      for (j = 0; j < count; j = j + 1) begin
+        r1 = $random(seed);
+        r2 = $random(seed);
+        d  = $random(seed);
+        case (r1[3:0])
+          0, 1, 2: a = IRQ_ENABLE;
+          3, 4:    a = IRQ_STATUS;
+          5:       a = CTRL;
+          6:       a = CMDQ_PUSH;
+          10:      a = {20'h0, r1[15:6], 2'b00};   // anywhere in the 4 KiB
+          11:      a = {25'h0, r1[10:4]};          // low offsets, maybe misaligned
+          default: a = {24'h0, r1[11:6], 2'b00};   // 0x000-0x0fc
+        endcase
+        if (r1[16]) begin
+          a[31:12] = r1[31:12];   // must be ignored
+        end
+        s = r2[2] ? 4'hf : r2[6:3];
+        if (r2[7]) begin
+          phw(r2[10:8]);
+        end
+        if (r2[11]) begin
+          push(OpRandRo, 0, 0, 0, 0, 0, 0, 0, 0);
+        end
+        if (r2[12]) begin
+          push(OpRd, a, 0, 0, 0, 0, 0, 0, r2[13] ? r2[17:14] : 4'd0);
+        end else if (r2[18] && r2[19]) begin
+          a2 = $random(seed);
+          a2 = {24'h0, a2[11:6], 2'b00};
+          if (a2[11:2] == a[11:2]) begin
+            a2 = ID;    // never read the register being written
+          end
+          push(OpPar, a, d, s, r2[21:20], r2[23:22], r2[25:24], a2, r2[27:26]);
+        end else begin
+          push(OpWr, a, d, s, r2[21:20], r2[23:22], r2[26] ? r2[31:28] : 4'd0, 0, 0);
+        end
+      end
+    end
+  endtask
+
+  // ---- test ----
+  integer         i;
+  reg [31:0]      a_tmp;
   reg [8*256-1:0] trace_file;
 
   initial begin
@@ -486,225 +661,141 @@ module tsr_regs_tb;
     rst_n = 1'b1;
     @(negedge clk);
 
-    // 1. Reset values on the ports, then every register reads as expected.
+    // ---- Directed prologue: exact-cycle checks, driving the bus by hand ----
     check("bvalid/rvalid after reset", {bvalid, rvalid}, 0);
+    check("awready/wready/arready after reset", {awready, wready, arready}, 3'b111);
     check("irq_enable after reset", irq_enable, 0);
     check("irq_status after reset", irq_status, 0);
-    for (a = 0; a <= CNT_LAST; a = a + 4) begin
-      rd(a, 0);
-    end
-    randomize_ro;
-    for (a = 0; a <= CNT_LAST; a = a + 4) begin
-      rd(a, 0);
-    end
 
-    // 2. rw: write, read back; unused bits read 0.
-    wr0(IRQ_ENABLE, 32'h5);
-    rd(IRQ_ENABLE, 0);
-    wr0(IRQ_ENABLE, 32'hffff_ffff);
-    rd(IRQ_ENABLE, 0);
-    wr0(IRQ_ENABLE, 32'h2);
-    rd(IRQ_ENABLE, 0);
-
-    // 3. Strobes: a lane with strobe 0 keeps its value; strobe 0 is an OKAY no-op.
-    wr(IRQ_ENABLE, 32'h0000_0007, 4'b1110, 0, 0, 0);
-    check("IRQ_ENABLE unchanged by unstrobed lane", irq_enable, 3'b010);
-    wr(IRQ_ENABLE, 32'hffff_ff05, 4'b0001, 0, 0, 0);
-    check("IRQ_ENABLE lane 0 written", irq_enable, 3'b101);
-    wr(IRQ_ENABLE, 32'h0, 4'b0000, 0, 0, 0);
-    rd(IRQ_ENABLE, 0);
-
-    // 4. w1c: hardware sets, software clears only the bits written as 1.
-    hw_set(3'b101);
-    rd(IRQ_STATUS, 0);
-    wr0(IRQ_STATUS, 32'h1);
-    rd(IRQ_STATUS, 0);
-    check("IRQ_STATUS after W1C of DONE", irq_status, 3'b100);
-    wr0(IRQ_STATUS, 32'h2);   // clearing a clear bit: no change
-    wr(IRQ_STATUS, 32'h4, 4'b1110, 0, 0, 0);  // strobe off: no clear
-    check("IRQ_STATUS unstrobed clear", irq_status, 3'b100);
-    wr0(IRQ_STATUS, 32'hffff_ffff);
-    rd(IRQ_STATUS, 0);
-    check("IRQ_STATUS all cleared", irq_status, 3'b000);
-
-    // 5. w1c priority: a set in the very cycle the clear takes effect wins.
-    //    AW+W are sent together at a falling edge (idle, so both taken at the
-    //    next rising edge); the write takes effect in the following cycle.
+    // w1c priority: a hardware set in the very cycle a W1C takes effect wins.
+    // AW and W go out together at a falling edge while idle, so both are
+    // taken at the next rising edge and the write takes effect one cycle later.
     hw_set(3'b001);
-    awvalid = 1'b1; awaddr = {20'h0, IRQ_STATUS}; wvalid = 1'b1; wdata = 32'h1; wstrb = 4'hf;
-    check("idle AWREADY/WREADY", {awready, wready}, 2'b11);
-    @(negedge clk);            // both taken
+    awvalid = 1'b1; awaddr = IRQ_STATUS; wvalid = 1'b1; wdata = 32'h1; wstrb = 4'hf;
+    @(negedge clk);            // AW and W taken
     awvalid = 1'b0; wvalid = 1'b0;
-    irq_set = 3'b001;          // high during the cycle the clear takes effect
+    irq_set = 3'b001;          // high in the cycle the clear takes effect
     @(negedge clk);
     irq_set = 3'b000;
-    check("BVALID the cycle after the clear took effect", bvalid, 1'b1);
+    check("BVALID in the cycle after the write took effect", bvalid, 1'b1);
+    check("BRESP of W1C", bresp, Okay);
     check("set wins over a same-cycle W1C", irq_status, 3'b001);
     bready = 1'b1; @(negedge clk); bready = 1'b0;
-    //    Control: the same set one cycle earlier is cleared by the write.
-    awvalid = 1'b1; awaddr = {20'h0, IRQ_STATUS}; wvalid = 1'b1; wdata = 32'h1; wstrb = 4'hf;
+    // Control: the same set one cycle earlier is cleared by the write.
+    awvalid = 1'b1; awaddr = IRQ_STATUS; wvalid = 1'b1; wdata = 32'h1; wstrb = 4'hf;
     irq_set = 3'b001;
     @(negedge clk);
     awvalid = 1'b0; wvalid = 1'b0; irq_set = 3'b000;
+    check("set is visible the cycle after set_i", irq_status, 3'b001);
     @(negedge clk);
     check("set one cycle before the W1C is cleared", irq_status, 3'b000);
     bready = 1'b1; @(negedge clk); bready = 1'b0;
     m_status = 3'b000;
-
-    // 6. w1c_clear_i clears every w1c field; a same-cycle set still wins.
-    hw_set(3'b111);
-    w1c_clear = 1'b1;
+    // wo timing: the pulse comes in the cycle BVALID rises, for one cycle.
+    awvalid = 1'b1; awaddr = CTRL; wvalid = 1'b1; wdata = 32'h3; wstrb = 4'hf;
     @(negedge clk);
-    w1c_clear = 1'b0;
-    check("w1c_clear_i clears all", irq_status, 3'b000);
-    m_status = 3'b000;
-    hw_set(3'b011);
-    w1c_clear = 1'b1; irq_set = 3'b100;
+    awvalid = 1'b0; wvalid = 1'b0;
+    check("no pulse before the write takes effect", {ctrl_we, ctrl_soft_reset}, 0);
     @(negedge clk);
-    w1c_clear = 1'b0; irq_set = 3'b000;
-    check("set wins over w1c_clear_i", irq_status, 3'b100);
-    m_status = 3'b100;
-    rd(IRQ_STATUS, 0);
-    check("rw not touched by w1c_clear_i", irq_enable, m_enable);
+    check("CTRL pulse with BVALID", {bvalid, ctrl_we, ctrl_counters_clear, ctrl_soft_reset}, 4'hf);
+    @(negedge clk);
+    check("CTRL pulse is one cycle", {bvalid, ctrl_we, ctrl_counters_clear, ctrl_soft_reset}, 4'h8);
+    bready = 1'b1; @(negedge clk); bready = 1'b0;
+    // Read timing: R the cycle after AR; RDATA registered at AR.
+    arvalid = 1'b1; araddr = ERR_CODE;
+    @(negedge clk);
+    arvalid = 1'b0;
+    err_code = 8'h99;          // changes after AR was taken: must not show
+    check("RVALID the cycle after AR", rvalid, 1'b1);
+    check("RDATA sampled when AR was taken", rdata, 32'h2a);
+    rready = 1'b1; @(negedge clk); rready = 1'b0;
+    err_code = 8'h2a;
 
-    // 7. wo: one pulse per write with the written bits; reads return 0.
-    wr0(CTRL, 32'h1);
-    wr0(CTRL, 32'h2);
-    wr0(CTRL, 32'hffff_fff3);
-    wr0(CTRL, 32'h0);
-    rd(CTRL, 0);
-    for (i = 0; i < 8; i = i + 1) begin  // a whole command, back to back
-      wr0(CMDQ_PUSH, 32'h1000_0000 * i + 32'h0012_3456 + i);
+    // ---- Directed list ----
+    // Every register after reset, then with new ro values.
+    pread_all;
+    push(OpRandRo, 0, 0, 0, 0, 0, 0, 0, 0);
+    pread_all;
+    // rw: write, read back; unused bits read 0.
+    pw(IRQ_ENABLE, 32'h5);          pr(IRQ_ENABLE);  pexp(3'h5, 3'h0);
+    pw(IRQ_ENABLE, 32'hffff_ffff);  pr(IRQ_ENABLE);  pexp(3'h7, 3'h0);
+    pw(IRQ_ENABLE, 32'h2);          pr(IRQ_ENABLE);  pexp(3'h2, 3'h0);
+    // Strobes: an unstrobed lane keeps its value; no strobe at all is an OKAY no-op.
+    pws(IRQ_ENABLE, 32'h0000_0007, 4'b1110);  pexp(3'h2, 3'h0);
+    pws(IRQ_ENABLE, 32'hffff_ff05, 4'b0001);  pexp(3'h5, 3'h0);
+    pws(IRQ_ENABLE, 32'h0, 4'b0000);  pr(IRQ_ENABLE);  pexp(3'h5, 3'h0);
+    // w1c: hardware sets; software clears exactly the strobed 1 bits.
+    phw(3'b101);                    pr(IRQ_STATUS);  pexp(3'h5, 3'h5);
+    pw(IRQ_STATUS, 32'h1);          pr(IRQ_STATUS);  pexp(3'h5, 3'h4);
+    pw(IRQ_STATUS, 32'h2);                           pexp(3'h5, 3'h4);
+    pws(IRQ_STATUS, 32'h4, 4'b1110);                 pexp(3'h5, 3'h4);
+    pw(IRQ_STATUS, 32'hffff_ffff);  pr(IRQ_STATUS);  pexp(3'h5, 3'h0);
+    // w1c_clear_i clears every w1c field, a same-cycle set still wins; rw untouched.
+    phw(3'b111);  pclr(3'b000);     pexp(3'h5, 3'h0);
+    phw(3'b011);  pclr(3'b100);     pexp(3'h5, 3'h4);  pr(IRQ_STATUS);
+    // wo: one pulse per write carrying the written bits; reads return 0.
+    pw(CTRL, 32'h1);  pw(CTRL, 32'h2);  pw(CTRL, 32'hffff_fff3);  pw(CTRL, 32'h0);
+    pr(CTRL);
+    for (i = 0; i < 8; i = i + 1) begin
+      pw(CMDQ_PUSH, 32'h1000_0000 * i + 32'h0012_3456 + i);
     end
-    rd(CMDQ_PUSH, 0);
-    n_before = ctrl_pulses;
-    for (i = 0; i < 15; i = i + 1) begin  // partial strobes: SLVERR, no pulse
-      wr(CTRL, 32'h1, i[3:0], 0, 0, 0);
-      wr(CMDQ_PUSH, 32'hdead_beef, i[3:0], 0, 0, 0);
+    pr(CMDQ_PUSH);
+    for (i = 0; i < 15; i = i + 1) begin   // partial strobes: SLVERR, no pulse
+      pws(CTRL, 32'h1, i);
+      pws(CMDQ_PUSH, 32'hdead_beef, i);
     end
-    check("no CTRL pulse on partial strobes", ctrl_pulses, n_before);
-
-    // 8. Unmapped, write to ro, misaligned: SLVERR, no side effect.
-    wr0(IRQ_ENABLE, 32'h6);
-    hw_set(3'b010);
-    for (i = 0; i < 12; i = i + 1) begin
+    // SLVERR, no side effect: unmapped, ro-only registers, misaligned.
+    pw(IRQ_ENABLE, 32'h6);  phw(3'b010);  pexp(3'h6, 3'h6);
+    for (i = 0; i < 13; i = i + 1) begin
       case (i)
-        0: a = 32'h03c;  1: a = 32'h070;  2: a = 32'h800;  3: a = 32'hffc;
-        4: a = 32'h000;  5: a = 32'h014;  6: a = 32'h040;  7: a = 32'h06c;
-        8: a = 32'h01d;  9: a = 32'h01e;  10: a = 32'h011; 11: a = 32'h033;
-        default: a = 32'h0;
+        0: a_tmp = 32'h03c;  1: a_tmp = 32'h070;  2: a_tmp = 32'h800;  3: a_tmp = 32'hffc;
+        4: a_tmp = ID;       5: a_tmp = STATUS;   6: a_tmp = CNT_FIRST; 7: a_tmp = CNT_LAST;
+        8: a_tmp = 32'h01d;  9: a_tmp = 32'h01e;  10: a_tmp = 32'h011; 11: a_tmp = 32'h033;
+        default: a_tmp = 32'h01b;
       endcase
-      wr0(a, 32'hffff_ffff);   // wr checks: SLVERR, rw/w1c unchanged, no pulse
-      rd(a, 0);                // rd checks: response and data (0 if unmapped)
+      pw(a_tmp, 32'hffff_ffff);
+      pr(a_tmp);
     end
-    rd(IRQ_ENABLE, 0);
-    rd(IRQ_STATUS, 0);
-
-    // 9. Only addr[11:0] is decoded.
-    wr0(32'hdead_f01c, 32'h1);
-    rd(32'h1234_501c, 0);
-    rd(32'hffff_f000, 0);
-    rd(32'h8000_0ffc, 0);
-
-    // 10. AW before W, W before AW, by several cycles (monitor: no early B).
-    wr(IRQ_ENABLE, 32'h3, 4'hf, 0, 6, 0);
-    rd(IRQ_ENABLE, 0);
-    wr(IRQ_ENABLE, 32'h4, 4'hf, 6, 0, 0);
-    rd(IRQ_ENABLE, 0);
-    wr(CMDQ_PUSH, 32'hcafe_0001, 4'hf, 1, 9, 0);
-    wr(CMDQ_PUSH, 32'hcafe_0002, 4'hf, 9, 1, 0);
-
-    // 11. BREADY / RREADY held low for a long time, then released.
-    wr(IRQ_ENABLE, 32'h7, 4'hf, 0, 0, 60);
-    wr(CTRL, 32'h2, 4'hf, 3, 0, 45);
-    rd(IRQ_ENABLE, 70);
-    rd(32'h03c, 50);
-    //    A read completes while a B response is held back, and the reverse.
-    fork
-      wr(IRQ_ENABLE, 32'h1, 4'hf, 0, 0, 40);
-      begin
-        @(negedge clk);
-        @(negedge clk);
-        rd(ID, 0);
-        rd(CNT_FIRST, 3);
-      end
-    join
-    fork
-      rd(SPAD_ROWS, 40);
-      begin
-        @(negedge clk);
-        wr0(IRQ_ENABLE, 32'h2);
-        wr0(CMDQ_PUSH, 32'h5555_aaaa);
-      end
-    join
-
-    // 12. Back to back: the next transaction starts in the cycle the last ends.
+    pr(IRQ_ENABLE);  pr(IRQ_STATUS);  pexp(3'h6, 3'h6);
+    // Only addr[11:0] is decoded.
+    pw(32'hdead_f01c, 32'h1);  pr(32'h1234_501c);  pr(32'hffff_f000);  pr(32'h8000_0ffc);
+    pexp(3'h1, 3'h6);
+    // AW before W and W before AW, several cycles apart (monitor: no early B).
+    pwd(IRQ_ENABLE, 32'h3, 0, 6, 0);  pr(IRQ_ENABLE);
+    pwd(IRQ_ENABLE, 32'h4, 6, 0, 0);  pr(IRQ_ENABLE);
+    pwd(CMDQ_PUSH, 32'hcafe_0001, 1, 9, 0);
+    pwd(CMDQ_PUSH, 32'hcafe_0002, 9, 1, 0);
+    pexp(3'h4, 3'h6);
+    // BREADY / RREADY held low for many cycles, then released.
+    pwd(IRQ_ENABLE, 32'h7, 0, 0, 60);
+    pwd(CTRL, 32'h2, 3, 0, 45);
+    prd(IRQ_ENABLE, 70);
+    prd(32'h03c, 50);
+    // Reads complete while B is held back, and a write while R is held back.
+    ppar(IRQ_ENABLE, 32'h1, 40, ID, 0);
+    ppar(IRQ_ENABLE, 32'h2, 0, SPAD_ROWS, 40);
+    ppar(CMDQ_PUSH, 32'h5555_aaaa, 0, CNT_FIRST, 30);
+    // Back to back: each transaction starts in the cycle the previous one ends.
     for (i = 0; i < 16; i = i + 1) begin
-      wr0(CMDQ_PUSH, 32'hb2b0_0000 + i);
+      pw(CMDQ_PUSH, 32'hb2b0_0000 + i);
     end
     for (i = 0; i < 16; i = i + 1) begin
-      rd(CNT_FIRST + 4 * (i % 12), 0);
+      pr(CNT_FIRST + 4 * (i % 12));
     end
-    fork
-      for (k = 0; k < 10; k = k + 1) begin
-        wr0(IRQ_ENABLE, k);
-      end
-      for (i = 0; i < 20; i = i + 1) begin
-        rd(ACC_ROWS, 0);
-      end
-    join
-    rd(IRQ_ENABLE, 0);
+    for (i = 0; i < 10; i = i + 1) begin
+      ppar(IRQ_ENABLE, i, 0, ACC_ROWS, 0);
+    end
+    pr(IRQ_ENABLE);  pexp(3'h1, 3'h6);
+    // Random operations against the model, then every register once more.
+    push_random(RandomTxns);
+    pread_all;
 
-    // 13. Random transactions against the model.
-    for (i = 0; i < RandomTxns; i = i + 1) begin
-      tmp = $random(seed);
-      case (tmp[3:0])
-        0, 1, 2:  a = {20'h0, IRQ_ENABLE};
-        3, 4:     a = {20'h0, IRQ_STATUS};
-        5:        a = {20'h0, CTRL};
-        6:        a = {20'h0, CMDQ_PUSH};
-        7, 8, 9:  a = {20'h0, 4'h0, tmp[11:6], 2'b00};           // anything in 0x000-0x0fc
-        10:       a = {20'h0, tmp[15:6], 2'b00};                 // anywhere
-        11:       a = {20'h0, tmp[15:4], tmp[5:4]} & 32'h0000_007f;  // maybe misaligned
-        default:  a = {20'h0, 4'h0, tmp[11:6], 2'b00};
-      endcase
-      if (tmp[16]) begin
-        a[31:12] = tmp[31:12];   // upper bits must be ignored
-      end
-      d = $random(seed);
-      tmp = $random(seed);
-      s = tmp[2] ? 4'hf : tmp[6:3];
-      if (tmp[7]) begin
-        hw_set(tmp[10:8]);
-      end
-      if (tmp[11]) begin
-        randomize_ro;
-      end
-      if (tmp[12]) begin
-        rd(a, tmp[13] ? tmp[17:14] : 0);
-      end else if (tmp[18] && tmp[19]) begin
-        // Concurrent write and read of different registers.
-        a2 = $random(seed);
-        a2 = {20'h0, 4'h0, a2[11:6], 2'b00};
-        if (a2[11:2] == a[11:2]) begin
-          a2 = {20'h0, ID};
-        end
-        fork
-          wr(a, d, s, tmp[21:20], tmp[23:22], tmp[25:24]);
-          rd(a2, tmp[27:26]);
-        join
-      end else begin
-        wr(a, d, s, tmp[21:20], tmp[23:22], tmp[26] ? tmp[31:28] : 0);
-      end
-    end
-    for (a = 0; a <= CNT_LAST; a = a + 4) begin
-      rd(a, 0);
-    end
+    run_list;
 
     // Let the monitor see the last edge, then report.
     repeat (3) @(negedge clk);
-    $display("tsr_regs_tb: %0d writes, %0d reads, %0d CTRL pulses, %0d CMDQ_PUSH pulses",
-             b_n, r_n, ctrl_pulses, cmdq_pulses);
+    $display("tsr_regs_tb: %0d list ops, %0d writes, %0d reads, %0d CTRL pulses, %0d CMDQ_PUSH pulses",
+             l_n, b_n, r_n, ctrl_pulses, cmdq_pulses);
     if (errors != 0) begin
       $display("FAIL: tsr_regs_tb: %0d errors (replay with +seed=%0d)", errors, seed);
       $fatal(1, "FAIL");
@@ -712,6 +803,8 @@ module tsr_regs_tb;
     $display("PASS: tsr_regs_tb");
     $finish;
   end
+
+  /* verilator lint_on WIDTH */
 
 endmodule
 

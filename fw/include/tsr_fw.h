@@ -1,0 +1,139 @@
+/* tsr_fw.h: Tessera firmware: GEMM tiler (planner) and executor. */
+#ifndef TSR_FW_H
+#define TSR_FW_H
+
+/*
+ * Freestanding (stdint/stddef/stdbool; no malloc, stdio, libm, and no 64-bit
+ * division): the same source runs on the host and on an RV32IM core.
+ *
+ * A GEMM C = A * B (+ bias, optional requantization) of any m, k, n >= 1 is cut
+ * into tiles that fit the chip's scratchpad and accumulator:
+ *
+ *   for each m-tile (mt <= plan.mt rows)
+ *     for each n-block (nt <= N columns)
+ *       for each K chunk (kc <= plan.kc; plan.kc is a multiple of N)
+ *         LOAD A[m0:+mt, k0:+kc] -> scratchpad (skipped while resident)
+ *         LOAD B[k0:+kc, n0:+nt] -> scratchpad
+ *         MATMUL per N-wide k-block, accumulating into the tile's rows
+ *       LOAD bias / multipliers / shifts -> the tile's 3 parameter rows
+ *       STORE the tile through the output stage
+ *
+ * tsr_gemm_plan() chooses the sizes and the buffer layout (a pure function);
+ * tsr_gemm_run() emits the commands. fw/tsr_gemm.c documents the dependency
+ * token scheme that lets an overlapping engine run load, compute and store
+ * concurrently.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tsr_driver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One GEMM job in external memory. All addresses are device byte addresses. */
+typedef struct tsr_gemm_desc {
+  uint32_t m, k, n;       /**< C is m x n, A is m x k, B is k x n; all >= 1 */
+  uint32_t a_addr, lda;   /**< int8 A, row stride in bytes (>= k) */
+  uint32_t b_addr, ldb;   /**< int8 B, row stride in bytes (>= n) */
+  uint32_t c_addr, ldc;   /**< C: int8 if requant, else int32; row stride in bytes */
+  bool has_bias;          /**< add bias[n] (int32 at bias_addr) */
+  uint32_t bias_addr;
+  bool requant;           /**< int8 output through mbqm + zero point + clamp */
+  bool per_channel;       /**< int32 mult[n] at mult_addr and shift[n] at shift_addr */
+  uint32_t mult_addr, shift_addr;
+  int32_t mult;           /**< per-tensor multiplier (requant && !per_channel) */
+  int32_t shift;          /**< per-tensor shift, -31..30 */
+  int32_t out_zp;         /**< int8 output zero point */
+  int32_t act_min, act_max; /**< int8 clamp bounds */
+} tsr_gemm_desc_t;
+
+/** Buffering choices (for tests and experiments; TSR_BUF_AUTO normally). */
+typedef enum tsr_gemm_buf {
+  TSR_BUF_AUTO = 0,   /**< the planner decides */
+  TSR_BUF_SINGLE = 1, /**< one buffer */
+  TSR_BUF_DOUBLE = 2  /**< two buffers, so an overlapping engine can overlap */
+} tsr_gemm_buf_t;
+
+/** Optional planner limits; a zero field means "no limit / automatic". */
+typedef struct tsr_gemm_opts {
+  uint32_t max_mt;        /**< cap on tile rows */
+  uint32_t max_kc;        /**< cap on the K chunk (rounded down to a multiple of N, >= N) */
+  tsr_gemm_buf_t spad_buf;/**< scratchpad A/W buffering */
+  tsr_gemm_buf_t acc_buf; /**< accumulator tile buffering */
+} tsr_gemm_opts_t;
+
+/** The decisions of the planner, and what executing them will cost. */
+typedef struct tsr_gemm_plan {
+  uint32_t dim;           /**< N of the device the plan is for */
+  uint32_t mt;            /**< tile rows (<= ACC_ROWS - 3) */
+  uint32_t kc;            /**< K chunk in elements, a multiple of N */
+  uint32_t m_tiles;       /**< ceil(m / mt) */
+  uint32_t n_blocks;      /**< ceil(n / N) */
+  uint32_t k_chunks;      /**< ceil(k / kc) */
+  uint32_t k_blocks;      /**< ceil(k / N): MATMULs per tile */
+  uint32_t tiles;         /**< m_tiles * n_blocks: STOREs */
+  uint32_t groups;        /**< tiles * k_chunks: scratchpad load groups */
+  bool a_resident;        /**< A tile loaded once per m-tile (k_chunks == 1) */
+  uint32_t spad_bufs;     /**< 1 or 2 A/W buffer pairs */
+  uint32_t acc_bufs;      /**< 1 or 2 accumulator tiles */
+  uint32_t a_base[2];     /**< scratchpad row of each A buffer */
+  uint32_t a_rows;        /**< rows of one A buffer: mt * (kc / N) */
+  uint32_t w_base[2];     /**< scratchpad row of each W buffer */
+  uint32_t w_rows;        /**< rows of one W buffer: kc */
+  uint32_t acc_base[2];   /**< accumulator row of each tile buffer */
+  uint32_t acc_stride;    /**< mt + 3: tile rows followed by bias, mult, shift rows */
+  uint32_t n_params;      /**< parameter LOADs per tile (0..3) */
+  /* Predictions for the whole job. */
+  uint64_t cmds;          /**< commands submitted */
+  uint64_t cmd_loads;     /**< scratchpad LOADs */
+  uint64_t cmd_matmuls;   /**< MATMULs */
+  uint64_t cmd_params;    /**< accumulator LOADs */
+  uint64_t cmd_stores;    /**< STOREs */
+  uint64_t dma_rd_bytes;  /**< payload bytes read (whole beats may read more) */
+  uint64_t dma_wr_bytes;  /**< bytes written */
+  uint64_t macs;          /**< m * k * n */
+  uint64_t est_cycles;    /**< rough serial-engine estimate (tsr_gemm_predict_cycles) */
+} tsr_gemm_plan_t;
+
+/**
+ * Check `desc` (dimensions, strides, 2^32 ranges, requantization settings, no
+ * overlap of C with an input) and choose a plan for the device `info`.
+ * Pure: touches nothing but *plan. `opts` may be NULL. TSR_BAD_ARG for a bad
+ * descriptor, TSR_UNSUPPORTED when the device memories cannot hold even the
+ * smallest tile (a 1-row A tile, N weight rows and 4 accumulator rows).
+ */
+tsr_status_t tsr_gemm_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
+                           const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan);
+
+/** Check a descriptor alone; on failure a one-line reason in *why (never NULL). */
+tsr_status_t tsr_gemm_check_desc(const tsr_gemm_desc_t *desc, const char **why);
+
+/**
+ * Rough cycle count of `plan` on the serial engine (one command at a time):
+ * DMA beats plus per-row and per-command overheads, MATMUL streaming and
+ * skew, STORE streaming. Used to rank candidate plans; not a promise.
+ */
+uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
+                                 const tsr_gemm_plan_t *plan);
+
+/** Called after each tile's STORE is submitted. */
+typedef void (*tsr_gemm_progress_fn)(void *user, uint32_t tiles_submitted, uint32_t tiles_total);
+
+/**
+ * Submit the commands of `plan` for `desc` and wait until the engine is idle
+ * (IRQ wait if the HAL has one, else polling). The plan must come from
+ * tsr_gemm_plan for this device and descriptor. `progress` may be NULL.
+ * On failure the reason is in tsr_dev_error(dev).
+ */
+tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *desc, const tsr_gemm_plan_t *plan,
+                          tsr_gemm_progress_fn progress, void *user);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSR_FW_H */

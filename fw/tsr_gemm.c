@@ -1,0 +1,564 @@
+/* tsr_gemm.c: GEMM tiler (planner) and executor for Tessera (freestanding firmware). */
+#include "tsr_fw.h"
+
+/*
+ * Memory layout chosen by the planner (N = array dim, kcb = kc / N):
+ *
+ *   scratchpad:  [A buf 0: mt*kcb rows][A buf 1]...[W buf 0: kc rows][W buf 1]
+ *                An A chunk of mt rows x kc bytes lands as kcb blocks of mt
+ *                rows (LOAD cuts each row into N-byte chunks); block b feeds
+ *                the MATMUL of k-block b. A W chunk is kc rows of N bytes.
+ *   accumulator: [tile buf 0: mt rows | bias | mult | shift][tile buf 1 ...]
+ *
+ * Dependency tokens (docs/commands.md). Stages: load (scratchpad LOADs),
+ * compute (MATMUL, accumulator LOADs, NOP), store (STORE). A "group" is one
+ * (m-tile, n-block, K chunk) step: its scratchpad LOADs and its MATMULs. A
+ * "tile" is one (m-tile, n-block) accumulator tile: its groups, parameter
+ * LOADs and its STORE. With S scratchpad buffer pairs and T accumulator
+ * buffers (1 or 2 each):
+ *
+ *   load -> compute  (data ready)  the last LOAD of every group PUSH_NEXT;
+ *                                  the first MATMUL of every group POP_PREV.
+ *                                  (The stage is in order, so the W load
+ *                                  finishing implies the A load finished.)
+ *   compute -> load  (buffer free) the last MATMUL of group g PUSH_PREV if a
+ *                                  group g+S exists; the first LOAD of group
+ *                                  g >= S POP_NEXT. Group g's buffers were
+ *                                  last used by group g-S (W: slot g % S; a
+ *                                  resident A of m-tile t sits in slot t % S
+ *                                  and its last user is at most group g-S
+ *                                  because every m-tile has >= 1 group).
+ *   compute -> store (tile ready)  the last compute command of tile i (its
+ *                                  last parameter LOAD, else its last MATMUL)
+ *                                  PUSH_NEXT; STORE i POP_PREV.
+ *   store -> compute (tile free)   STORE i PUSH_PREV if a tile i+T exists; the
+ *                                  first MATMUL of tile i >= T POP_NEXT (its
+ *                                  accumulator rows and parameter rows were
+ *                                  last read by STORE i-T).
+ *
+ * Every push is matched by exactly one pop, so all four counters are back to
+ * zero at the end of a job; in program order each pop follows its push, so
+ * the serial engine never pops an empty counter; counters never exceed 2.
+ */
+
+#define PARAM_ROWS 3u
+#define MAX16 0xffffu
+
+/* Assumptions of the cycle estimate (serial engine, one command at a time). */
+#define EST_CMD_OVERHEAD 4u   /* fetch, decode, checks */
+#define EST_DMA_LATENCY 12u   /* first beat of a LOAD/STORE (memory model default 10) */
+#define EST_ROW_OVERHEAD 1u   /* per external row: one burst per row */
+
+static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+static uint32_t ceil_div(uint32_t a, uint32_t b) { return a / b + (a % b != 0u ? 1u : 0u); }
+
+static bool is_int8(int32_t v) { return v >= -128 && v <= 127; }
+
+static void set_err(tsr_dev_t *dev, const char *a, const char *b) {
+  size_t i = 0u;
+  while (*a != '\0' && i < TSR_DEV_ERRLEN - 1u) {
+    dev->err[i++] = *a++;
+  }
+  while (b != NULL && *b != '\0' && i < TSR_DEV_ERRLEN - 1u) {
+    dev->err[i++] = *b++;
+  }
+  dev->err[i] = '\0';
+}
+
+/* ---- Descriptor checks ------------------------------------------------------------------ */
+
+typedef struct span {
+  uint64_t lo, hi; /* [lo, hi) */
+} span_t;
+
+static span_t region(uint32_t addr, uint32_t stride, uint32_t rows, uint64_t row_bytes) {
+  span_t s;
+  s.lo = addr;
+  s.hi = (uint64_t)addr + (uint64_t)(rows - 1u) * stride + row_bytes;
+  return s;
+}
+
+static bool overlaps(span_t a, span_t b) { return a.lo < b.hi && b.lo < a.hi; }
+
+static const uint64_t k4G = (uint64_t)1 << 32;
+
+tsr_status_t tsr_gemm_check_desc(const tsr_gemm_desc_t *d, const char **why) {
+  static const char *dummy;
+  if (why == NULL) {
+    why = &dummy;
+  }
+  *why = "";
+  if (d == NULL) {
+    *why = "no descriptor";
+    return TSR_BAD_ARG;
+  }
+  if (d->m == 0u || d->k == 0u || d->n == 0u) {
+    *why = "m, k and n must be >= 1";
+    return TSR_BAD_ARG;
+  }
+  uint32_t esize = d->requant ? 1u : 4u;
+  if (d->lda < d->k) {
+    *why = "lda is smaller than k";
+    return TSR_BAD_ARG;
+  }
+  if (d->ldb < d->n) {
+    *why = "ldb is smaller than n";
+    return TSR_BAD_ARG;
+  }
+  if ((uint64_t)d->ldc < (uint64_t)d->n * esize) {
+    *why = "ldc is smaller than one output row (n elements)";
+    return TSR_BAD_ARG;
+  }
+  span_t a = region(d->a_addr, d->lda, d->m, d->k);
+  span_t b = region(d->b_addr, d->ldb, d->k, d->n);
+  span_t c = region(d->c_addr, d->ldc, d->m, (uint64_t)d->n * esize);
+  span_t bias = region(d->bias_addr, 0u, 1u, (uint64_t)d->n * 4u);
+  span_t mult = region(d->mult_addr, 0u, 1u, (uint64_t)d->n * 4u);
+  span_t shift = region(d->shift_addr, 0u, 1u, (uint64_t)d->n * 4u);
+  if (a.hi > k4G || b.hi > k4G || c.hi > k4G) {
+    *why = "a matrix extends past the 32-bit address space";
+    return TSR_BAD_ARG;
+  }
+  if ((d->has_bias && bias.hi > k4G) || (d->per_channel && (mult.hi > k4G || shift.hi > k4G))) {
+    *why = "a parameter vector extends past the 32-bit address space";
+    return TSR_BAD_ARG;
+  }
+  if (d->per_channel && !d->requant) {
+    *why = "per-channel parameters need requant";
+    return TSR_BAD_ARG;
+  }
+  if (d->requant) {
+    if (!d->per_channel && (d->shift < TSR_SHIFT_MIN || d->shift > TSR_SHIFT_MAX)) {
+      *why = "shift is outside -31..30";
+      return TSR_BAD_ARG;
+    }
+    if (!is_int8(d->out_zp) || !is_int8(d->act_min) || !is_int8(d->act_max)) {
+      *why = "out_zp, act_min and act_max must be int8";
+      return TSR_BAD_ARG;
+    }
+    if (d->act_min > d->act_max) {
+      *why = "act_min > act_max";
+      return TSR_BAD_ARG;
+    }
+  }
+  /* C is written while later tiles still read the inputs: no aliasing. */
+  if (overlaps(c, a) || overlaps(c, b) || (d->has_bias && overlaps(c, bias)) ||
+      (d->per_channel && (overlaps(c, mult) || overlaps(c, shift)))) {
+    *why = "the output region overlaps an input region";
+    return TSR_BAD_ARG;
+  }
+  return TSR_OK;
+}
+
+/* ---- Cost model ------------------------------------------------------------------------------ */
+
+/* Beats of one external row of `bytes` bytes, plus the per-row overhead. */
+static uint32_t row_cost(uint32_t bytes, uint32_t beat) {
+  return ceil_div(bytes, beat) + EST_ROW_OVERHEAD;
+}
+
+uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
+                                 const tsr_gemm_plan_t *p) {
+  if (info == NULL || d == NULL || p == NULL || info->dim == 0u || info->axi_bytes == 0u ||
+      p->mt == 0u || p->kc == 0u) {
+    return 0u;
+  }
+  const uint32_t dim = info->dim;
+  const uint32_t beat = info->axi_bytes;
+  const uint32_t es = d->requant ? 1u : 4u;
+  const uint32_t nt_last = d->n - (p->n_blocks - 1u) * dim;
+  const uint32_t kc_last = d->k - (p->k_chunks - 1u) * p->kc;
+  /* Sum over the n-blocks of row_cost(nt * bytes_per_col). */
+  const uint64_t ncols_cost_b = (uint64_t)(p->n_blocks - 1u) * row_cost(dim, beat) + row_cost(nt_last, beat);
+  const uint64_t ncols_cost_c =
+      (uint64_t)(p->n_blocks - 1u) * row_cost(dim * es, beat) + row_cost(nt_last * es, beat);
+  const uint64_t ncols_cost_p =
+      (uint64_t)(p->n_blocks - 1u) * row_cost(dim * 4u, beat) + row_cost(nt_last * 4u, beat);
+  /* Sum over the K chunks of row_cost(kc). */
+  const uint64_t kchunk_cost =
+      (uint64_t)(p->k_chunks - 1u) * row_cost(p->kc, beat) + row_cost(kc_last, beat);
+
+  uint64_t cyc = 0u;
+  /* A: every row of A once per m-tile (resident) or once per n-block. */
+  cyc += (uint64_t)d->m * kchunk_cost * (p->a_resident ? 1u : p->n_blocks);
+  /* W: all of B once per m-tile. */
+  cyc += (uint64_t)p->m_tiles * d->k * ncols_cost_b;
+  /* MATMUL: the rows stream through, plus weight load and skew. */
+  cyc += (uint64_t)p->n_blocks * p->k_blocks * ((uint64_t)d->m + (uint64_t)p->m_tiles * 2u * dim);
+  /* Parameter rows and STORE rows (the output stage also reads 3 rows). */
+  cyc += (uint64_t)p->m_tiles * p->n_params * ncols_cost_p;
+  cyc += (uint64_t)d->m * ncols_cost_c + (uint64_t)p->tiles * PARAM_ROWS;
+  /* Fixed costs per command and per DMA command. */
+  cyc += p->cmds * EST_CMD_OVERHEAD;
+  cyc += (p->cmd_loads + p->cmd_params + p->cmd_stores) * EST_DMA_LATENCY;
+  return cyc;
+}
+
+/* ---- Planner ----------------------------------------------------------------------------------- */
+
+static void count_plan(const tsr_gemm_desc_t *d, tsr_gemm_plan_t *p) {
+  uint64_t a_loads = p->a_resident ? p->m_tiles : p->groups;
+  p->cmd_loads = a_loads + p->groups;
+  p->cmd_matmuls = (uint64_t)p->tiles * p->k_blocks;
+  p->cmd_params = (uint64_t)p->tiles * p->n_params;
+  p->cmd_stores = p->tiles;
+  p->cmds = p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores;
+  uint64_t es = d->requant ? 1u : 4u;
+  p->dma_rd_bytes = (uint64_t)d->m * d->k * (p->a_resident ? 1u : p->n_blocks) +
+                    (uint64_t)p->m_tiles * d->k * d->n +
+                    (uint64_t)p->m_tiles * d->n * 4u * p->n_params;
+  p->dma_wr_bytes = (uint64_t)d->m * d->n * es;
+  p->macs = (uint64_t)d->m * d->k * d->n;
+}
+
+/* Build the plan for one (buffering, chunk) choice; false if it does not fit. */
+static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d, uint32_t sbufs,
+                           uint32_t abufs, uint32_t kcb, uint32_t max_mt, tsr_gemm_plan_t *p) {
+  const uint32_t dim = info->dim;
+  const uint32_t kb = ceil_div(d->k, dim);
+  if (kcb == 0u || kcb > kb) {
+    return false;
+  }
+  /* Same number of chunks, evenly sized. */
+  const uint32_t chunks = ceil_div(kb, kcb);
+  kcb = ceil_div(kb, chunks);
+
+  /* Tile rows: accumulator (3 parameter rows per buffer), scratchpad, fields. */
+  const uint32_t acc_per_buf = info->acc_rows / abufs;
+  if (acc_per_buf < 1u + PARAM_ROWS) {
+    return false;
+  }
+  const uint32_t spad_per_buf = info->spad_rows / sbufs;
+  const uint64_t w_rows = (uint64_t)kcb * dim;
+  if (w_rows >= spad_per_buf) {
+    return false;
+  }
+  uint32_t mt = (spad_per_buf - (uint32_t)w_rows) / kcb;
+  mt = min32(mt, acc_per_buf - PARAM_ROWS);
+  mt = min32(mt, MAX16);
+  mt = min32(mt, d->m);
+  if (max_mt != 0u) {
+    mt = min32(mt, max_mt);
+  }
+  if (mt == 0u) {
+    return false;
+  }
+  /* Same number of m-tiles, evenly sized. */
+  const uint32_t m_tiles = ceil_div(d->m, mt);
+  mt = ceil_div(d->m, m_tiles);
+
+  const uint32_t n_blocks = ceil_div(d->n, dim);
+  const uint64_t tiles = (uint64_t)m_tiles * n_blocks;
+  const uint64_t groups = tiles * chunks;
+  if (groups > 0xffffffffu) {
+    return false;
+  }
+
+  /* Every field is assigned (no struct copies or zero-initializers: those
+   * can become memcpy/memset calls, which the firmware does not link). */
+  p->dim = dim;
+  p->mt = mt;
+  p->kc = kcb * dim;
+  p->m_tiles = m_tiles;
+  p->n_blocks = n_blocks;
+  p->k_chunks = chunks;
+  p->k_blocks = kb;
+  p->tiles = (uint32_t)tiles;
+  p->groups = (uint32_t)groups;
+  p->a_resident = chunks == 1u;
+  p->spad_bufs = sbufs;
+  p->acc_bufs = abufs;
+  p->a_rows = mt * kcb;
+  p->w_rows = (uint32_t)w_rows;
+  p->acc_stride = mt + PARAM_ROWS;
+  for (uint32_t i = 0u; i < 2u; i++) {
+    bool used = i < sbufs;
+    p->a_base[i] = used ? i * p->a_rows : 0u;
+    p->w_base[i] = used ? sbufs * p->a_rows + i * p->w_rows : 0u;
+    p->acc_base[i] = i < abufs ? i * p->acc_stride : 0u;
+  }
+  p->n_params = (d->has_bias ? 1u : 0u) + (d->per_channel ? 2u : 0u);
+  count_plan(d, p);
+  p->est_cycles = tsr_gemm_predict_cycles(info, d, p);
+  return true;
+}
+
+/* Rank: estimated cycles, discounted by 1/16 for each double-buffered memory
+ * (double buffering only pays on an overlapping engine, which the estimate
+ * does not model; accept it when it costs the serial engine little). */
+static uint64_t score(const tsr_gemm_plan_t *p) {
+  uint32_t bonus = (p->spad_bufs == 2u ? 1u : 0u) + (p->acc_bufs == 2u ? 1u : 0u);
+  return p->est_cycles * (16u - bonus);
+}
+
+tsr_status_t tsr_gemm_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
+                           const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan) {
+  if (info == NULL || desc == NULL || plan == NULL || info->dim == 0u || info->axi_bytes == 0u) {
+    return TSR_BAD_ARG;
+  }
+  tsr_status_t st = tsr_gemm_check_desc(desc, NULL);
+  if (st != TSR_OK) {
+    return st;
+  }
+  const uint32_t max_mt = opts != NULL ? opts->max_mt : 0u;
+  const uint32_t max_kc = opts != NULL ? opts->max_kc : 0u;
+  const tsr_gemm_buf_t spad_buf = opts != NULL ? opts->spad_buf : TSR_BUF_AUTO;
+  const tsr_gemm_buf_t acc_buf = opts != NULL ? opts->acc_buf : TSR_BUF_AUTO;
+  if (spad_buf > TSR_BUF_DOUBLE || acc_buf > TSR_BUF_DOUBLE) {
+    return TSR_BAD_ARG;
+  }
+  const uint32_t dim = info->dim;
+  const uint32_t kb = ceil_div(desc->k, dim);
+  /* K chunk limits: LOAD COLS (A) and ROWS (W) are 16-bit, and the option. */
+  uint32_t kcb_cap = min32(kb, MAX16 / dim);
+  if (max_kc != 0u) {
+    kcb_cap = min32(kcb_cap, max_kc / dim != 0u ? max_kc / dim : 1u);
+  }
+  if (kcb_cap == 0u) {
+    return TSR_UNSUPPORTED; /* dim > 65535: cannot happen with an 8-bit ARRAY_DIM */
+  }
+
+  bool found = false;
+  uint64_t best_score = 0u;
+  uint32_t best_sb = 0u;
+  uint32_t best_ab = 0u;
+  uint32_t best_kcb = 0u;
+  for (uint32_t sb = 2u; sb >= 1u; sb--) {
+    if ((spad_buf == TSR_BUF_SINGLE && sb != 1u) || (spad_buf == TSR_BUF_DOUBLE && sb != 2u)) {
+      continue;
+    }
+    for (uint32_t ab = 2u; ab >= 1u; ab--) {
+      if ((acc_buf == TSR_BUF_SINGLE && ab != 1u) || (acc_buf == TSR_BUF_DOUBLE && ab != 2u)) {
+        continue;
+      }
+      /* Candidate chunks: all of K, halvings of it, and the largest chunk that
+       * still allows the largest tile the accumulator can take. */
+      uint32_t mt_cap = min32(min32(desc->m, MAX16), info->acc_rows / ab > PARAM_ROWS
+                                                          ? info->acc_rows / ab - PARAM_ROWS
+                                                          : 1u);
+      if (max_mt != 0u) {
+        mt_cap = min32(mt_cap, max_mt);
+      }
+      uint32_t cands[40];
+      uint32_t nc = 0u;
+      cands[nc++] = kcb_cap;
+      for (uint32_t c = kcb_cap; c > 1u && nc < 36u;) {
+        c = ceil_div(c, 2u);
+        cands[nc++] = c;
+      }
+      uint32_t fit = (info->spad_rows / sb) / (mt_cap + dim);
+      cands[nc++] = fit < 1u ? 1u : min32(fit, kcb_cap);
+      for (uint32_t i = 0u; i < nc; i++) {
+        if (!make_candidate(info, desc, sb, ab, cands[i], max_mt, plan)) {
+          continue;
+        }
+        uint64_t sc = score(plan);
+        if (!found || sc < best_score) {
+          found = true;
+          best_score = sc;
+          best_sb = sb;
+          best_ab = ab;
+          best_kcb = cands[i];
+        }
+      }
+    }
+  }
+  if (!found) {
+    return TSR_UNSUPPORTED;
+  }
+  /* Rebuild the winner in place (cheaper than keeping a copy). */
+  (void)make_candidate(info, desc, best_sb, best_ab, best_kcb, max_mt, plan);
+  return TSR_OK;
+}
+
+/* ---- Executor -------------------------------------------------------------------------------------- */
+
+static tsr_status_t push_load(tsr_dev_t *dev, uint32_t deps, tsr_load_dest_t dest, uint32_t addr,
+                              uint32_t stride, uint32_t rows, uint32_t cols, uint32_t local) {
+  tsr_load_args_t a;
+  a.dest = dest;
+  a.addr = addr;
+  a.stride = stride;
+  a.rows = rows;
+  a.cols = cols;
+  a.local = local;
+  tsr_cmd_t cmd;
+  tsr_status_t st = tsr_cmd_load(dev, deps, &a, &cmd);
+  if (st == TSR_OK) {
+    st = tsr_submit(dev, &cmd);
+  }
+  return st;
+}
+
+/* Parameter vectors of a tile, in accumulator-row order after the tile rows. */
+static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d, uint32_t n0,
+                                uint32_t ncols, uint32_t prow, uint32_t last_deps) {
+  uint32_t addr[PARAM_ROWS];
+  uint32_t row[PARAM_ROWS];
+  uint32_t cnt = 0u;
+  if (d->has_bias) {
+    addr[cnt] = d->bias_addr + 4u * n0;
+    row[cnt++] = prow;
+  }
+  if (d->per_channel) {
+    addr[cnt] = d->mult_addr + 4u * n0;
+    row[cnt++] = prow + 1u;
+    addr[cnt] = d->shift_addr + 4u * n0;
+    row[cnt++] = prow + 2u;
+  }
+  for (uint32_t i = 0u; i < cnt; i++) {
+    uint32_t deps = (i + 1u == cnt) ? last_deps : 0u;
+    tsr_status_t st =
+        push_load(dev, deps, TSR_LOAD_ACC, addr[i], 4u * ncols, 1u, 4u * ncols, row[i]);
+    if (st != TSR_OK) {
+      return st;
+    }
+  }
+  return TSR_OK;
+}
+
+static bool plan_consistent(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
+                            const tsr_gemm_plan_t *p) {
+  const uint32_t dim = info->dim;
+  return p->dim == dim && p->mt != 0u && p->kc != 0u && p->kc % dim == 0u &&
+         (p->spad_bufs == 1u || p->spad_bufs == 2u) && (p->acc_bufs == 1u || p->acc_bufs == 2u) &&
+         p->m_tiles == ceil_div(d->m, p->mt) && p->n_blocks == ceil_div(d->n, dim) &&
+         p->k_chunks == ceil_div(d->k, p->kc) && p->k_blocks == ceil_div(d->k, dim) &&
+         p->tiles == p->m_tiles * p->n_blocks && p->groups == p->tiles * p->k_chunks &&
+         p->a_resident == (p->k_chunks == 1u) &&
+         p->n_params == (d->has_bias ? 1u : 0u) + (d->per_channel ? 2u : 0u);
+}
+
+tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
+                          tsr_gemm_progress_fn progress, void *user) {
+  if (dev == NULL || d == NULL || p == NULL || dev->info.dim == 0u) {
+    return TSR_BAD_ARG;
+  }
+  const char *why = "";
+  if (tsr_gemm_check_desc(d, &why) != TSR_OK) {
+    set_err(dev, "gemm: ", why);
+    return TSR_BAD_ARG;
+  }
+  if (!plan_consistent(&dev->info, d, p)) {
+    set_err(dev, "gemm: the plan was not made for this descriptor and device", NULL);
+    return TSR_BAD_ARG;
+  }
+  const uint32_t dim = dev->info.dim;
+  const uint32_t esize = d->requant ? 1u : 4u;
+  uint32_t g = 0u;   /* group index */
+  uint32_t tau = 0u; /* tile index */
+  tsr_status_t st = TSR_OK;
+
+  for (uint32_t t = 0u; t < p->m_tiles; t++) {
+    const uint32_t m0 = t * p->mt;
+    const uint32_t mrows = min32(p->mt, d->m - m0);
+    for (uint32_t j = 0u; j < p->n_blocks; j++) {
+      const uint32_t n0 = j * dim;
+      const uint32_t ncols = min32(dim, d->n - n0);
+      const uint32_t cbase = p->acc_base[tau % p->acc_bufs];
+      const uint32_t prow = cbase + p->mt;
+      for (uint32_t c = 0u; c < p->k_chunks; c++) {
+        const uint32_t k0 = c * p->kc;
+        const uint32_t kcur = min32(p->kc, d->k - k0);
+        const uint32_t kblocks = ceil_div(kcur, dim);
+        const uint32_t wslot = g % p->spad_bufs;
+        const uint32_t aslot = p->a_resident ? t % p->spad_bufs : wslot;
+        const uint32_t abase = p->a_base[aslot];
+        const uint32_t wbase = p->w_base[wslot];
+
+        /* Loads: the first one waits for the buffers to be free, the last
+         * one tells compute the data is there. */
+        uint32_t first_deps = g >= p->spad_bufs ? TSR_DEP_POP_NEXT : 0u;
+        if (!p->a_resident || j == 0u) {
+          st = push_load(dev, first_deps, TSR_LOAD_SPAD, d->a_addr + m0 * d->lda + k0, d->lda,
+                         mrows, kcur, abase);
+          if (st != TSR_OK) {
+            return st;
+          }
+          first_deps = 0u;
+        }
+        st = push_load(dev, first_deps | TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD,
+                       d->b_addr + k0 * d->ldb + n0, d->ldb, kcur, ncols, wbase);
+        if (st != TSR_OK) {
+          return st;
+        }
+
+        for (uint32_t b = 0u; b < kblocks; b++) {
+          uint32_t deps = 0u;
+          if (b == 0u) {
+            deps |= TSR_DEP_POP_PREV;
+            if (c == 0u && tau >= p->acc_bufs) {
+              deps |= TSR_DEP_POP_NEXT;
+            }
+          }
+          if (b + 1u == kblocks) {
+            if (g + p->spad_bufs < p->groups) {
+              deps |= TSR_DEP_PUSH_PREV;
+            }
+            if (c + 1u == p->k_chunks && p->n_params == 0u) {
+              deps |= TSR_DEP_PUSH_NEXT;
+            }
+          }
+          tsr_matmul_args_t mm;
+          mm.a_addr = abase + b * mrows;
+          mm.w_addr = wbase + b * dim;
+          mm.c_addr = cbase;
+          mm.m = mrows;
+          mm.k = min32(dim, kcur - b * dim);
+          mm.n = ncols;
+          mm.accumulate = !(c == 0u && b == 0u);
+          mm.keep_weights = false;
+          tsr_cmd_t cmd;
+          st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+          if (st == TSR_OK) {
+            st = tsr_submit(dev, &cmd);
+          }
+          if (st != TSR_OK) {
+            return st;
+          }
+        }
+        g++;
+      }
+
+      st = push_params(dev, d, n0, ncols, prow, TSR_DEP_PUSH_NEXT);
+      if (st != TSR_OK) {
+        return st;
+      }
+
+      tsr_store_args_t sa;
+      sa.addr = d->c_addr + m0 * d->ldc + n0 * esize;
+      sa.stride = d->ldc;
+      sa.rows = mrows;
+      sa.cols = ncols;
+      sa.src = cbase;
+      sa.param = prow;
+      sa.bias = d->has_bias;
+      sa.requant = d->requant;
+      sa.per_channel = d->per_channel;
+      sa.mult = d->mult;
+      sa.shift = d->shift;
+      sa.out_zp = d->out_zp;
+      sa.act_min = d->act_min;
+      sa.act_max = d->act_max;
+      if (d->per_channel) {
+        sa.mult = 0;
+        sa.shift = 0;
+      }
+      uint32_t sdeps = TSR_DEP_POP_PREV | (tau + p->acc_bufs < p->tiles ? TSR_DEP_PUSH_PREV : 0u);
+      tsr_cmd_t cmd;
+      st = tsr_cmd_store(dev, sdeps, &sa, &cmd);
+      if (st == TSR_OK) {
+        st = tsr_submit(dev, &cmd);
+      }
+      if (st != TSR_OK) {
+        return st;
+      }
+      tau++;
+      if (progress != NULL) {
+        progress(user, tau, p->tiles);
+      }
+    }
+  }
+  return tsr_wait(dev, TSR_WAIT_IRQ, 0u);
+}
