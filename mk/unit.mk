@@ -1,8 +1,9 @@
 # mk/unit.mk: cmocka unit tests. Every tests/unit/test_<name>.c becomes $(BUILD)/tests/unit/test_<name>.
 #
 # Each test links its own object, the archive $(UNIT_LIB) of UNIT_LIB_SRCS
-# (quant, golden model, npy I/O: the linker takes only the members a test
-# uses, so a test may define its own version of any of their functions), and
+# (quant, golden model, npy I/O; the linker takes only the objects a test
+# needs, so a test may replace one of those modules with its own definitions
+# as long as it uses nothing else from that module's object file), and
 # the extra sources it declares, in one line, in any mk/*.mk file:
 #
 #   UNIT_SRCS_test_driver := sw/tsr_driver.c sw/tsr_hal_mock.c

@@ -137,7 +137,7 @@ module tsr_regs_tb;
   );
 
   // From here on, check()/fail() take 32-bit values and the tasks take integers:
-  // narrower arguments are zero-extended on purpose, and $random results are
+  // narrower arguments are zero-extended on purpose, and rand32() results are
   // truncated to the width of the input they drive on purpose. (The DUT port
   // connections above stay width-checked.)
   /* verilator lint_off WIDTH */
@@ -146,6 +146,21 @@ module tsr_regs_tb;
   integer errors = 0;
   integer seed;
   integer cur_op = -1;   // index of the list operation being run (-1: directed prologue)
+
+  // xorshift32 PRNG: the same sequence on every simulator (rand32(0) is
+  // broken in Verilator 5.006: it only shifts the seed).
+  reg [31:0] rng = 32'h1;
+  function automatic [31:0] rand32(input integer unused_dummy);
+    reg [31:0] x;
+    begin
+      x = rng;
+      x = x ^ (x << 13);
+      x = x ^ (x >> 17);
+      x = x ^ (x << 5);
+      rng = x;
+      rand32 = x;
+    end
+  endfunction
 
   task automatic fail(input [8*96-1:0] what, input [31:0] got, input [31:0] exp);
     begin
@@ -439,19 +454,19 @@ module tsr_regs_tb;
   task automatic randomize_ro;
     integer i;
     begin
-      {id_vendor, id_major, id_minor} = $random(seed);
-      {cfg_depth, cfg_axi_bytes, cfg_dim} = $random(seed);
-      spad_rows   = $random(seed);
-      acc_rows    = $random(seed);
-      {st_error, st_done, st_busy} = $random(seed);
-      err_code    = $random(seed);
-      err_cmd_idx = $random(seed);
-      err_addr    = $random(seed);
-      cmd_idx     = $random(seed);
-      {cmdq_words, cmdq_free} = $random(seed);
-      opcode      = $random(seed);
+      {id_vendor, id_major, id_minor} = rand32(0);
+      {cfg_depth, cfg_axi_bytes, cfg_dim} = rand32(0);
+      spad_rows   = rand32(0);
+      acc_rows    = rand32(0);
+      {st_error, st_done, st_busy} = rand32(0);
+      err_code    = rand32(0);
+      err_cmd_idx = rand32(0);
+      err_addr    = rand32(0);
+      cmd_idx     = rand32(0);
+      {cmdq_words, cmdq_free} = rand32(0);
+      opcode      = rand32(0);
       for (i = 0; i < 12; i = i + 1) begin
-        cnt[i] = $random(seed);
+        cnt[i] = rand32(0);
       end
     end
   endtask
@@ -593,9 +608,9 @@ module tsr_regs_tb;
     reg [3:0]  s;
     begin
       for (j = 0; j < count; j = j + 1) begin
-        r1 = $random(seed);
-        r2 = $random(seed);
-        d  = $random(seed);
+        r1 = rand32(0);
+        r2 = rand32(0);
+        d  = rand32(0);
         case (r1[3:0])
           0, 1, 2: a = IRQ_ENABLE;
           3, 4:    a = IRQ_STATUS;
@@ -618,7 +633,7 @@ module tsr_regs_tb;
         if (r2[12]) begin
           push(OpRd, a, 0, 0, 0, 0, 0, 0, r2[13] ? r2[17:14] : 4'd0);
         end else if (r2[18] && r2[19]) begin
-          a2 = $random(seed);
+          a2 = rand32(0);
           a2 = {24'h0, a2[11:6], 2'b00};
           if (a2[11:2] == a[11:2]) begin
             a2 = ID;    // never read the register being written
@@ -643,6 +658,10 @@ module tsr_regs_tb;
     if ($value$plusargs("trace=%s", trace_file)) begin
       $dumpfile(trace_file);
       $dumpvars(0, tsr_regs_tb);
+    end
+    rng = seed ^ 32'h9e37_79b9;
+    if (rng == 32'h0) begin
+      rng = 32'h1;
     end
     $display("tsr_regs_tb: seed %0d", seed);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -59,13 +60,13 @@ static unsigned size_log2(unsigned bytes) {
   return s;
 }
 
-/* Hold an AR until it is accepted; returns the handshake cycle. */
-static uint64_t ar_send(tb_t *t, uint32_t addr, unsigned len, unsigned bus) {
+/* Hold an AR (any size/burst) until it is accepted; returns the handshake cycle. */
+static uint64_t ar_send_raw(tb_t *t, uint32_t addr, unsigned len, unsigned size, unsigned burst) {
   t->q.arvalid = 1;
   t->q.araddr = addr;
   t->q.arlen = (uint8_t)len;
-  t->q.arsize = (uint8_t)size_log2(bus);
-  t->q.arburst = TSR_AXI_BURST_INCR;
+  t->q.arsize = (uint8_t)size;
+  t->q.arburst = (uint8_t)burst;
   for (int guard = 0; guard < 10000; guard++) {
     const int hs = t->o->arready;
     const uint64_t c = t->cyc;
@@ -79,12 +80,16 @@ static uint64_t ar_send(tb_t *t, uint32_t addr, unsigned len, unsigned bus) {
   return 0;
 }
 
-static uint64_t aw_send(tb_t *t, uint32_t addr, unsigned len, unsigned bus) {
+static uint64_t ar_send(tb_t *t, uint32_t addr, unsigned len, unsigned bus) {
+  return ar_send_raw(t, addr, len, size_log2(bus), TSR_AXI_BURST_INCR);
+}
+
+static uint64_t aw_send_raw(tb_t *t, uint32_t addr, unsigned len, unsigned size, unsigned burst) {
   t->q.awvalid = 1;
   t->q.awaddr = addr;
   t->q.awlen = (uint8_t)len;
-  t->q.awsize = (uint8_t)size_log2(bus);
-  t->q.awburst = TSR_AXI_BURST_INCR;
+  t->q.awsize = (uint8_t)size;
+  t->q.awburst = (uint8_t)burst;
   for (int guard = 0; guard < 10000; guard++) {
     const int hs = t->o->awready;
     const uint64_t c = t->cyc;
@@ -96,6 +101,10 @@ static uint64_t aw_send(tb_t *t, uint32_t addr, unsigned len, unsigned bus) {
   }
   fail_msg("AW at 0x%x never accepted", addr);
   return 0;
+}
+
+static uint64_t aw_send(tb_t *t, uint32_t addr, unsigned len, unsigned bus) {
+  return aw_send_raw(t, addr, len, size_log2(bus), TSR_AXI_BURST_INCR);
 }
 
 /* Send one W beat; returns its handshake cycle. */
@@ -540,8 +549,6 @@ static uint64_t random_traffic(unsigned stall_pct, uint32_t seed, unsigned bus, 
     for (size_t i = 0; i < sizeof o; i++) {
       hash = (hash ^ ((const uint8_t *)&o)[i]) * 1099511628211ull;
     }
-    if (t.q.rvalid_unused_guard_never_set_) {
-    }
     if (o.rvalid && t.q.rready) {
       const uint32_t a = rd[r_burst].addr + r_beat * bus;
       assert_memory_equal(o.rdata, img + a, bus);
@@ -552,14 +559,14 @@ static uint64_t random_traffic(unsigned stall_pct, uint32_t seed, unsigned bus, 
         r_burst++;
       }
     }
-    if (t.q.wvalid && o.wready) {
+    const int wh = t.q.wvalid && o.wready;
+    if (wh) {
       const uint32_t a = wrb[w_burst].addr - 0x8000u + w_beat * bus;
       for (unsigned i = 0; i < bus; i++) {
         if ((t.q.wstrb >> i) & 1u) {
           shadow[a + i] = t.q.wdata[i];
         }
       }
-      t.q.wvalid = 0;
       if (++w_beat > wrb[w_burst].len) {
         w_beat = 0;
         w_burst++;
@@ -571,6 +578,9 @@ static uint64_t random_traffic(unsigned stall_pct, uint32_t seed, unsigned bus, 
     }
     const int arh = t.q.arvalid && o.arready, awh = t.q.awvalid && o.awready;
     tick(&t);
+    if (wh) {
+      t.q.wvalid = 0;
+    }
     if (arh) {
       t.q.arvalid = 0;
       ar_i++;
@@ -596,4 +606,343 @@ static uint64_t random_traffic(unsigned stall_pct, uint32_t seed, unsigned bus, 
   }
   tb_close(&t);
   return hash;
+}
+
+static void stalls_are_deterministic_for_a_seed(void **state) {
+  (void)state;
+  uint64_t c0 = 0, c1 = 0;
+  const uint64_t h_free = random_traffic(0, g_seed, 8, 0, &c0);
+  const uint64_t h1 = random_traffic(40, g_seed, 8, 0, &c1);
+  const uint64_t h2 = random_traffic(40, g_seed, 8, 0, NULL);
+  const uint64_t h3 = random_traffic(40, g_seed + 1u, 8, 0, NULL);
+  assert_true(h1 == h2);  /* same seed: the same outputs, cycle for cycle */
+  assert_true(h1 != h3);  /* another seed: other stalls */
+  assert_true(h1 != h_free);
+  assert_true(c1 > c0);   /* stalls cost time */
+}
+
+static void traffic_is_correct_under_stalls_caps_and_all_bus_widths(void **state) {
+  (void)state;
+  const unsigned buses[] = {4, 8, 16};
+  const unsigned stalls[] = {0, 25, 60};
+  const unsigned caps[] = {0, 3};
+  for (size_t b = 0; b < 3; b++) {
+    for (size_t s = 0; s < 3; s++) {
+      for (size_t k = 0; k < 2; k++) {
+        (void)random_traffic(stalls[s], g_seed + (uint32_t)(b * 7u + s * 3u + k), buses[b], caps[k], NULL);
+      }
+    }
+  }
+}
+
+/* Fraction (percent) of cycles an idle model withholds ARREADY. */
+static unsigned arready_low_pct(unsigned stall_pct) {
+  tsr_axi_mem_cfg_t c = base_cfg();
+  c.stall_pct = stall_pct;
+  c.seed = g_seed;
+  tb_t t;
+  tb_open(&t, &c);
+  tick(&t);
+  unsigned low = 0;
+  for (int i = 0; i < 10000; i++) {
+    low += !t.o->arready;
+    assert_int_equal(t.o->rvalid | t.o->bvalid | t.o->wready, 0);
+    tick(&t);
+  }
+  tb_close(&t);
+  return low / 100u;
+}
+
+static void stall_pct_is_the_chance_a_ready_is_withheld(void **state) {
+  (void)state;
+  assert_int_equal(arready_low_pct(0), 0);
+  assert_in_range(arready_low_pct(30), 27, 33);
+  assert_int_equal(arready_low_pct(100), 100);
+}
+
+static void stalls_leave_gaps_between_r_beats(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  c.stall_pct = 50;
+  c.seed = g_seed;
+  tb_t t;
+  tb_open(&t, &c);
+  uint8_t buf[64 * 8];
+  ar_send(&t, 0x1000, 63, 8);
+  uint64_t first = 0, last = 0;
+  r_take(&t, buf, 64, 8, &first, &last);
+  assert_in_range(last - first, 63u + 32u, 63u * 3u); /* about 2 cycles per beat */
+  tb_close(&t);
+}
+
+/* ---- protocol checker ------------------------------------------------------ */
+
+static uint64_t viol(const tb_t *t, tsr_axi_viol_t k) {
+  return tsr_axi_mem_violations(t->m, k);
+}
+
+/* Every kind other than `k` is still 0, and the total matches. */
+static void only(const tb_t *t, tsr_axi_viol_t k, uint64_t n) {
+  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats(t->m, &st);
+  for (int i = 0; i < TSR_AXI_VIOL_COUNT; i++) {
+    assert_int_equal(viol(t, (tsr_axi_viol_t)i), (i == (int)k) ? n : 0u);
+  }
+  assert_int_equal(st.protocol_errors, n);
+}
+
+static void write_burst(tb_t *t, uint32_t addr, unsigned len, unsigned size, unsigned burst) {
+  uint8_t d[8] = {0};
+  aw_send_raw(t, addr, len, size, burst);
+  for (unsigned i = 0; i <= len; i++) {
+    w_send(t, d, 0xFF, i == len, 8);
+  }
+  (void)b_take(t, NULL);
+}
+
+static void crossing_4k_is_counted_per_channel(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  tb_t t;
+  tb_open(&t, &c);
+  uint8_t buf[64];
+  ar_send(&t, 0x0FF8, 0, 8); /* ends exactly at the boundary: legal */
+  r_take(&t, buf, 1, 8, NULL, NULL);
+  only(&t, TSR_AXI_VIOL_AR_4K, 0);
+  ar_send(&t, 0x0FF8, 1, 8);
+  r_take(&t, buf, 2, 8, NULL, NULL);
+  only(&t, TSR_AXI_VIOL_AR_4K, 1);
+  tb_close(&t);
+
+  tb_open(&t, &c);
+  write_burst(&t, 0x1FE0, 3, 3, TSR_AXI_BURST_INCR); /* legal */
+  only(&t, TSR_AXI_VIOL_AW_4K, 0);
+  write_burst(&t, 0x1FF0, 3, 3, TSR_AXI_BURST_INCR);
+  only(&t, TSR_AXI_VIOL_AW_4K, 1);
+  tb_close(&t);
+}
+
+static void non_incr_bursts_are_counted(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  tb_t t;
+  uint8_t buf[32];
+  tb_open(&t, &c);
+  ar_send_raw(&t, 0x100, 1, 3, 0); /* FIXED */
+  r_take(&t, buf, 2, 8, NULL, NULL);
+  only(&t, TSR_AXI_VIOL_AR_BURST, 1);
+  tb_close(&t);
+  tb_open(&t, &c);
+  write_burst(&t, 0x100, 1, 3, 2); /* WRAP */
+  only(&t, TSR_AXI_VIOL_AW_BURST, 1);
+  tb_close(&t);
+}
+
+static void narrow_sizes_are_counted(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  tb_t t;
+  uint8_t buf[32];
+  tb_open(&t, &c);
+  ar_send_raw(&t, 0x100, 0, 2, TSR_AXI_BURST_INCR); /* 4-byte beats on an 8-byte bus */
+  r_take(&t, buf, 1, 8, NULL, NULL);
+  only(&t, TSR_AXI_VIOL_AR_SIZE, 1);
+  tb_close(&t);
+  tb_open(&t, &c);
+  write_burst(&t, 0x100, 0, 4, TSR_AXI_BURST_INCR);
+  only(&t, TSR_AXI_VIOL_AW_SIZE, 1);
+  tb_close(&t);
+}
+
+static void wlast_off_the_last_beat_is_counted(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  tb_t t;
+  uint8_t d[8] = {0};
+  tb_open(&t, &c);
+  aw_send(&t, 0x100, 3, 8);
+  w_send(&t, d, 0xFF, 0, 8);
+  w_send(&t, d, 0xFF, 1, 8); /* early */
+  w_send(&t, d, 0xFF, 0, 8);
+  w_send(&t, d, 0xFF, 1, 8);
+  assert_int_equal(b_take(&t, NULL), TSR_AXI_OKAY); /* the burst still ends after len+1 beats */
+  only(&t, TSR_AXI_VIOL_WLAST, 1);
+  aw_send(&t, 0x200, 1, 8);
+  w_send(&t, d, 0xFF, 0, 8);
+  w_send(&t, d, 0xFF, 0, 8); /* missing */
+  assert_int_equal(b_take(&t, NULL), TSR_AXI_OKAY);
+  only(&t, TSR_AXI_VIOL_WLAST, 2);
+  tb_close(&t);
+}
+
+/* With stall_pct 100 no READY ever rises, so the master has to wait. */
+static void valid_dropped_or_payload_changed_before_ready_is_counted(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  c.stall_pct = 100;
+  tb_t t;
+
+  /* holding steady for a long time is legal */
+  tb_open(&t, &c);
+  t.q.arvalid = 1;
+  t.q.araddr = 0x40;
+  t.q.arsize = 3;
+  t.q.arburst = 1;
+  t.q.awvalid = 1;
+  t.q.awaddr = 0x80;
+  t.q.awsize = 3;
+  t.q.awburst = 1;
+  t.q.wvalid = 1;
+  t.q.wlast = 1;
+  t.q.wstrb = 0xFF;
+  for (int i = 0; i < 50; i++) {
+    tick(&t);
+  }
+  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats(t.m, &st);
+  assert_int_equal(st.protocol_errors, 0);
+  assert_int_equal(st.rd_bursts + st.wr_bursts + st.wr_beats, 0);
+
+  /* AR: change the address, then drop ARVALID */
+  t.q.araddr = 0x48;
+  tick(&t);
+  assert_int_equal(viol(&t, TSR_AXI_VIOL_AR_UNSTABLE), 1);
+  t.q.arvalid = 0;
+  tick(&t);
+  assert_int_equal(viol(&t, TSR_AXI_VIOL_AR_UNSTABLE), 2);
+  tick(&t); /* nothing waits any more: no new count */
+  assert_int_equal(viol(&t, TSR_AXI_VIOL_AR_UNSTABLE), 2);
+  /* AW: change the length, then drop AWVALID */
+  t.q.awlen = 1;
+  tick(&t);
+  assert_int_equal(viol(&t, TSR_AXI_VIOL_AW_UNSTABLE), 1);
+  t.q.awvalid = 0;
+  tick(&t);
+  assert_int_equal(viol(&t, TSR_AXI_VIOL_AW_UNSTABLE), 2);
+  /* W: change a data byte, then the strobes, then drop WVALID */
+  t.q.wdata[5] ^= 1u;
+  tick(&t);
+  assert_int_equal(viol(&t, TSR_AXI_VIOL_W_UNSTABLE), 1);
+  t.q.wstrb = 0x0F;
+  tick(&t);
+  assert_int_equal(viol(&t, TSR_AXI_VIOL_W_UNSTABLE), 2);
+  t.q.wvalid = 0;
+  tick(&t);
+  assert_int_equal(viol(&t, TSR_AXI_VIOL_W_UNSTABLE), 3);
+  tsr_axi_mem_stats(t.m, &st);
+  assert_int_equal(st.protocol_errors, 7);
+  tb_close(&t);
+}
+
+/* ---- reset, backdoor, configuration ------------------------------------------ */
+
+static void reset_drops_transactions_and_keeps_memory(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  c.rd_latency = 5;
+  tb_t t;
+  tb_open(&t, &c);
+  uint8_t img[64], got[64];
+  fill(img, sizeof img, 2);
+  tsr_axi_mem_write(t.m, 0x600, img, sizeof img);
+  ar_send(&t, 0x600, 7, 8);
+  aw_send(&t, 0x700, 0, 8);
+  tsr_axi_mem_reset(t.m);
+  const tsr_axi_rsp_t *o = tsr_axi_mem_rsp(t.m);
+  assert_int_equal(o->arready | o->awready | o->wready | o->rvalid | o->bvalid, 0);
+  t.q.rready = 1;
+  t.q.bready = 1;
+  for (int i = 0; i < 30; i++) {
+    tick(&t);
+    assert_int_equal(t.o->rvalid | t.o->bvalid | t.o->wready, 0);
+  }
+  assert_int_equal(t.o->arready, 1);
+  tsr_axi_mem_read(t.m, 0x600, got, sizeof got);
+  assert_memory_equal(got, img, sizeof img);
+  /* and it works again */
+  ar_send(&t, 0x600, 7, 8);
+  assert_int_equal(r_take(&t, got, 8, 8, NULL, NULL), TSR_AXI_OKAY);
+  assert_memory_equal(got, img, sizeof img);
+  tb_close(&t);
+}
+
+static void backdoor_access_is_bounds_checked(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg(); /* 64 KiB */
+  tb_t t;
+  tb_open(&t, &c);
+  uint8_t b[8] = {1, 2, 3, 4, 5, 6, 7, 8}, g[8];
+  assert_int_equal(tsr_axi_mem_write(t.m, 64u * KIB - 8u, b, 8), 0);
+  assert_int_equal(tsr_axi_mem_read(t.m, 64u * KIB - 8u, g, 8), 0);
+  assert_memory_equal(g, b, 8);
+  assert_int_equal(tsr_axi_mem_write(t.m, 64u * KIB - 7u, b, 8), -1);
+  assert_int_equal(tsr_axi_mem_read(t.m, 64u * KIB - 7u, g, 8), -1);
+  assert_int_equal(tsr_axi_mem_read(t.m, 64u * KIB + 1u, g, 0), -1);
+  assert_int_equal(tsr_axi_mem_read(t.m, 8, g, SIZE_MAX), -1);       /* wraps around */
+  assert_int_equal(tsr_axi_mem_write(t.m, UINT64_MAX, b, 2), -1);
+  assert_int_equal(tsr_axi_mem_write(t.m, 0, NULL, 4), -1);
+  assert_int_equal(tsr_axi_mem_read(NULL, 0, g, 1), -1);
+  tb_close(&t);
+}
+
+static void bad_configurations_are_refused(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  c.bus_bytes = 3;
+  assert_null(tsr_axi_mem_create(&c));
+  c = base_cfg();
+  c.stall_pct = 101;
+  assert_null(tsr_axi_mem_create(&c));
+  c = base_cfg();
+  c.mem_size = 0;
+  assert_null(tsr_axi_mem_create(&c));
+  c = base_cfg();
+  c.mem_size = (1ull << 32) + 8u;
+  assert_null(tsr_axi_mem_create(&c));
+  assert_null(tsr_axi_mem_create(NULL));
+  tsr_axi_mem_destroy(NULL);
+}
+
+int main(int argc, char **argv) {
+  g_seed = (uint32_t)time(NULL);
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+      g_seed = (uint32_t)strtoul(argv[++i], NULL, 0);
+    } else {
+      fprintf(stderr, "usage: test_tb_memmodel [--seed N]\n");
+      return 2;
+    }
+  }
+  printf("test_tb_memmodel: random seed %u (replay with --seed %u)\n", g_seed, g_seed);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(read_latency_is_cycles_from_ar_handshake_to_first_r),
+      cmocka_unit_test(read_latency_zero_counts_as_one),
+      cmocka_unit_test(write_latency_is_cycles_from_last_w_to_b),
+      cmocka_unit_test(reads_return_memory_contents_in_order_with_several_outstanding),
+      cmocka_unit_test(arready_drops_when_the_read_queue_is_full),
+      cmocka_unit_test(wstrb_writes_only_the_strobed_bytes),
+      cmocka_unit_test(unaligned_address_starts_at_the_containing_beat),
+      cmocka_unit_test(bandwidth_cap_limits_read_beats),
+      cmocka_unit_test(bandwidth_cap_is_shared_by_reads_and_writes),
+      cmocka_unit_test(bursts_touching_the_error_range_get_slverr_and_writes_are_dropped),
+      cmocka_unit_test(bursts_beyond_memory_get_decerr),
+      cmocka_unit_test(stalls_are_deterministic_for_a_seed),
+      cmocka_unit_test(traffic_is_correct_under_stalls_caps_and_all_bus_widths),
+      cmocka_unit_test(stall_pct_is_the_chance_a_ready_is_withheld),
+      cmocka_unit_test(stalls_leave_gaps_between_r_beats),
+      cmocka_unit_test(crossing_4k_is_counted_per_channel),
+      cmocka_unit_test(non_incr_bursts_are_counted),
+      cmocka_unit_test(narrow_sizes_are_counted),
+      cmocka_unit_test(wlast_off_the_last_beat_is_counted),
+      cmocka_unit_test(valid_dropped_or_payload_changed_before_ready_is_counted),
+      cmocka_unit_test(reset_drops_transactions_and_keeps_memory),
+      cmocka_unit_test(backdoor_access_is_bounds_checked),
+      cmocka_unit_test(bad_configurations_are_refused),
+  };
+  const int failed = cmocka_run_group_tests_name("tb_memmodel", tests, NULL, NULL);
+  if (failed != 0) {
+    fprintf(stderr, "test_tb_memmodel: %d test(s) failed with seed %u (replay: --seed %u)\n", failed, g_seed,
+            g_seed);
+  }
+  return failed != 0;
 }
