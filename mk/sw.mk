@@ -1,4 +1,123 @@
-# mk/sw.mk: host software (HAL backends, driver, CLI), firmware size check, unit-test sources.
+# mk/sw.mk: host software (HAL backends, driver, firmware, the tessera CLI),
+# the RV32IM firmware size check, and the unit-test sources of the sw/fw suites.
+#
+#   make sw                       build/bin/tessera (links -ldl; the simulator is dlopen'ed)
+#   make sw SAN='-fsanitize=address,undefined -fno-omit-frame-pointer'
+#   make test-cli                 the CLI's argument and input errors (no simulator needed)
+#   make fw-size                  cross-compile fw + driver + bare-metal HAL for RV32IM, print sizes
+
+SW_BIN      := $(BUILD)/bin/tessera
+SW_OBJ_DIR  := $(BUILD)/sw/obj
+SW_CFLAGS    = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
+SW_SRCS     := sw/tessera.c sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_hal_devmem.c sw/tsr_driver.c \
+               fw/tsr_gemm.c sw/tsr_golden.c sw/tsr_quant.c sw/tsr_npy.c
+SW_OBJS     := $(patsubst %.c,$(SW_OBJ_DIR)/%.o,$(SW_SRCS))
+
+# Rebuild when the flags change (e.g. SAN on or off).
+SW_FLAGS_FILE := $(SW_OBJ_DIR)/flags.txt
+$(SW_FLAGS_FILE): sw-flags-force
+	@mkdir -p $(@D)
+	@echo '$(SW_CFLAGS)' | cmp -s - $@ || echo '$(SW_CFLAGS)' > $@
+
+.PHONY: sw-flags-force
+sw-flags-force:
+
+$(SW_OBJ_DIR)/%.o: %.c $(SW_FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(SW_CFLAGS) -MMD -MP -c $< -o $@
+
+$(SW_BIN): $(SW_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $^ -ldl -lm
+
+.PHONY: sw
+sw: $(SW_BIN) ## build the tessera CLI (build/bin/tessera)
+
+-include $(shell find $(SW_OBJ_DIR) -name '*.d' 2>/dev/null)
+
+# ---- unit tests (mk/unit.mk builds tests/unit/test_*.c) ----------------------------
 UNIT_SRCS_test_driver := sw/tsr_driver.c sw/tsr_hal.c
 UNIT_SRCS_test_tiler := fw/tsr_gemm.c sw/tsr_driver.c sw/tsr_hal.c
 UNIT_SRCS_test_hal_devmem := sw/tsr_hal_devmem.c sw/tsr_hal_baremetal.c sw/tsr_hal.c
+
+# ---- CLI error handling ----------------------------------------------------------------
+# Each case: expected exit status, a text the one-line message must contain, the arguments.
+# Runs without any simulator build (a --dim with no library is one of the cases).
+CLI_TMP := $(BUILD)/sw/cli-test
+
+.PHONY: test-cli
+test-cli: $(SW_BIN) ## check the CLI's one-line errors for bad options and inputs (no simulator needed)
+	@mkdir -p $(CLI_TMP)
+	@$(PYTHON) -c 'import numpy' 2>/dev/null || { echo "test-cli: numpy not found: pip install numpy (or apt-get install python3-numpy)"; exit 1; }
+	@$(PYTHON) -c 'import numpy as np; d="$(CLI_TMP)"; \
+	  np.save(d+"/a34.npy", np.ones((3,4), np.int8)); np.save(d+"/b52.npy", np.ones((5,2), np.int8)); \
+	  np.save(d+"/b42.npy", np.ones((4,2), np.int8)); np.save(d+"/a34i32.npy", np.ones((3,4), np.int32)); \
+	  np.save(d+"/bias3.npy", np.ones(3, np.int32)); np.save(d+"/sh2.npy", np.array([0, 40], np.int32)); \
+	  np.save(d+"/a1d.npy", np.ones(4, np.int8)); open(d+"/junk.npy","wb").write(b"not a npy file")'
+	@set -u; fail=0; n=0; \
+	check() { want_rc=$$1; want_msg=$$2; shift 2; n=$$((n+1)); \
+	  out=$$(TSR_SIM_LIB_DIR=$(CLI_TMP)/nolib $(SW_BIN) "$$@" 2>&1 >/dev/null); rc=$$?; \
+	  lines=$$(printf '%s\n' "$$out" | grep -c .); \
+	  if [ $$rc -ne $$want_rc ] || [ $$lines -ne 1 ] || ! printf '%s' "$$out" | grep -qF -- "$$want_msg"; then \
+	    echo "test-cli: FAIL: tessera $$* -> exit $$rc, $$lines line(s): $$out (wanted exit $$want_rc and '$$want_msg')"; fail=1; fi; }; \
+	D=$(CLI_TMP); \
+	check 2 "unknown command 'frob'" frob; \
+	check 2 "unknown option '--bogus'" gemm --bogus 1; \
+	check 2 "unknown option '--a'" info --a x.npy; \
+	check 2 "'--a' needs a value" gemm --a; \
+	check 2 "'--json' takes no value" gemm --json=1; \
+	check 2 "given twice" gemm --m 1 --m 2; \
+	check 2 "unexpected argument 'extra'" gemm extra; \
+	check 2 "give both --a and --b" gemm --a $$D/a34.npy; \
+	check 2 "A is 3x4 but B is 5x2: inner dimensions differ" gemm --a $$D/a34.npy --b $$D/b52.npy; \
+	check 2 "expected int8, got int32" gemm --a $$D/a34i32.npy --b $$D/b42.npy; \
+	check 2 "expected a 2-D array" gemm --a $$D/a1d.npy --b $$D/b42.npy; \
+	check 2 "$$D/missing.npy" gemm --a $$D/missing.npy --b $$D/b42.npy; \
+	check 2 "$$D/junk.npy" gemm --a $$D/junk.npy --b $$D/b42.npy; \
+	check 2 "the bias has 3 values but B has 2 columns" gemm --a $$D/a34.npy --b $$D/b42.npy --bias $$D/bias3.npy; \
+	check 2 "shift[1] = 40 is outside -31..30" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --shift-npy $$D/sh2.npy; \
+	check 2 "--shift: 31 is outside -31..30" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --shift 31; \
+	check 2 "--out-zp: 128 is outside -128..127" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --out-zp 128; \
+	check 2 "--act-min 5 is greater than --act-max 4" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --act-min 5 --act-max 4; \
+	check 2 "--mult: '1.5' is not an integer" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1.5; \
+	check 2 "--mult: 2147483648 is outside" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 2147483648; \
+	check 2 "--shift needs --mult" gemm --a $$D/a34.npy --b $$D/b42.npy --shift 3; \
+	check 2 "--m/--k/--n, not both" gemm --a $$D/a34.npy --m 3; \
+	check 2 "need all of --m, --k and --n" gemm --m 3 --k 4; \
+	check 2 "--k: 0 is outside" gemm --m 3 --k 0 --n 4; \
+	check 2 "--bias applies to --a/--b operands" gemm --m 3 --k 4 --n 5 --bias $$D/bias3.npy; \
+	check 2 "--dim: 12 is not a power of two" gemm --m 3 --k 4 --n 5 --dim 12; \
+	check 2 "--stall-pct: 101 is outside 0..100" gemm --m 3 --k 4 --n 5 --stall-pct 101; \
+	check 2 "no simulator build for --dim 64" gemm --m 3 --k 4 --n 5 --dim 64; \
+	check 2 "run 'make sim DIM=32'" info --dim 32; \
+	check 2 "--dma needs --device" info --dma devmem:0x0,0x1000; \
+	check 2 "cannot open /nonexistent/uio7" info --device uio:/nonexistent/uio7; \
+	check 2 "not 4-byte aligned" info --device devmem:0x43c00002; \
+	check 2 "--mem-latency applies to the simulator" info --device uio:/dev/uio0 --mem-latency 3; \
+	if [ $$fail -ne 0 ]; then exit 1; fi; echo "test-cli: all $$n cases passed"
+
+# ---- firmware size (RV32IM, freestanding) ------------------------------------------------
+FW_RV_PREFIX ?= riscv64-unknown-elf-
+FW_RV_FLAGS  := -march=rv32im -mabi=ilp32 -ffreestanding -nostdlib -Os
+FW_RV_SRCS   := fw/tsr_gemm.c sw/tsr_driver.c sw/tsr_hal.c sw/tsr_hal_baremetal.c sw/tsr_quant.c
+FW_RV_DIR    := $(BUILD)/fw/rv32im
+FW_RV_OBJS   := $(patsubst %.c,$(FW_RV_DIR)/%.o,$(FW_RV_SRCS))
+
+$(FW_RV_DIR)/%.o: %.c
+	@command -v $(FW_RV_PREFIX)gcc >/dev/null || { echo "fw-size: $(FW_RV_PREFIX)gcc not found: apt-get install gcc-riscv64-unknown-elf"; exit 1; }
+	@mkdir -p $(@D)
+	$(FW_RV_PREFIX)gcc $(FW_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -Ifw/include -MMD -MP -c $< -o $@
+
+# The partial link of all objects must leave no undefined symbol: the
+# firmware needs no libc, no libgcc helper (no 64-bit division), no memcpy.
+$(FW_RV_DIR)/tessera_fw.o: $(FW_RV_OBJS)
+	$(FW_RV_PREFIX)gcc $(FW_RV_FLAGS) -Wl,-r -o $@ $^
+
+.PHONY: fw-size
+fw-size: $(FW_RV_DIR)/tessera_fw.o ## cross-compile fw + driver for RV32IM (-Os, freestanding) and print code size
+	@undef=$$($(FW_RV_PREFIX)nm -u $<); \
+	  if [ -n "$$undef" ]; then echo "fw-size: the firmware needs external symbols:" $$undef; exit 1; fi
+	@$(FW_RV_PREFIX)size $(FW_RV_OBJS) $<
+	@$(FW_RV_PREFIX)size $< | tail -n 1 | awk '{print "fw-size: fw + driver + HAL + quant = " $$4 " bytes for RV32IM (-Os), no external symbols"}'
+
+-include $(shell find $(FW_RV_DIR) -name '*.d' 2>/dev/null)

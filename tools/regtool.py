@@ -216,7 +216,7 @@ def _load_field(raw: object, reg_name: str, index: int, errors: list[str]) -> Fi
         elif not _is_int(reset) or reset < 0:
             errors.append(f"{where}: 'reset' must be an integer >= 0, got {reset!r}")
         elif _is_int(width) and width >= 1 and reset >= (1 << width):
-            errors.append(f"{where}: reset value {reset:#x} does not fit in {width} bits")
+            errors.append(f"{where}: reset value {reset:#x} does not fit in {width} bit(s)")
     if len(errors) != n_err:
         return None
     return Field(reg=reg_name, name=name, lsb=lsb, width=width, access=access,
@@ -630,7 +630,8 @@ def gen_verilog(block: Block) -> str:
                 emit(f"    {f.base}_d = {en} ? wdata_q{f.bitrange} : {_vconst(f.width, 0)};")
         else:
             for f in reg.fields:
-                emit(f"    {f.base}_d = {f.base}_q;")
+                if f.access != "ro":
+                    emit(f"    {f.base}_d = {f.base}_q;")
             emit(f"    if ({en}) begin")
             for f in reg.fields:
                 sl = f.bitrange

@@ -1,20 +1,25 @@
 // tsr_regs_tb: self-checking block test of the generated AXI4-Lite register block.
 //
-// Drives rtl/regs/tsr_regs.v through AXI4-Lite tasks and checks: rw read-back,
-// byte strobes, w1c set/clear priority and w1c_clear_i, wo pulses, SLVERR cases
-// (unmapped, misaligned, write to ro, partial-strobe wo) with no side effects,
-// AW/W in either order, BREADY/RREADY held low, back-to-back and concurrent
-// transactions, then a seeded random phase against a reference model.
-// A monitor checks the bus contract every cycle (VALID/data held until READY,
-// one write and one read in flight, B only after AW and W, R the cycle after
-// AR, wo pulses one cycle wide and 0 otherwise).
+// Drives rtl/regs/tsr_regs.v through AXI4-Lite master tasks and checks: rw
+// read-back, byte strobes, w1c set/clear priority and w1c_clear_i, wo pulses,
+// SLVERR with no side effect (unmapped, misaligned, write to ro, wo with a
+// partial strobe), upper address bits ignored, AW/W in either order,
+// BREADY/RREADY held low for many cycles, back-to-back and concurrent
+// transactions, then seeded random operations against a reference model.
 //
-// Run: make test-block-regs   (plusargs: +seed=N  +trace=file.vcd)
-// Prints PASS, or FAIL with the count of errors and exits non-zero.
+// Structure: a directed prologue drives the bus by hand for exact-cycle
+// checks (set-vs-clear priority, pulse timing, R one cycle after AR); then
+// every other check is an entry in an operation list that run_list executes.
+// A monitor checks the bus contract at every rising edge: VALID and its data
+// held until READY, one write and one read in flight, B only after AW and W,
+// R the cycle after AR, wo pulses one cycle wide and 0 in between, no X.
 //
-// Timing discipline: the test drives every input at the falling edge and
-// reads DUT outputs there; the monitor samples at the rising edge, before
-// the DUT's flops update, i.e. exactly what the DUT itself sees.
+// Run: make test-block-regs [BLOCK_SIM=iverilog] [BLOCK_ARGS='+seed=N +trace=f.vcd']
+// Prints PASS, or FAIL lines and the error count, and exits non-zero ($fatal).
+//
+// Timing discipline: the test drives inputs and reads outputs at falling
+// edges; the monitor samples at rising edges, before the DUT's flops update,
+// i.e. exactly what the DUT sees.
 `timescale 1ns / 1ps
 `default_nettype none
 

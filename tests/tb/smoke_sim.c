@@ -174,6 +174,10 @@ static void session(const tsr_sim_cfg_t *cfg, const char *name) {
   CHECK(ms.protocol_errors == 0, "%s: %" PRIu64 " AXI protocol errors", name, ms.protocol_errors);
   CHECK(ms.err_resps == 0, "%s: %" PRIu64 " error responses", name, ms.err_resps);
 
+  uint64_t c1 = A.cycles(s);
+  A.step(s, 100);
+  CHECK(A.cycles(s) - c1 == 100, "%s: step(100) ran %" PRIu64 " cycles", name, A.cycles(s) - c1);
+
   /* watchdog: nothing pending, so no interrupt; the model stays usable */
   wr(s, REG_IRQ_STATUS, IRQ_DONE | IRQ_ERROR | IRQ_FENCE);
   CHECK(A.irq(s) == 0, "%s: irq_o still high after clearing IRQ_STATUS", name);
@@ -183,11 +187,15 @@ static void session(const tsr_sim_cfg_t *cfg, const char *name) {
   CHECK(rd(s, REG_ID) == id, "%s: ID changed after the watchdog", name);
 
   /* reset keeps memory and brings the registers back */
+  c0 = A.cycles(s);
   A.reset(s, 4);
+  CHECK(A.cycles(s) - c0 == 4, "%s: reset took %" PRIu64 " cycles, want 4", name, A.cycles(s) - c0);
   CHECK(rd(s, REG_IRQ_ENABLE) == 0, "%s: IRQ_ENABLE survived reset", name);
   CHECK(A.mem_read(s, DST_ADDR, dst, 4u * n) == 0 && memcmp(src, dst, 4u * n) == 0,
         "%s: memory lost its contents over reset", name);
-  CHECK(A.mem_read(s, 64ull << 20, dst, 1) == -1, "%s: mem_read past the end succeeded", name);
+  CHECK(A.mem_read(s, cfg->mem_size - 1u, dst, 1) == 0, "%s: mem_read of the last byte failed", name);
+  CHECK(A.mem_read(s, cfg->mem_size, dst, 1) == -1, "%s: mem_read past the end succeeded", name);
+  CHECK(A.mem_write(s, cfg->mem_size - 2u, src, 3) == -1, "%s: mem_write across the end succeeded", name);
   A.destroy(s);
 }
 
@@ -281,6 +289,11 @@ int main(int argc, char **argv) {
   }
   tsr_sim_cfg_t cfg;
   A.cfg_default(&cfg);
+  if (cfg.mem_size != (64ull << 20) || cfg.rd_latency != 10u || cfg.wr_latency != 10u ||
+      cfg.watchdog_cycles != 100000000ull || cfg.stall_pct != 0u || cfg.trace_path != NULL) {
+    fprintf(stderr, "smoke_sim: FAIL: tsr_sim_cfg_default does not give the documented defaults\n");
+    failures++;
+  }
   cfg.trace_path = trace;
   session(&cfg, "plain bus");
 
