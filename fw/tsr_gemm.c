@@ -47,7 +47,7 @@
 /* Assumptions of the cycle estimate (serial engine, one command at a time). */
 #define EST_CMD_OVERHEAD 4u   /* fetch, decode, checks */
 #define EST_DMA_LATENCY 12u   /* first beat of a LOAD/STORE (memory model default 10) */
-#define EST_ROW_OVERHEAD 1u   /* per external row: one burst per row */
+#define EST_ROW_OVERHEAD 2u   /* per external row: one burst per row */
 
 static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
@@ -293,7 +293,12 @@ static uint64_t score(const tsr_gemm_plan_t *p) {
 }
 
 tsr_status_t tsr_gemm_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
-                           const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan) {
+                           tsr_gemm_plan_t *plan) {
+  return tsr_gemm_plan_opts(info, desc, NULL, plan);
+}
+
+tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
+                                const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan) {
   if (info == NULL || desc == NULL || plan == NULL || info->dim == 0u || info->axi_bytes == 0u) {
     return TSR_BAD_ARG;
   }

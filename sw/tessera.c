@@ -801,7 +801,7 @@ static int cmd_gemm(const args_t *ar) {
   d.act_min = j.act_min;
   d.act_max = j.act_max;
   tsr_gemm_plan_t plan;
-  tsr_status_t st = tsr_gemm_plan(&e.dev.info, &d, &opts, &plan);
+  tsr_status_t st = tsr_gemm_plan_opts(&e.dev.info, &d, &opts, &plan);
   if (st != TSR_OK) {
     const char *why = "";
     tsr_gemm_check_desc(&d, &why);

@@ -102,12 +102,16 @@ typedef struct tsr_gemm_plan {
 /**
  * Check `desc` (dimensions, strides, 2^32 ranges, requantization settings, no
  * overlap of C with an input) and choose a plan for the device `info`.
- * Pure: touches nothing but *plan. `opts` may be NULL. TSR_BAD_ARG for a bad
- * descriptor, TSR_UNSUPPORTED when the device memories cannot hold even the
- * smallest tile (a 1-row A tile, N weight rows and 4 accumulator rows).
+ * Pure: touches nothing but *plan. TSR_BAD_ARG for a bad descriptor,
+ * TSR_UNSUPPORTED when the device memories cannot hold even the smallest
+ * tile (a 1-row A tile, N weight rows and 4 accumulator rows).
  */
 tsr_status_t tsr_gemm_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
-                           const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan);
+                           tsr_gemm_plan_t *plan);
+
+/** tsr_gemm_plan with limits and buffering choices; `opts` may be NULL. */
+tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
+                                const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan);
 
 /** Check a descriptor alone; on failure a one-line reason in *why (never NULL). */
 tsr_status_t tsr_gemm_check_desc(const tsr_gemm_desc_t *desc, const char **why);

@@ -29,6 +29,8 @@ module tsr_dma_rd_tb #(
   localparam integer N          = ArrayDim;
   localparam integer SlaveDepth = 16;
   localparam integer MaxLocal   = 8192;      // bound on C*rows of a random job
+  // The throughput bound assumes enough bursts in flight to cover the slave latency.
+  localparam integer PerfChecked = (MaxBurstBeats >= 8) && (MaxOutstanding >= 4);
   localparam integer Timeout    = 400000;    // cycles per job
 
   // ---------------------------------------------------------------------------------------
@@ -471,7 +473,7 @@ module tsr_dma_rd_tb #(
         3: addr = urand(256);
         default: addr = 4096 * urand(32'h100000) + urand(4096);
       endcase
-      span = {32'h0, stride} * {32'h0, rows - 1} + {32'h0, cols};
+      span = {32'h0, stride} * {32'h0, rows[31:0] - 32'd1} + {32'h0, cols[31:0]};
       if ({32'h0, addr} + span > 64'h100000000) begin
         addr = 32'hFFFFFFFF - span[31:0] + 1 - urand(17);
       end
@@ -498,7 +500,7 @@ module tsr_dma_rd_tb #(
       work = (r_beats > r_writes) ? r_beats : r_writes;
       $display("tsr_dma_rd_tb: %0s: %0d beats, %0d local writes in %0d cycles", what,
                r_beats, r_writes, r_cycles);
-      `CHECK(r_complete && r_cycles * 100 <= work * 115 + allowance * 100,
+      `CHECK(r_complete && (PerfChecked == 0 || r_cycles * 100 <= work * 115 + allowance * 100),
              ("%0s: %0d cycles for %0d beats / %0d writes", what, r_cycles, r_beats, r_writes))
     end
   endtask

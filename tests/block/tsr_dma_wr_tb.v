@@ -36,6 +36,8 @@ module tsr_dma_wr_tb #(
   localparam integer WinBytes = 32768;       // memory window around a job
   localparam integer Margin   = 128;         // window bytes kept free around the rows
   localparam integer QDepth   = 256;         // slave queues (bursts and W beats)
+  // The throughput bound assumes enough bursts in flight to cover the slave latency.
+  localparam integer PerfChecked = (MaxBurstBeats >= 8) && (MaxOutstanding >= 4);
   localparam integer Timeout  = 400000;
 
   // ---------------------------------------------------------------------------------------
@@ -582,7 +584,7 @@ module tsr_dma_wr_tb #(
   task check_throughput(input [8*24-1:0] what, input integer allowance);
     begin
       $display("tsr_dma_wr_tb: %0s: %0d W beats in %0d cycles", what, r_beats, r_cycles);
-      `CHECK(r_cycles * 100 <= r_beats * 115 + allowance * 100,
+      `CHECK(PerfChecked == 0 || r_cycles * 100 <= r_beats * 115 + allowance * 100,
              ("%0s: %0d cycles for %0d W beats", what, r_cycles, r_beats))
     end
   endtask

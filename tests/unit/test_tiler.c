@@ -790,7 +790,7 @@ static void check_plan_invariants(const tsr_dev_info_t *in, const tsr_gemm_desc_
 static void plan_and_check(const tsr_dev_info_t *in, const tsr_gemm_desc_t *d,
                            const tsr_gemm_opts_t *o) {
   tsr_gemm_plan_t p;
-  tsr_status_t st = tsr_gemm_plan(in, d, o, &p);
+  tsr_status_t st = tsr_gemm_plan_opts(in, d, o, &p);
   if (st != TSR_OK) {
     fail_msg("plan %ux%ux%u on N=%u spad=%u acc=%u: %s", d->m, d->k, d->n, in->dim, in->spad_rows,
              in->acc_rows, tsr_status_str(st));
@@ -822,13 +822,13 @@ static void k_larger_than_the_scratchpad_is_chunked(void **state) {
   tsr_dev_info_t in = info_of(8, 256, 64);
   tsr_gemm_desc_t d = plain_desc(20, 1000, 9); /* 1000 weight rows > 256 scratchpad rows */
   tsr_gemm_plan_t p;
-  assert_int_equal(tsr_gemm_plan(&in, &d, NULL, &p), TSR_OK);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_OK);
   check_plan_invariants(&in, &d, &p);
   assert_true(p.k_chunks > 1);
   assert_false(p.a_resident);
   /* A fits whole when K is small: no chunking, A loaded once per m-tile. */
   d = plain_desc(20, 40, 9);
-  assert_int_equal(tsr_gemm_plan(&in, &d, NULL, &p), TSR_OK);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_OK);
   assert_int_equal(p.k_chunks, 1);
   assert_true(p.a_resident);
   assert_true(p.cmd_loads == p.m_tiles + p.groups);
@@ -839,14 +839,14 @@ static void m_larger_than_the_accumulator_is_tiled(void **state) {
   tsr_dev_info_t in = info_of(4, 4096, 32);
   tsr_gemm_desc_t d = plain_desc(1000, 4, 4);
   tsr_gemm_plan_t p;
-  assert_int_equal(tsr_gemm_plan(&in, &d, NULL, &p), TSR_OK);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_OK);
   check_plan_invariants(&in, &d, &p);
   assert_true(p.m_tiles >= 1000 / 29);
   /* Options cap tiles and chunks. */
   tsr_gemm_opts_t o = {.max_mt = 7, .max_kc = 5, .spad_buf = TSR_BUF_DOUBLE,
                        .acc_buf = TSR_BUF_DOUBLE};
   d = plain_desc(30, 30, 30);
-  assert_int_equal(tsr_gemm_plan(&in, &d, &o, &p), TSR_OK);
+  assert_int_equal(tsr_gemm_plan_opts(&in, &d, &o, &p), TSR_OK);
   check_plan_invariants(&in, &d, &p);
   assert_true(p.mt <= 7);
   assert_int_equal(p.kc, 4); /* 5 rounds down to one block of N = 4 */
@@ -860,16 +860,16 @@ static void memories_too_small_are_reported_not_overrun(void **state) {
   tsr_gemm_plan_t p;
   /* Smallest workable device: 1 A row + N weight rows; 1 tile row + 3 parameter rows. */
   tsr_dev_info_t in = info_of(4, 5, 4);
-  assert_int_equal(tsr_gemm_plan(&in, &d, NULL, &p), TSR_OK);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_OK);
   assert_int_equal(p.mt, 1);
   in = info_of(4, 4, 4);
-  assert_int_equal(tsr_gemm_plan(&in, &d, NULL, &p), TSR_UNSUPPORTED);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_UNSUPPORTED);
   in = info_of(4, 5, 3);
-  assert_int_equal(tsr_gemm_plan(&in, &d, NULL, &p), TSR_UNSUPPORTED);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_UNSUPPORTED);
   /* Forcing double buffering into a memory that only holds one buffer. */
   in = info_of(4, 5, 4);
   tsr_gemm_opts_t o = {.spad_buf = TSR_BUF_DOUBLE};
-  assert_int_equal(tsr_gemm_plan(&in, &d, &o, &p), TSR_UNSUPPORTED);
+  assert_int_equal(tsr_gemm_plan_opts(&in, &d, &o, &p), TSR_UNSUPPORTED);
 }
 
 static void bad_descriptors_are_rejected(void **state) {
@@ -884,7 +884,7 @@ static void bad_descriptors_are_rejected(void **state) {
   do {                                                                \
     b = d;                                                            \
     stmt;                                                             \
-    if (tsr_gemm_plan(&in, &b, NULL, &p) != TSR_BAD_ARG ||           \
+    if (tsr_gemm_plan(&in, &b, &p) != TSR_BAD_ARG ||           \
         tsr_gemm_check_desc(&b, &why) != TSR_BAD_ARG) {               \
       fail_msg("%s: accepted", #stmt);                                \
     }                                                                 \
@@ -911,8 +911,8 @@ static void bad_descriptors_are_rejected(void **state) {
   REJECT((b.act_min = 3, b.act_max = 2), "act_min");
   REJECT((b.requant = false, b.ldc = 16, b.per_channel = true), "requant");
 #undef REJECT
-  assert_int_equal(tsr_gemm_plan(NULL, &d, NULL, &p), TSR_BAD_ARG);
-  assert_int_equal(tsr_gemm_plan(&in, &d, NULL, NULL), TSR_BAD_ARG);
+  assert_int_equal(tsr_gemm_plan(NULL, &d, &p), TSR_BAD_ARG);
+  assert_int_equal(tsr_gemm_plan(&in, &d, NULL), TSR_BAD_ARG);
 }
 
 /* ---- Execution on the fake chip ------------------------------------------------------------------- */
@@ -937,7 +937,7 @@ static void count_progress(void *user, uint32_t done, uint32_t total) {
 static bool run_job(const job_t *j, const tsr_gemm_opts_t *o, char *why, size_t whylen) {
   open_chip();
   tsr_gemm_plan_t p;
-  tsr_status_t st = tsr_gemm_plan(&g_dev.info, &j->d, o, &p);
+  tsr_status_t st = tsr_gemm_plan_opts(&g_dev.info, &j->d, o, &p);
   if (st != TSR_OK) {
     snprintf(why, whylen, "plan: %s", tsr_status_str(st));
     return false;
@@ -1033,7 +1033,7 @@ static void executor_matches_golden_on_random_jobs_under_every_schedule(void **s
       assert_true(job_make(&j, m, k, n, requant, pc, bias));
       g_rng = saved;
       tsr_gemm_plan_t p;
-      if (tsr_gemm_plan(&g_dev.info, &j.d, &o, &p) == TSR_UNSUPPORTED &&
+      if (tsr_gemm_plan_opts(&g_dev.info, &j.d, &o, &p) == TSR_UNSUPPORTED &&
           (o.spad_buf == TSR_BUF_DOUBLE || o.acc_buf == TSR_BUF_DOUBLE)) {
         /* double buffering forced into a memory that holds only one buffer */
         job_free(&j);
@@ -1107,7 +1107,7 @@ static void engine_errors_reach_the_caller(void **state) {
   j.d.b_addr = 0x100000u; /* valid address, but past the fake's 64 KiB memory: BUS_READ */
   open_chip();
   tsr_gemm_plan_t p;
-  assert_int_equal(tsr_gemm_plan(&g_dev.info, &j.d, NULL, &p), TSR_OK);
+  assert_int_equal(tsr_gemm_plan(&g_dev.info, &j.d, &p), TSR_OK);
   assert_int_equal(tsr_gemm_run(&g_dev, &j.d, &p, NULL, NULL), TSR_HW_ERROR);
   assert_non_null(strstr(tsr_dev_error(&g_dev), "BUS_READ"));
   /* A plan made for another descriptor is refused before anything is submitted. */
