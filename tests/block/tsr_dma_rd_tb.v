@@ -16,7 +16,7 @@
 //     accepted (or abort_i is seen); done with err_o and the first failing burst address;
 //   - job handshake: busy_o high until the done_o pulse, one done_o per job, no hang;
 //   - throughput: an unstalled long job runs within 15 % of one beat (or write) per cycle.
-// Plusargs: +seed=<n> (default 1), +jobs=<n> random jobs (default 400), +waves (dump).
+// Plusargs: +seed=<n> (default 1), +jobs=<n> random jobs (default 400), +trace=<file.vcd> (waves).
 
 module tsr_dma_rd_tb #(
   parameter integer ArrayDim       = 8,
@@ -30,7 +30,7 @@ module tsr_dma_rd_tb #(
   localparam integer SlaveDepth = 16;
   localparam integer MaxLocal   = 8192;      // bound on C*rows of a random job
   // The throughput bound assumes enough bursts in flight to cover the slave latency.
-  localparam integer PerfChecked = (MaxBurstBeats >= 8) && (MaxOutstanding >= 4);
+  localparam integer PerfChecked = ((MaxBurstBeats >= 8) && (MaxOutstanding >= 4)) ? 1 : 0;
   localparam integer Timeout    = 400000;    // cycles per job
 
   // ---------------------------------------------------------------------------------------
@@ -506,6 +506,7 @@ module tsr_dma_rd_tb #(
   endtask
 
   integer jobs, j, m;
+  reg [8*256-1:0] trace_file;
   initial begin
     if (!$value$plusargs("seed=%d", seed)) begin
       seed = 1;
@@ -513,8 +514,8 @@ module tsr_dma_rd_tb #(
     if (!$value$plusargs("jobs=%d", jobs)) begin
       jobs = 400;
     end
-    if ($test$plusargs("waves")) begin
-      $dumpfile("tsr_dma_rd_tb.fst");
+    if ($value$plusargs("trace=%s", trace_file)) begin
+      $dumpfile(trace_file);
       $dumpvars(0, tsr_dma_rd_tb);
     end
     rng = 32'h9E3779B9 ^ seed;

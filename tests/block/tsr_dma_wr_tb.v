@@ -21,7 +21,7 @@
 //     first failing burst address only after the last B response;
 //   - job handshake: busy_o high until the done_o pulse, one done_o per job, no hang;
 //   - throughput: an unstalled job of multi-beat rows runs within 15 % of one beat/cycle.
-// Plusargs: +seed=<n> (default 1), +jobs=<n> random jobs (default 400), +waves (dump).
+// Plusargs: +seed=<n> (default 1), +jobs=<n> random jobs (default 400), +trace=<file.vcd> (waves).
 
 module tsr_dma_wr_tb #(
   parameter integer ArrayDim       = 8,
@@ -37,7 +37,7 @@ module tsr_dma_wr_tb #(
   localparam integer Margin   = 128;         // window bytes kept free around the rows
   localparam integer QDepth   = 256;         // slave queues (bursts and W beats)
   // The throughput bound assumes enough bursts in flight to cover the slave latency.
-  localparam integer PerfChecked = (MaxBurstBeats >= 8) && (MaxOutstanding >= 4);
+  localparam integer PerfChecked = ((MaxBurstBeats >= 8) && (MaxOutstanding >= 4)) ? 1 : 0;
   localparam integer Timeout  = 400000;
 
   // ---------------------------------------------------------------------------------------
@@ -236,6 +236,7 @@ module tsr_dma_wr_tb #(
   reg        p_wlast = 1'b0;
 
   integer    k, alen, nstrb, off, rr;
+  integer    reg_lo, reg_hi;         // memory region of the job, window offsets
   reg [31:0] a, baddr, lo_a, hi_a;
   reg        inrow;
   reg [32*N-1:0] rd;
@@ -433,7 +434,7 @@ module tsr_dma_wr_tb #(
         if (stop_cyc < 0) begin
           `CHECK(src_row == j_rows && aw_row == j_rows, ("%0d rows taken, %0d issued, of %0d",
                  src_row, aw_row, j_rows))
-          for (k = 0; k < WinBytes; k = k + 1) begin
+          for (k = reg_lo; k < reg_hi; k = k + 1) begin
             `CHECK(mem[k] == expm[k], ("memory at %h is %h, expected %h", j_win + k, mem[k],
                    expm[k]))
           end
@@ -463,8 +464,12 @@ module tsr_dma_wr_tb #(
         j_salt   = salt;
         j_win    = win;
         j_err_en = err_en;
-        // Memory and reference: a pattern, then the rows in order on the reference.
-        for (k = 0; k < WinBytes; k = k + 1) begin
+        // Memory and reference over the job's region (rows plus Margin each side): a
+        // pattern, then the rows in order on the reference. Strobes outside the rows are
+        // caught byte by byte, anywhere.
+        reg_lo = j_addr - j_win - Margin;
+        reg_hi = j_addr - j_win + j_stride * (j_rows - 1) + j_rb + Margin;
+        for (k = reg_lo; k < reg_hi; k = k + 1) begin
           a       = hash(j_win + k + j_salt);
           mem[k]  = a[15:8];
           expm[k] = a[15:8];
@@ -590,6 +595,7 @@ module tsr_dma_wr_tb #(
   endtask
 
   integer jobs, j, m;
+  reg [8*256-1:0] trace_file;
   initial begin
     if (!$value$plusargs("seed=%d", seed)) begin
       seed = 1;
@@ -597,8 +603,8 @@ module tsr_dma_wr_tb #(
     if (!$value$plusargs("jobs=%d", jobs)) begin
       jobs = 400;
     end
-    if ($test$plusargs("waves")) begin
-      $dumpfile("tsr_dma_wr_tb.fst");
+    if ($value$plusargs("trace=%s", trace_file)) begin
+      $dumpfile(trace_file);
       $dumpvars(0, tsr_dma_wr_tb);
     end
     rng = 32'h9E3779B9 ^ seed;
