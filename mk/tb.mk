@@ -136,3 +136,21 @@ test-tb: $(TB_TEST_DIR)/test_tb_memmodel ## test the bench's memory model
 SMOKE_ARGS ?=
 sim-smoke: $(TB_SO) $(TB_TEST_DIR)/smoke_sim ## dlopen libtsrsim_dN.so and run registers, DMA, IRQ, watchdog end to end
 	$(TB_TEST_DIR)/smoke_sim $(TB_SO) $(SMOKE_ARGS)
+
+# Every signal named in tb/tessera.gtkw must exist in a trace (GTKWave skips
+# unknown names silently). The names come from fst2vcd's header.
+FST ?=
+.PHONY: waves-check
+waves-check: ## list signals of tb/tessera.gtkw missing from FST=<trace.fst>
+	@test -n "$(FST)" || { echo "waves-check: give a trace: make waves-check FST=out.fst" >&2; exit 1; }
+	@command -v fst2vcd >/dev/null 2>&1 || { echo "waves-check: fst2vcd not found: apt-get install gtkwave" >&2; exit 1; }
+	@mkdir -p $(BUILD)
+	@fst2vcd $(FST) 2>/dev/null | sed '/\$$enddefinitions/q' | awk ' \
+	  $$1 == "$$scope" { path[++d] = $$3; next } \
+	  $$1 == "$$upscope" { d--; next } \
+	  $$1 == "$$var" { n = ""; for (i = 1; i <= d; i++) n = n path[i] "."; \
+	    n = n $$5; if ($$6 != "$$end") n = n $$6; print n }' | sort -u > $(BUILD)/waves-check.names
+	@grep -vE '^(\[|@|-|\*)' tb/tessera.gtkw | sort -u > $(BUILD)/waves-check.wanted
+	@missing=$$(comm -23 $(BUILD)/waves-check.wanted $(BUILD)/waves-check.names); \
+	  if [ -n "$$missing" ]; then echo "waves-check: not in $(FST):"; echo "$$missing" | sed 's/^/  /'; exit 1; fi; \
+	  echo "waves-check: all $$(wc -l < $(BUILD)/waves-check.wanted) signals of tb/tessera.gtkw are in $(FST)"

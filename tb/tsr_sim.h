@@ -17,15 +17,16 @@ typedef struct tsr_sim tsr_sim_t;
 /** Settings of one simulation: external memory model, tracing, watchdog. */
 typedef struct tsr_sim_cfg {
   uint64_t mem_size;         /**< bytes of external memory at address 0 (default 64 MiB) */
-  unsigned rd_latency;       /**< cycles from AR handshake to first R beat (default 10) */
-  unsigned wr_latency;       /**< cycles from last W beat to B response (default 10) */
-  unsigned bytes_per_cycle;  /**< bandwidth cap shared by reads and writes; 0 = bus width */
+  unsigned rd_latency;       /**< cycles from AR handshake to first R beat (default 10; 0 acts as 1) */
+  unsigned wr_latency;       /**< cycles from last W beat to B response (default 10; 0 acts as 1) */
+  unsigned bytes_per_cycle;  /**< bandwidth cap shared by R and W beats; 0 = none (a beat per channel per cycle) */
   unsigned stall_pct;        /**< 0..100: chance a channel's ready/valid is withheld each cycle */
   uint32_t seed;             /**< seed of the stall generator */
   uint64_t err_base;         /**< first byte of a range that answers SLVERR */
   uint64_t err_size;         /**< size of that range; 0 = none */
   const char *trace_path;    /**< FST waveform file, or NULL for none */
-  uint64_t watchdog_cycles;  /**< tsr_sim_wait_irq and register accesses fail past this; 0 = 100M */
+  uint64_t watchdog_cycles;  /**< tsr_sim_wait_irq fails past this (0 = 100M); register accesses fail
+                                  after 1000 cycles, or after this many if fewer */
 } tsr_sim_cfg_t;
 
 /** Fill a configuration with the defaults above. */
