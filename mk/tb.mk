@@ -28,7 +28,7 @@ TB_SHIM_OBJ := $(TB_DIR)/tsr_sim_shim.o
 TB_HDRS     := tb/tsr_sim.h tb/tsr_sim_shim.h tb/tsr_axi_mem.h
 
 # Verilator: -O3 on the netlist. Its C++ for the per-cycle code gets -O2
-# instead of Verilator's -Os (about 20% faster simulation at N=8); run-once
+# instead of Verilator's -Os (15-20% faster simulation at N=8); run-once
 # code (constructors, trace declarations) keeps -O0, since -O1 there doubles
 # the compile time for no speed. The generated Makefile compiles the split
 # files with -j 2. Everything is -fPIC for the shared library and hidden
@@ -67,7 +67,7 @@ $(TB_DIR)/verilator.cmd: tb-force
 	@mkdir -p $(@D)
 	@echo '$(TB_VCMD)' | cmp -s - $@ || echo '$(TB_VCMD)' > $@
 
-$(TB_VMODEL): $(TB_RTL_SRCS) $(TB_DIR)/verilator.cmd
+$(TB_VMODEL): $(TB_RTL_SRCS) $(TB_DIR)/verilator.cmd $(TB_RT_DIR)/flags.txt
 	$(TB_NEED_VERILATOR)
 	@mkdir -p $(TB_VDIR)
 	@echo "tb: verilating tsr_top ArrayDim=$(DIM) into $(TB_VDIR) (log: $(TB_DIR)/verilator.log)"
@@ -77,7 +77,8 @@ $(TB_VMODEL): $(TB_RTL_SRCS) $(TB_DIR)/verilator.cmd
 	@grep -E '^%(Warning|Error)' $(TB_DIR)/verilator.log || true
 	@touch $@
 
-# Same trick for the run-time library: its flags and the Verilator version.
+# Same trick for the run-time library: its flags and the Verilator version
+# (a new Verilator also rebuilds every model).
 $(TB_RT_DIR)/flags.txt: tb-force
 	$(TB_NEED_VERILATOR)
 	@mkdir -p $(@D)

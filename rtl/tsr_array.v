@@ -49,17 +49,16 @@ module tsr_array #(
         assign a_bus[0 +: 8] = in_row_i[0 +: 8];
         assign s_bus[0]      = in_sel_i;
       end else begin : gen_delay
-        // i cycles of delay for element i (and its bank select).
-        reg [8:0] skew_q [0:i-1];
-        integer d;
+        // i cycles of delay for element i (and its bank select), as one shift register.
+        // (9 spare bits on the shift-in side keep the concatenation legal for i = 1.)
+        reg  [9*i-1:0] skew_q;
+        wire [9*i+8:0] skew_d = {skew_q, in_sel_i, in_row_i[8*i +: 8]};
         always @(posedge clk_i) begin
-          skew_q[0] <= {in_sel_i, in_row_i[8*i +: 8]};
-          for (d = 1; d < i; d = d + 1) begin
-            skew_q[d] <= skew_q[d-1];
-          end
+          skew_q <= skew_d[9*i-1:0];
         end
-        assign a_bus[(i*(N+1))*8 +: 8] = skew_q[i-1][7:0];
-        assign s_bus[i*(N+1)]          = skew_q[i-1][8];
+        wire unused_skew = ^skew_d[9*i+8:9*i];   // the element leaving the register
+        assign a_bus[(i*(N+1))*8 +: 8] = skew_q[9*i-9 +: 8];
+        assign s_bus[i*(N+1)]          = skew_q[9*i-1];
       end
     end
 
@@ -88,15 +87,15 @@ module tsr_array #(
       if (j == N - 1) begin : gen_direct
         assign out_row_o[32*j +: 32] = p_bus[(N*N+j)*32 +: 32];
       end else begin : gen_delay
-        reg [31:0] deskew_q [0:N-2-j];
-        integer d;
+        // N-1-j cycles of delay for column j, as one shift register.
+        localparam integer Depth = N - 1 - j;
+        reg  [32*Depth-1:0] deskew_q;
+        wire [32*Depth+31:0] deskew_d = {deskew_q, p_bus[(N*N+j)*32 +: 32]};
         always @(posedge clk_i) begin
-          deskew_q[0] <= p_bus[(N*N+j)*32 +: 32];
-          for (d = 1; d < N - 1 - j; d = d + 1) begin
-            deskew_q[d] <= deskew_q[d-1];
-          end
+          deskew_q <= deskew_d[32*Depth-1:0];
         end
-        assign out_row_o[32*j +: 32] = deskew_q[N-2-j];
+        wire unused_deskew = ^deskew_d[32*Depth+31:32*Depth];
+        assign out_row_o[32*j +: 32] = deskew_q[32*Depth-32 +: 32];
       end
     end
   endgenerate
@@ -115,8 +114,7 @@ module tsr_array #(
 
   // Valid and tag ride a delay line as long as the array.
   reg [Latency-1:0]  valid_q;
-  reg [TagWidth-1:0] tag_q [0:Latency-1];
-  integer t;
+  reg [TagWidth*Latency-1:0] tag_q;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       valid_q <= {Latency{1'b0}};
@@ -125,14 +123,11 @@ module tsr_array #(
     end
   end
   always @(posedge clk_i) begin
-    tag_q[0] <= in_tag_i;
-    for (t = 1; t < Latency; t = t + 1) begin
-      tag_q[t] <= tag_q[t-1];
-    end
+    tag_q <= {tag_q[TagWidth*(Latency-1)-1:0], in_tag_i};
   end
 
   assign out_valid_o = valid_q[Latency-1];
-  assign out_tag_o   = tag_q[Latency-1];
+  assign out_tag_o   = tag_q[TagWidth*(Latency-1) +: TagWidth];
   assign busy_o      = |valid_q;
 endmodule
 
