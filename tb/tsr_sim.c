@@ -43,6 +43,7 @@ struct tsr_sim {
   uint64_t cycles;
   unsigned rst_left;   /* cycles of reset still to run */
   axil_master_t axil;
+  bool stale_b, stale_r; /* a timed-out write / read may still be answered */
   uint64_t rng;        /* xorshift64* state of the master's random delays */
 };
 
@@ -57,11 +58,15 @@ static bool countdown(unsigned *delay) {
 }
 
 /* Handshakes of the AXI4-Lite master in the current cycle, then its outputs
- * for the next one. A valid, once up, stays up until its handshake. */
+ * for the next one. A valid, once up, stays up until its handshake. The
+ * response ready rises after the request handshakes (and a random delay); if
+ * an earlier access timed out, it is also up before them, so that the late
+ * answer is absorbed and ignored instead of blocking the bus. */
 static void axil_tick(tsr_sim_t *s) {
   axil_master_t *a = &s->axil;
   tsr_pins_in_t *in = &s->in;
   const tsr_pins_out_t *o = &s->out;
+  const bool resp_ours = !a->addr_todo && !a->data_todo;
   if (a->write) {
     if (in->awvalid && o->awready) {
       a->addr_todo = false;
@@ -70,23 +75,39 @@ static void axil_tick(tsr_sim_t *s) {
       a->data_todo = false;
     }
     if (in->bready && o->bvalid) {
-      a->resp = o->bresp;
-      a->done = true;
+      if (resp_ours) {
+        a->resp = o->bresp;
+        a->done = true;
+      } else {
+        s->stale_b = false;
+      }
     }
     in->awvalid = (uint8_t)(a->addr_todo && countdown(&a->addr_delay));
     in->wvalid = (uint8_t)(a->data_todo && countdown(&a->data_delay));
-    in->bready = (uint8_t)(!a->addr_todo && !a->data_todo && !a->done && countdown(&a->resp_delay));
+    if (a->addr_todo || a->data_todo) {
+      in->bready = (uint8_t)s->stale_b;
+    } else {
+      in->bready = (uint8_t)(!a->done && countdown(&a->resp_delay));
+    }
   } else {
     if (in->arvalid && o->arready) {
       a->addr_todo = false;
     }
     if (in->rready && o->rvalid) {
-      a->resp = o->rresp;
-      a->rdata = o->rdata;
-      a->done = true;
+      if (resp_ours) {
+        a->resp = o->rresp;
+        a->rdata = o->rdata;
+        a->done = true;
+      } else {
+        s->stale_r = false;
+      }
     }
     in->arvalid = (uint8_t)(a->addr_todo && countdown(&a->addr_delay));
-    in->rready = (uint8_t)(!a->addr_todo && !a->done && countdown(&a->resp_delay));
+    if (a->addr_todo) {
+      in->rready = (uint8_t)s->stale_r;
+    } else {
+      in->rready = (uint8_t)(!a->done && countdown(&a->resp_delay));
+    }
   }
   if (a->done) {
     a->busy = false;
@@ -145,7 +166,9 @@ static void axil_start(tsr_sim_t *s, bool write) {
 }
 
 /* Run the started transaction to its end. 0 when it finished; -1 after the
- * timeout, with the master's outputs dropped so the model stays usable. */
+ * timeout. Then the valids drop (the bus is hung anyway) and the response
+ * ready stays up, so that a late response is absorbed instead of blocking
+ * the next access. */
 static int axil_run(tsr_sim_t *s, const char *what, uint32_t addr) {
   uint64_t limit = AXIL_TIMEOUT_CYCLES;
   if (s->cfg.watchdog_cycles < limit) {
@@ -158,9 +181,14 @@ static int axil_run(tsr_sim_t *s, const char *what, uint32_t addr) {
     s->axil.busy = false;
     s->in.awvalid = 0u;
     s->in.wvalid = 0u;
-    s->in.bready = 0u;
     s->in.arvalid = 0u;
-    s->in.rready = 0u;
+    if (s->axil.write) {
+      s->stale_b = true;
+      s->in.bready = 1u;
+    } else {
+      s->stale_r = true;
+      s->in.rready = 1u;
+    }
     fprintf(stderr, "tsr_sim: register %s at 0x%08x got no response within %llu cycles\n", what,
             addr, (unsigned long long)limit);
     return -1;
@@ -243,6 +271,8 @@ TSR_SIM_API void tsr_sim_reset(tsr_sim_t *sim, unsigned cycles) {
   /* Reset goes low at once; the bench's models drop their transactions and
    * idle while it is held, then rst_ni rises after `cycles` rising edges. */
   memset(&sim->axil, 0, sizeof sim->axil);
+  sim->stale_b = false;
+  sim->stale_r = false;
   tsr_axi_mem_reset(sim->mem);
   memset(&sim->in, 0, sizeof sim->in);
   tsr_shim_apply(sim->shim, &sim->in, &sim->out);

@@ -218,6 +218,23 @@ static void error_session(const tsr_sim_cfg_t *base) {
   A.destroy(s);
 }
 
+/* A register access that outlasts its limit fails with -1 (the limit is
+ * 1000 cycles, or watchdog_cycles if smaller), with a message, not a hang. */
+static void timeout_session(const tsr_sim_cfg_t *base) {
+  tsr_sim_cfg_t cfg = *base;
+  cfg.trace_path = NULL;
+  cfg.watchdog_cycles = 1;
+  tsr_sim_t *s = A.create(&cfg);
+  CHECK(s != NULL, "timeout: create failed");
+  if (s == NULL) {
+    return;
+  }
+  uint32_t v = 0;
+  CHECK(A.reg_read(s, REG_ID, &v) == -1, "timeout: a 1-cycle register read did not time out");
+  CHECK(A.reg_write(s, REG_IRQ_ENABLE, IRQ_DONE) == -1, "timeout: a 1-cycle register write did not time out");
+  A.destroy(s);
+}
+
 /* Two models at once must not share state. */
 static void two_models(const tsr_sim_cfg_t *base) {
   tsr_sim_cfg_t cfg = *base;
@@ -307,6 +324,7 @@ int main(int argc, char **argv) {
   session(&stressed, "stalled bus");
   error_session(&cfg);
   two_models(&cfg);
+  timeout_session(&cfg);
   if (do_bench) {
     bench(&cfg);
   }

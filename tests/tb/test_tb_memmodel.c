@@ -505,6 +505,14 @@ static void bursts_beyond_memory_get_decerr(void **state) {
 
 /* ---- stalls --------------------------------------------------------------- */
 
+/* The test master's own PRNG (xorshift64), independent of the model's. */
+static uint64_t xorshift(uint64_t *r) {
+  *r ^= *r << 13;
+  *r ^= *r >> 7;
+  *r ^= *r << 17;
+  return *r;
+}
+
 /* A legal randomized master: reads from region R (0x0000-0x7FFF, prefilled),
  * writes to region W (0x8000-0xFFFF, shadowed), random ready gaps. Checks the
  * data, returns a hash of every output of the model over the run. */
@@ -525,14 +533,16 @@ static uint64_t random_traffic(unsigned stall_pct, uint32_t seed, uint32_t maste
   tsr_axi_mem_write(t.m, 0, img, sizeof img);
 
   uint64_t r = 0x9E3779B97F4A7C15ull ^ master_seed; /* the master's own choices */
-#define RND() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+#define RND() xorshift(&r)
   enum { NB = 40 };
   struct { uint32_t addr; unsigned len; } rd[NB], wrb[NB];
   for (int i = 0; i < NB; i++) {
     rd[i].len = (unsigned)(RND() % 8u);
-    rd[i].addr = (uint32_t)((RND() % (0x8000u / 256u)) * 256u + (RND() % 8u) * bus);
+    const uint64_t rpage = RND() % (0x8000u / 256u);
+    rd[i].addr = (uint32_t)(rpage * 256u + (RND() % 8u) * bus);
     wrb[i].len = (unsigned)(RND() % 8u);
-    wrb[i].addr = 0x8000u + (uint32_t)((RND() % (0x8000u / 256u)) * 256u + (RND() % 8u) * bus);
+    const uint64_t wpage = RND() % (0x8000u / 256u);
+    wrb[i].addr = 0x8000u + (uint32_t)(wpage * 256u + (RND() % 8u) * bus);
   }
   unsigned ar_i = 0, r_burst = 0, r_beat = 0, aw_i = 0, w_burst = 0, w_beat = 0, b_n = 0;
   uint64_t hash = 1469598103934665603ull;
