@@ -36,79 +36,67 @@ module tsr_array #(
   output wire [TagWidth-1:0]    out_tag_o,
   output wire                   busy_o       // some input row is still inside
 );
-  // a_bus[(i*(N+1)+j)*8 +: 8]: activation entering PE[i][j] (j = N: leaving the row).
-  wire [8*N*(N+1)-1:0]  a_bus;
-  wire [N*(N+1)-1:0]    s_bus;
-  // p_bus[(i*N+j)*32 +: 32]: partial sum entering PE row i, column j (i = N: bottom).
-  wire [32*N*(N+1)-1:0] p_bus;
-
+  // Each PE row keeps its own buses (activation chain left to right, partial
+  // sums out of the bottom); one flat N x N bus costs Verilator dearly at N = 16.
   genvar i, j;
   generate
-    for (i = 0; i < N; i = i + 1) begin : gen_skew
+    for (i = 0; i < N; i = i + 1) begin : gen_row
+      wire [8*(N+1)-1:0] a_chain;    // a_chain[8*j +: 8] enters PE[i][j]
+      wire [N:0]         s_chain;
+      wire [32*N-1:0]    psum_in;
+      wire [32*N-1:0]    psum_out;
+
       if (i == 0) begin : gen_direct
-        assign a_bus[0 +: 8] = in_row_i[0 +: 8];
-        assign s_bus[0]      = in_sel_i;
+        assign a_chain[7:0] = in_row_i[7:0];
+        assign s_chain[0]   = in_sel_i;
+        assign psum_in      = {(32*N){1'b0}};
       end else begin : gen_delay
-        // i cycles of delay for element i (and its bank select), as one shift register.
-        // (9 spare bits on the shift-in side keep the concatenation legal for i = 1.)
+        // i cycles of skew for element i (and its bank select), as one shift
+        // register; 9 spare bits on the shift-in side keep it legal for i = 1.
         reg  [9*i-1:0] skew_q;
         wire [9*i+8:0] skew_d = {skew_q, in_sel_i, in_row_i[8*i +: 8]};
         always @(posedge clk_i) begin
           skew_q <= skew_d[9*i-1:0];
         end
         wire unused_skew = ^skew_d[9*i+8:9*i];   // the element leaving the register
-        assign a_bus[(i*(N+1))*8 +: 8] = skew_q[9*i-9 +: 8];
-        assign s_bus[i*(N+1)]          = skew_q[9*i-1];
+        assign a_chain[7:0] = skew_q[9*i-9 +: 8];
+        assign s_chain[0]   = skew_q[9*i-1];
+        assign psum_in      = gen_row[i-1].psum_out;
       end
-    end
 
-    for (j = 0; j < N; j = j + 1) begin : gen_top
-      assign p_bus[j*32 +: 32] = 32'h0;
-    end
-
-    for (i = 0; i < N; i = i + 1) begin : gen_row
       for (j = 0; j < N; j = j + 1) begin : gen_col
         tsr_pe u_pe (
           .clk_i    (clk_i),
-          .a_i      (a_bus[(i*(N+1)+j)*8 +: 8]),
-          .a_sel_i  (s_bus[i*(N+1)+j]),
-          .psum_i   (p_bus[(i*N+j)*32 +: 32]),
+          .a_i      (a_chain[8*j +: 8]),
+          .a_sel_i  (s_chain[j]),
+          .psum_i   (psum_in[32*j +: 32]),
           .w_we_i   (w_we_i && (w_row_i == i[RowIdxWidth-1:0])),
           .w_bank_i (w_bank_i),
           .w_i      (w_data_i[8*j +: 8]),
-          .a_o      (a_bus[(i*(N+1)+j+1)*8 +: 8]),
-          .a_sel_o  (s_bus[i*(N+1)+j+1]),
-          .psum_o   (p_bus[((i+1)*N+j)*32 +: 32])
+          .a_o      (a_chain[8*(j+1) +: 8]),
+          .a_sel_o  (s_chain[j+1]),
+          .psum_o   (psum_out[32*j +: 32])
         );
       end
+
+      // The activations leaving the right edge are not needed.
+      wire unused_edge = ^{a_chain[8*N +: 8], s_chain[N]};
     end
 
     for (j = 0; j < N; j = j + 1) begin : gen_deskew
       if (j == N - 1) begin : gen_direct
-        assign out_row_o[32*j +: 32] = p_bus[(N*N+j)*32 +: 32];
+        assign out_row_o[32*j +: 32] = gen_row[N-1].psum_out[32*j +: 32];
       end else begin : gen_delay
         // N-1-j cycles of delay for column j, as one shift register.
         localparam integer Depth = N - 1 - j;
-        reg  [32*Depth-1:0] deskew_q;
-        wire [32*Depth+31:0] deskew_d = {deskew_q, p_bus[(N*N+j)*32 +: 32]};
+        reg  [32*Depth-1:0]  deskew_q;
+        wire [32*Depth+31:0] deskew_d = {deskew_q, gen_row[N-1].psum_out[32*j +: 32]};
         always @(posedge clk_i) begin
           deskew_q <= deskew_d[32*Depth-1:0];
         end
         wire unused_deskew = ^deskew_d[32*Depth+31:32*Depth];
         assign out_row_o[32*j +: 32] = deskew_q[32*Depth-32 +: 32];
       end
-    end
-  endgenerate
-
-  // The activations leaving the right edge are not needed.
-  wire unused_edge;
-  generate
-    if (1) begin : gen_unused
-      wire [N-1:0] edge_bits;
-      for (i = 0; i < N; i = i + 1) begin : gen_edge
-        assign edge_bits[i] = ^{a_bus[(i*(N+1)+N)*8 +: 8], s_bus[i*(N+1)+N]};
-      end
-      assign unused_edge = ^edge_bits;
     end
   endgenerate
 

@@ -1,0 +1,130 @@
+# mk/system.mk: whole-chip system tests: Verilated RTL + C bench + driver + firmware vs the golden model.
+#
+#   make test-system                 every suite below for N = 4, 8 and 16 (builds what it needs)
+#   make test-system SYS_DIMS=8      one array size
+#   make test-system-gemm DIM=8      one suite for one size (also -errors, -wrap, -counters,
+#                                    -directed, -numpy)
+#   make test-system-cli-asan        `make test-cli` against an ASan+UBSan build of the CLI
+#   TSR_SEED=<n> make test-system    replay a run (every suite prints the seed it used)
+#
+# Suites (tests/system/, one program per suite, built with the house flags,
+# linking sw/ + fw/ and loading build/lib/libtsrsim_d<N>.so with dlopen):
+#   test_sys_gemm      SYS_GEMM_COUNT_<N> random GEMMs, bit-exact, memory outside C unchanged;
+#                      replay one case: build/tests/system/test_sys_gemm --dim 8 --seed S
+#   test_sys_errors    every ERR_CODE provoked on purpose: registers, IRQ, W1C, memory, soft
+#                      reset and a GEMM afterwards; soft reset in the middle of a LOAD, a STORE
+#                      and a partial command; unmapped registers answer SLVERR
+#   test_sys_wrap      int32 accumulation wrap (K = 140000)
+#   test_sys_counters  CNT_* after a GEMM and after directed commands; clear; soft reset
+#   test_sys_directed  what the firmware does not use: KEEP_WEIGHTS, LOAD chunking and zero
+#                      fill for both destinations, FENCE/DONE interrupts
+#   test_numpy.py      CLI results against numpy's matmul and requantization written in numpy
+#   cli-asan           the 33 CLI error cases of `make test-cli` under ASan+UBSan
+# SYS_ARGS adds options to the C suites of the per-suite targets, e.g.
+#   make test-system-gemm DIM=4 SYS_ARGS='--count 20 --verbose'
+
+SYS_DIMS        ?= 4 8 16
+SYS_DIR         := $(BUILD)/tests/system
+SYS_OBJ_DIR     := $(SYS_DIR)/obj
+SYS_CFLAGS       = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
+SYS_LIB_SRCS    := tests/system/sys_util.c sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_driver.c \
+                   fw/tsr_gemm.c sw/tsr_golden.c sw/tsr_quant.c
+SYS_LIB_OBJS    := $(patsubst %.c,$(SYS_OBJ_DIR)/%.o,$(SYS_LIB_SRCS))
+SYS_SUITES      := gemm errors wrap counters directed
+SYS_CMOCKA      := errors wrap counters directed
+SYS_BINS        := $(patsubst %,$(SYS_DIR)/test_sys_%,$(SYS_SUITES))
+SYS_ARGS        ?=
+SYS_GEMM_COUNT_4  ?= 200
+SYS_GEMM_COUNT_8  ?= 200
+SYS_GEMM_COUNT_16 ?= 40
+SYS_ASAN_BUILD  := $(BUILD)/asan
+SYS_ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer
+# Any sanitizer report makes a CLI case print more than its one line (and exit non-zero).
+SYS_ASAN_ENV    := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+sys_comma := ,
+sys_space := $(subst ,, )
+
+# The command of suite $(1) for array size $(2).
+sys_cmd = TSR_SIM_LIB_DIR=$(BUILD)/lib $(SYS_DIR)/test_sys_$(1) --dim $(2) \
+  $(if $(filter gemm,$(1)),--count $(SYS_GEMM_COUNT_$(2)))
+sys_numpy_cmd = $(PYTHON) tests/system/test_numpy.py --tessera $(SW_BIN) \
+  --dims $(subst $(sys_space),$(sys_comma),$(strip $(1))) --tmp $(SYS_DIR)/numpy
+sys_asan_cmd = $(SYS_ASAN_ENV) $(MAKE) --no-print-directory BUILD=$(SYS_ASAN_BUILD) \
+  SAN='$(SYS_ASAN_FLAGS)' test-cli
+
+# One timed step of a recipe: $(1) name, $(2) command; stops the recipe on failure.
+sys_step = echo "== $(1)"; t0=$$(date +%s%N); \
+  $(2) || { echo "test-system: FAILED: $(1)"; exit 1; }; \
+  ms=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
+  times="$$times$$(printf '\n  %-22s %4d.%02d s' '$(1)' $$((ms / 1000)) $$((ms % 1000 / 10)))";
+
+# ---- build ---------------------------------------------------------------------------------
+
+# Rebuild when the flags change.
+SYS_FLAGS_FILE := $(SYS_OBJ_DIR)/flags.txt
+$(SYS_FLAGS_FILE): sys-flags-force
+	@mkdir -p $(@D)
+	@echo '$(SYS_CFLAGS)' | cmp -s - $@ || echo '$(SYS_CFLAGS)' > $@
+
+.PHONY: sys-flags-force
+sys-flags-force:
+
+# One line naming the package when cmocka is missing.
+$(SYS_DIR)/cmocka.ok:
+	@mkdir -p $(@D)
+	@printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n#include <cmocka.h>\n' \
+	  | $(CC) -E -x c - -o /dev/null 2>/dev/null \
+	  || { echo "test-system: cmocka headers not found: install libcmocka-dev (apt-get install libcmocka-dev)"; exit 1; }
+	@touch $@
+
+$(SYS_OBJ_DIR)/%.o: %.c $(SYS_FLAGS_FILE) | $(SYS_DIR)/cmocka.ok
+	@mkdir -p $(@D)
+	$(CC) $(SYS_CFLAGS) -MMD -MP -c $< -o $@
+
+.PRECIOUS: $(SYS_OBJ_DIR)/%.o
+
+$(SYS_DIR)/test_sys_%: $(SYS_OBJ_DIR)/tests/system/test_sys_%.o $(SYS_LIB_OBJS)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $^ $(if $(filter $*,$(SYS_CMOCKA)),-lcmocka) -ldl -lm
+
+.PHONY: system-bins
+system-bins: $(SYS_BINS) ## build the system test programs (build/tests/system/)
+
+-include $(shell find $(SYS_OBJ_DIR) -name '*.d' 2>/dev/null)
+
+# ---- run -----------------------------------------------------------------------------------
+
+SYS_NEED_NUMPY = @$(PYTHON) -c 'import numpy' 2>/dev/null || \
+  { echo "test-system: numpy not found: pip install numpy (or apt-get install python3-numpy)"; exit 1; }
+
+.PHONY: test-system test-system-gemm test-system-errors test-system-wrap test-system-counters \
+        test-system-directed test-system-numpy test-system-cli-asan
+
+test-system: ## whole-chip tests on the Verilated RTL for N = 4, 8, 16 (SYS_DIMS): GEMMs, errors, wrap, counters, directed, numpy, CLI under ASan
+	$(SYS_NEED_NUMPY)
+	@for d in $(SYS_DIMS); do $(MAKE) --no-print-directory sim DIM=$$d || exit 1; done
+	@$(MAKE) --no-print-directory sw system-bins
+	@set -u; start=$$(date +%s); times=""; \
+	  $(foreach d,$(SYS_DIMS),$(foreach s,$(SYS_SUITES),$(call sys_step,$(s) N=$(d),$(call sys_cmd,$(s),$(d)) $(SYS_ARGS)))) \
+	  $(call sys_step,numpy N=$(subst $(sys_space),$(sys_comma),$(strip $(SYS_DIMS))),$(call sys_numpy_cmd,$(SYS_DIMS))) \
+	  $(call sys_step,cli-asan,$(sys_asan_cmd)) \
+	  echo "test-system: time per step:$$times"; \
+	  echo "test-system: PASSED for N = $(SYS_DIMS) in $$(( $$(date +%s) - start )) s"
+
+# One suite, one array size (DIM).
+SYS_ONE = $(BUILD)/lib/libtsrsim_d$(DIM).so
+test-system-gemm: $(SYS_ONE) $(SYS_DIR)/test_sys_gemm ## random GEMMs on the DIM=N model (SYS_ARGS='--count C --seed S ...')
+	$(call sys_cmd,gemm,$(DIM)) $(SYS_ARGS)
+test-system-errors: $(SYS_ONE) $(SYS_DIR)/test_sys_errors ## every ERR_CODE provoked on the DIM=N model, then soft reset and a GEMM
+	$(call sys_cmd,errors,$(DIM)) $(SYS_ARGS)
+test-system-wrap: $(SYS_ONE) $(SYS_DIR)/test_sys_wrap ## int32 accumulation wrap (K = 140000) on the DIM=N model
+	$(call sys_cmd,wrap,$(DIM)) $(SYS_ARGS)
+test-system-counters: $(SYS_ONE) $(SYS_DIR)/test_sys_counters ## performance counters on the DIM=N model
+	$(call sys_cmd,counters,$(DIM)) $(SYS_ARGS)
+test-system-directed: $(SYS_ONE) $(SYS_DIR)/test_sys_directed ## KEEP_WEIGHTS, LOAD chunking, FENCE/DONE IRQs on the DIM=N model
+	$(call sys_cmd,directed,$(DIM)) $(SYS_ARGS)
+test-system-numpy: $(SYS_ONE) $(SW_BIN) ## tessera CLI on the DIM=N model against numpy
+	$(SYS_NEED_NUMPY)
+	$(call sys_numpy_cmd,$(DIM))
+test-system-cli-asan: ## the CLI error cases of test-cli against an ASan+UBSan build of the CLI (build/asan)
+	$(sys_asan_cmd)

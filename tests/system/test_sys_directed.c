@@ -1,0 +1,325 @@
+/* test_sys_directed.c: whole-chip checks of command features the firmware's GEMMs do not use. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys_util.h"
+#include "tessera_regs.h"
+
+/*
+ * Raw commands (docs/commands.md) on the Verilated chip, results read back
+ * through a raw-int32 STORE and compared with values computed here:
+ *   - MATMUL KEEP_WEIGHTS multiplies with the weights of the previous MATMUL,
+ *     even after the scratchpad rows they came from were overwritten, and
+ *     the weights are zero outside K x N;
+ *   - LOAD cuts each external row into chunks (N bytes to the scratchpad, 4N
+ *     to the accumulator), chunk c of row r lands in row LOCAL + c*ROWS + r,
+ *     and the tail of the last chunk is zero-filled;
+ *   - FENCE with its IRQ flag raises IRQ_STATUS.FENCE, the idle engine
+ *     raises IRQ_STATUS.DONE and STATUS.DONE, both drive irq_o when enabled.
+ *
+ * usage: test_sys_directed --dim N [--seed S]   (seed: $TSR_SEED, else the clock)
+ */
+
+static unsigned g_dim;
+static uint32_t g_seed;
+
+#define SRC_ADDR 0x10003u  /* operands (odd) */
+#define DST_ADDR 0x80001u  /* results (odd) */
+
+#define EXPECT_EQ(what, got, want)                                                             \
+  do {                                                                                         \
+    const long long got_ = (long long)(got);                                                   \
+    const long long want_ = (long long)(want);                                                 \
+    if (got_ != want_) {                                                                       \
+      fail_msg("(seed %u) %s = %lld, expected %lld", g_seed, what, got_, want_);               \
+    }                                                                                          \
+  } while (0)
+
+typedef struct fx {
+  sys_env_t env;
+  sys_rng_t rng;
+} fx_t;
+
+static int setup(void **state) {
+  fx_t *f = calloc(1, sizeof *f);
+  if (f == NULL) {
+    return -1;
+  }
+  tsr_sim_cfg_t cfg;
+  sys_sim_cfg_default(&cfg);
+  cfg.stall_pct = 20u;
+  cfg.seed = g_seed;
+  char err[512];
+  if (sys_open(&f->env, g_dim, &cfg, err, sizeof err) != TSR_OK) {
+    fprintf(stderr, "test_sys_directed: cannot open the simulator for --dim %u: %s\n", g_dim, err);
+    free(f);
+    return -1;
+  }
+  sys_rng_seed(&f->rng, g_seed, 11u);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fx_t *f = *state;
+  sys_close(&f->env);
+  free(f);
+  return 0;
+}
+
+static void push(fx_t *f, uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3, uint32_t w4,
+                 uint32_t w5) {
+  const uint32_t w[TSR_CMD_WORDS] = {w0, w1, w2, w3, w4, w5, 0u, 0u};
+  assert_int_equal(sys_push_raw(&f->env, w), TSR_OK);
+}
+
+/* The commands carry the dependency tokens docs/commands.md asks for, so they
+ * stay correct on an engine that overlaps its load, compute and store stages. */
+static void load(fx_t *f, uint32_t deps, bool acc, uint32_t addr, uint32_t stride, uint32_t rows,
+                 uint32_t cols, uint32_t local) {
+  push(f, TSR_OP_LOAD | deps | (acc ? 1u << TSR_LOAD_DEST_ACC_BIT : 0u), addr, stride,
+       rows | (cols << 16), local, 0u);
+}
+
+/* Raw int32 STORE of `rows` full accumulator rows (N values each), after
+ * the compute stage's token. */
+static void store_raw(fx_t *f, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t src) {
+  push(f, TSR_OP_STORE | TSR_DEP_POP_PREV, addr, stride, rows | (g_dim << 16), src, 0u);
+}
+
+static void wait_ok(fx_t *f) {
+  uint32_t status = 0;
+  assert_int_equal(sys_wait_stopped(&f->env, SYS_POLL_LIMIT, &status), TSR_OK);
+  if ((status & (1u << TSR_STATUS_ERROR_BIT)) != 0u) {
+    uint32_t code = 0, idx = 0;
+    (void)tsr_read_error(&f->env.dev, &code, &idx, NULL);
+    fail_msg("(seed %u) the engine stopped: %s at command %u", g_seed, tsr_hw_error_str(code), idx);
+  }
+}
+
+static void put_random(fx_t *f, uint32_t addr, uint8_t *buf, size_t n) {
+  sys_rng_fill(&f->rng, buf, n);
+  assert_int_equal(tsr_hal_mem_write(&f->env.hal, addr, buf, n), TSR_OK);
+}
+
+static int32_t le32(const uint8_t *p) {
+  uint32_t u = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+               ((uint32_t)p[3] << 24);
+  int32_t v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+static void keep_weights_multiplies_with_the_weights_already_in_the_array(void **state) {
+  fx_t *f = *state;
+  const uint32_t n = g_dim;
+  const uint32_t kk = (uint32_t)sys_rng_range(&f->rng, 1, n);
+  const uint32_t nn = (uint32_t)sys_rng_range(&f->rng, 1, n);
+  const uint32_t m = (uint32_t)sys_rng_range(&f->rng, 1, 3u * n);
+  uint8_t *src = malloc((size_t)(2u * m + 2u * n) * n);
+  assert_non_null(src);
+  /* Scratchpad: A1 rows [0, m), W rows [m, m+n), A2 rows [m+n, 2m+n). */
+  put_random(f, SRC_ADDR, src, (size_t)(2u * m + n) * n);
+  assert_int_equal(sys_soft_reset(&f->env), TSR_OK);
+  load(f, TSR_DEP_PUSH_NEXT, false, SRC_ADDR, n, 2u * m + n, n, 0u);
+  push(f, TSR_OP_MATMUL | TSR_DEP_POP_PREV | TSR_DEP_PUSH_PREV, 0u, m, 0u, m | (kk << 16), nn);
+  /* Overwrite the weight rows in the scratchpad: the array must keep its copy. */
+  put_random(f, SRC_ADDR + (2u * m + n) * n, src + (size_t)(2u * m + n) * n, (size_t)n * n);
+  load(f, TSR_DEP_POP_NEXT, false, SRC_ADDR + (2u * m + n) * n, n, n, n, m);
+  push(f, TSR_OP_MATMUL | TSR_DEP_PUSH_NEXT | (1u << TSR_MATMUL_KEEP_WEIGHTS_BIT), m + n, 0u, m, m,
+       0u);
+  const uint32_t stride = 4u * n + 3u;
+  store_raw(f, DST_ADDR, stride, 2u * m, 0u);
+  wait_ok(f);
+
+  uint8_t *out = malloc((size_t)2u * m * stride);
+  assert_non_null(out);
+  assert_int_equal(tsr_hal_mem_read(&f->env.hal, DST_ADDR, out, (size_t)2u * m * stride), TSR_OK);
+  const int8_t *a1 = (const int8_t *)src;
+  const int8_t *w = a1 + (size_t)m * n;
+  const int8_t *a2 = w + (size_t)n * n;
+  for (uint32_t i = 0; i < 2u * m; i++) {
+    const int8_t *a = i < m ? a1 + (size_t)i * n : a2 + (size_t)(i - m) * n;
+    for (uint32_t j = 0; j < n; j++) {
+      int32_t want = 0;
+      for (uint32_t r = 0; r < kk && j < nn; r++) {
+        want += (int32_t)a[r] * (int32_t)w[(size_t)r * n + j];
+      }
+      int32_t got = le32(out + (size_t)i * stride + 4u * j);
+      if (got != want) {
+        fail_msg("(seed %u) K %u N %u M %u: %s row %u col %u = %" PRId32 ", expected %" PRId32,
+                 g_seed, kk, nn, m, i < m ? "MATMUL" : "MATMUL KEEP_WEIGHTS", i < m ? i : i - m, j,
+                 got, want);
+      }
+    }
+  }
+  free(out);
+  free(src);
+}
+
+static void load_cuts_rows_into_zero_filled_chunks(void **state) {
+  fx_t *f = *state;
+  const uint32_t n = g_dim;
+  /* Per destination: three chunks with a partial last one and several rows
+   * (the zero fill and the chunk order always show), then a random shape. */
+  for (unsigned it = 0; it < 4u; it++) {
+    const bool acc = (it & 1u) != 0u;
+    const uint32_t chunk = acc ? 4u * n : n;
+    const uint32_t rows = (uint32_t)sys_rng_range(&f->rng, it < 2u ? 2 : 1, 9);
+    const uint32_t cols = it < 2u ? 2u * chunk + (uint32_t)sys_rng_range(&f->rng, 1, chunk - 1u)
+                                  : (uint32_t)sys_rng_range(&f->rng, 1, 3u * chunk);
+    const uint32_t stride = cols + (uint32_t)sys_rng_range(&f->rng, 0, 7);
+    const uint32_t nchunks = (cols + chunk - 1u) / chunk;
+    const uint32_t local = (uint32_t)sys_rng_range(&f->rng, 0, 40);
+    const uint32_t total = nchunks * rows;
+    uint8_t *src = malloc((size_t)rows * stride);
+    assert_non_null(src);
+    put_random(f, SRC_ADDR, src, (size_t)rows * stride);
+    assert_int_equal(sys_soft_reset(&f->env), TSR_OK);
+    if (acc) {
+      /* Fill the target rows with a pattern first, so the zero fill shows. */
+      uint8_t *pat = malloc((size_t)total * 4u * n);
+      assert_non_null(pat);
+      memset(pat, 0xee, (size_t)total * 4u * n);
+      assert_int_equal(tsr_hal_mem_write(&f->env.hal, 0x60000u, pat, (size_t)total * 4u * n),
+                       TSR_OK);
+      free(pat);
+      load(f, 0u, true, 0x60000u, 4u * n, total, 4u * n, local);
+      load(f, TSR_DEP_PUSH_NEXT, true, SRC_ADDR, stride, rows, cols, local);
+    } else {
+      /* Scratchpad rows reach memory through a MATMUL with the identity:
+       * acc[i][j] = int8(spad[local + i][j]). */
+      uint8_t *id = calloc((size_t)n * n, 1u);
+      uint8_t *pat = malloc((size_t)total * n);
+      assert_non_null(id);
+      assert_non_null(pat);
+      for (uint32_t r = 0; r < n; r++) {
+        id[(size_t)r * n + r] = 1u;
+      }
+      memset(pat, 0xee, (size_t)total * n);
+      assert_int_equal(tsr_hal_mem_write(&f->env.hal, 0x60000u, id, (size_t)n * n), TSR_OK);
+      assert_int_equal(tsr_hal_mem_write(&f->env.hal, 0x70000u, pat, (size_t)total * n), TSR_OK);
+      load(f, 0u, false, 0x60000u, n, n, n, 200u);
+      load(f, 0u, false, 0x70000u, n, total, n, local);
+      load(f, TSR_DEP_PUSH_NEXT, false, SRC_ADDR, stride, rows, cols, local);
+      push(f, TSR_OP_MATMUL | TSR_DEP_POP_PREV | TSR_DEP_PUSH_NEXT, local, 200u, 0u,
+           total | (n << 16), n);
+      free(id);
+      free(pat);
+    }
+    const uint32_t ostride = 4u * n + 1u;
+    store_raw(f, DST_ADDR, ostride, total, acc ? local : 0u);
+    wait_ok(f);
+    uint8_t *out = malloc((size_t)total * ostride);
+    assert_non_null(out);
+    assert_int_equal(tsr_hal_mem_read(&f->env.hal, DST_ADDR, out, (size_t)total * ostride),
+                     TSR_OK);
+    for (uint32_t c = 0; c < nchunks; c++) {
+      for (uint32_t r = 0; r < rows; r++) {
+        const uint8_t *row = out + (size_t)(c * rows + r) * ostride;
+        for (uint32_t b = 0; b < chunk; b++) {
+          uint32_t col = c * chunk + b;
+          int32_t want;
+          int32_t got;
+          if (acc) {
+            /* Byte b of the 4N-byte accumulator row, as stored (little endian). */
+            want = col < cols ? src[(size_t)r * stride + col] : 0;
+            got = row[b];
+          } else {
+            want = col < cols ? (int8_t)src[(size_t)r * stride + col] : 0;
+            got = le32(row + 4u * b);
+          }
+          if (got != want) {
+            fail_msg("(seed %u) LOAD to the %s, %u rows x %u bytes (stride %u) at local %u: "
+                     "row %u byte %u (chunk %u, local row %u) = %" PRId32 ", expected %" PRId32,
+                     g_seed, acc ? "accumulator" : "scratchpad", rows, cols, stride, local, r, col,
+                     c, local + c * rows + r, got, want);
+          }
+        }
+      }
+    }
+    free(out);
+    free(src);
+  }
+}
+
+static void fence_irq_and_done_raise_their_status_bits(void **state) {
+  fx_t *f = *state;
+  sys_env_t *e = &f->env;
+  const uint32_t irq_done = 1u << TSR_IRQ_STATUS_DONE_BIT;
+  const uint32_t irq_fence = 1u << TSR_IRQ_STATUS_FENCE_BIT;
+  uint32_t v = 0;
+  assert_int_equal(sys_soft_reset(e), TSR_OK);
+  assert_int_equal(sys_wr(e, TSR_IRQ_ENABLE_REG_OFFSET, irq_fence), TSR_OK);
+  /* A FENCE without its flag raises nothing; with it, FENCE rises. */
+  load(f, 0u, false, SRC_ADDR, g_dim, 64u, g_dim, 0u);
+  push(f, TSR_OP_FENCE, 0u, 0u, 0u, 0u, 0u);
+  wait_ok(f);
+  assert_int_equal(sys_rd(e, TSR_IRQ_STATUS_REG_OFFSET, &v), TSR_OK);
+  EXPECT_EQ("IRQ_STATUS after LOAD, FENCE (no IRQ flag), idle", v, irq_done);
+  EXPECT_EQ("irq_o with only FENCE enabled", sys_irq_level(e), 0);
+  assert_int_equal(sys_rd(e, TSR_STATUS_REG_OFFSET, &v), TSR_OK);
+  EXPECT_EQ("STATUS when idle after the job", v, 1u << TSR_STATUS_DONE_BIT);
+  assert_int_equal(sys_wr(e, TSR_IRQ_STATUS_REG_OFFSET, irq_done), TSR_OK);
+
+  load(f, 0u, false, SRC_ADDR, g_dim, 64u, g_dim, 0u);
+  push(f, TSR_OP_FENCE | (1u << TSR_FENCE_IRQ_BIT), 0u, 0u, 0u, 0u, 0u);
+  EXPECT_EQ("wait_irq for the FENCE", e->hal.ops->wait_irq(e->hal.ctx, 1000000u), TSR_OK);
+  assert_int_equal(sys_rd(e, TSR_IRQ_STATUS_REG_OFFSET, &v), TSR_OK);
+  EXPECT_EQ("IRQ_STATUS.FENCE after a FENCE with IRQ", v & irq_fence, irq_fence);
+  assert_int_equal(sys_wr(e, TSR_IRQ_STATUS_REG_OFFSET, irq_fence), TSR_OK);
+  EXPECT_EQ("irq_o after clearing FENCE", sys_irq_level(e), 0);
+  wait_ok(f);
+  assert_int_equal(sys_rd(e, TSR_IRQ_STATUS_REG_OFFSET, &v), TSR_OK);
+  EXPECT_EQ("IRQ_STATUS once idle", v, irq_done);
+  assert_int_equal(sys_wr(e, TSR_IRQ_ENABLE_REG_OFFSET, irq_done), TSR_OK);
+  EXPECT_EQ("irq_o with DONE enabled", sys_irq_level(e), 1);
+  assert_int_equal(sys_wr(e, TSR_IRQ_STATUS_REG_OFFSET, irq_done), TSR_OK);
+  EXPECT_EQ("irq_o after clearing DONE", sys_irq_level(e), 0);
+  assert_int_equal(sys_wr(e, TSR_IRQ_ENABLE_REG_OFFSET, 0u), TSR_OK);
+}
+
+int main(int argc, char **argv) {
+  bool have_seed = false;
+  for (int i = 1; i < argc; i++) {
+    uint32_t v = 0;
+    if (strcmp(argv[i], "--dim") == 0 && i + 1 < argc && sys_parse_u32(argv[i + 1], &v) == 0 &&
+        v >= 1u && v <= 255u) {
+      g_dim = v;
+      i++;
+    } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc &&
+               sys_parse_u32(argv[i + 1], &g_seed) == 0) {
+      have_seed = true;
+      i++;
+    } else {
+      fprintf(stderr,
+              "test_sys_directed: bad argument '%s' (usage: test_sys_directed --dim N [--seed S])\n",
+              argv[i]);
+      return 2;
+    }
+  }
+  if (g_dim == 0u) {
+    fprintf(stderr, "test_sys_directed: give --dim N\n");
+    return 2;
+  }
+  if (!have_seed) {
+    g_seed = sys_seed_from_env_or_clock();
+  }
+  printf("test_sys_directed: dim %u, seed %u (replay with --seed %u)\n", g_dim, g_seed, g_seed);
+  fflush(stdout);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(keep_weights_multiplies_with_the_weights_already_in_the_array,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(load_cuts_rows_into_zero_filled_chunks, setup, teardown),
+      cmocka_unit_test_setup_teardown(fence_irq_and_done_raise_their_status_bits, setup, teardown),
+  };
+  return cmocka_run_group_tests_name("system directed", tests, NULL, NULL);
+}
