@@ -146,7 +146,6 @@ module tsr_ctrl #(
   wire         push_next = w0[11];
   wire         flag0    = w0[16];
   wire         flag1    = w0[17];
-  wire         flag2    = w0[18];
 
   // Dependency tokens: load->compute, compute->load, compute->store, store->compute.
   reg [7:0] l2c_q, l2c_d, c2l_q, c2l_d, c2s_q, c2s_d, s2c_q, s2c_d;
@@ -183,7 +182,7 @@ module tsr_ctrl #(
   wire [32:0] mm_c_end  = {9'h0, w3[23:0]} + {17'h0, mm_m};
   // STORE fields.
   wire [32:0] st_src_end   = {9'h0, w4[23:0]} + {17'h0, rows};
-  wire [32:0] st_param_end = {9'h0, w5[23:0]} + ((flag2 && flag1) ? 33'd3 : 33'd1);
+  wire [32:0] st_param_end = {9'h0, w5[23:0]} + 33'd3;   // PARAM..PARAM+2, checked always
   wire [7:0]  st_shift     = w7[7:0];
   wire [7:0]  st_min       = w7[23:16];
   wire [7:0]  st_max       = w7[31:24];
@@ -220,7 +219,7 @@ module tsr_ctrl #(
       OpStore: begin
         if (rows == 16'h0 || cols == 16'h0 || cols > DimMax) begin
           check_err = ErrDim;
-        end else if (st_src_end > acc_cap || ((flag0 || (flag1 && flag2)) && st_param_end > acc_cap)) begin
+        end else if (st_src_end > acc_cap || st_param_end > acc_cap) begin
           check_err = ErrAccRange;
         end else if (flag1 && ($signed(st_shift) < -8'sd31 || $signed(st_shift) > 8'sd30 ||
                                $signed(st_min) > $signed(st_max))) begin
@@ -419,8 +418,7 @@ module tsr_ctrl #(
       StAbort: begin
         aborting = 1'b1;
         unit_clr = 1'b1;
-        if (!rd_busy_i && !wr_busy_i && mm_idle_i) begin
-          rd_ptr_d   = {QAw{1'b0}};
+        if (units_idle) begin
           cmd_idx_d  = 32'h0;
           err_code_d = ErrNone;
           err_idx_d  = 32'h0;
@@ -446,7 +444,8 @@ module tsr_ctrl #(
       done_d = 1'b0;       // a new command: no longer done
     end
     if (soft_reset_i) begin
-      state_d = StAbort;
+      state_d  = StAbort;
+      rd_ptr_d = {QAw{1'b0}};
     end
   end
 
@@ -475,7 +474,7 @@ module tsr_ctrl #(
       end
     end
     count_d = count_q + {{QAw{1'b0}}, push} - {{QAw{1'b0}}, q_re};
-    if (state_q == StAbort && state_d == StIdle) begin
+    if (soft_reset_i) begin
       words_d    = 3'd0;
       wr_ptr_d   = {QAw{1'b0}};
       push_idx_d = 32'h0;
@@ -485,9 +484,20 @@ module tsr_ctrl #(
     end
   end
 
-  // MACs of a MATMUL: M * K * N (K and N are at most ArrayDim).
+  // MACs of a MATMUL: M * K * N (K and N are at most ArrayDim). A KEEP_WEIGHTS
+  // MATMUL ignores its K and N fields and uses those of the weights in the array.
+  reg [8:0] wt_k_q, wt_n_q;
   always @(*) begin
-    macs_add_kn = w4[24:16] * w5[8:0];
+    macs_add_kn = flag1 ? wt_k_q * wt_n_q : w4[24:16] * w5[8:0];
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wt_k_q <= 9'h0;
+      wt_n_q <= 9'h0;
+    end else if (mm_start && !flag1) begin
+      wt_k_q <= w4[24:16];
+      wt_n_q <= w5[8:0];
+    end
   end
 
   always @(posedge clk_i or negedge rst_ni) begin
@@ -535,7 +545,8 @@ module tsr_ctrl #(
   end
 
   // ---------------------------------------------------------------- counters
-  wire engine_busy = ((state_q != StIdle) && (state_q != StError)) ||
+  // Busy until DONE rises (ran_q), so STATUS never reads 0 between the two.
+  wire engine_busy = ((state_q != StIdle) && (state_q != StError)) || (state_q == StIdle && ran_q) ||
                      (count_q != {(QAw+1){1'b0}} && state_q != StError) || !units_idle;
   reg [63:0] cnt_cycles_q, cnt_busy_q, cnt_macs_q, cnt_rd_q, cnt_wr_q, cnt_cmds_q;
   always @(posedge clk_i or negedge rst_ni) begin
@@ -591,7 +602,7 @@ module tsr_ctrl #(
   assign mm_start_o    = mm_start;
   assign st_start_o    = st_start;
 
-  wire unused_bits = ^{w0[31:19], w0[15:12], w4[31:25], w5[31:9], cmd_q[223:192], w7[15:8]};
+  wire unused_bits = ^{w0[31:18], w0[15:12], w4[31:25], w5[31:9], cmd_q[223:192], w7[15:8]};
 endmodule
 
 `default_nettype wire

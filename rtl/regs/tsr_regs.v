@@ -73,7 +73,7 @@ module tsr_regs (
   output wire         ctrl_we_o,              // one-cycle pulse on each accepted write
 
   // STATUS @ 0x014 (ro): Engine state.
-  input  wire         status_busy_i,          // Commands are queued or executing.
+  input  wire         status_busy_i,          // Commands are queued or executing, or a unit is still draining. Reads 0 in the error state even with commands queued: they wait for a soft reset.
   input  wire         status_done_i,          // The engine went idle with no error since the last command was pushed.
   input  wire         status_error_i,         // The engine stopped on an error; see ERR_CODE. Cleared by CTRL.SOFT_RESET.
 
