@@ -85,6 +85,37 @@ uint32_t sys_seed_from_env_or_clock(void) {
                               ((uint64_t)getpid() << 17));
 }
 
+int sys_parse_dim_seed(const char *prog, int argc, char **argv, uint32_t *dim, uint32_t *seed) {
+  bool have_seed = false;
+  *dim = 0u;
+  for (int i = 1; i < argc; i++) {
+    uint32_t v = 0;
+    if (strcmp(argv[i], "--dim") == 0 && i + 1 < argc && sys_parse_u32(argv[i + 1], &v) == 0 &&
+        v >= 1u && v <= 255u) {
+      *dim = v;
+      i++;
+    } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc &&
+               sys_parse_u32(argv[i + 1], seed) == 0) {
+      have_seed = true;
+      i++;
+    } else {
+      fprintf(stderr, "%s: bad argument '%s' (usage: %s --dim 1..255 [--seed S])\n", prog, argv[i],
+              prog);
+      return 2;
+    }
+  }
+  if (*dim == 0u) {
+    fprintf(stderr, "%s: give --dim N (usage: %s --dim 1..255 [--seed S])\n", prog, prog);
+    return 2;
+  }
+  if (!have_seed) {
+    *seed = sys_seed_from_env_or_clock();
+  }
+  printf("%s: dim %u, seed %u (replay with --seed %u)\n", prog, *dim, *seed, *seed);
+  fflush(stdout);
+  return 0;
+}
+
 /* ---- Device ------------------------------------------------------------------------------- */
 
 void sys_sim_cfg_default(tsr_sim_cfg_t *cfg) {

@@ -63,6 +63,12 @@ void sys_rng_fill(sys_rng_t *r, uint8_t *p, size_t n);
 uint32_t sys_seed_from_env_or_clock(void);
 /** Parse a decimal or 0x-hex 32-bit unsigned integer; 0 on success, -1 if not one. */
 int sys_parse_u32(const char *s, uint32_t *out);
+/**
+ * Parse `--dim N [--seed S]` for suite `prog` (seed from sys_seed_from_env_or_clock()
+ * when absent) and print the line that tells how to replay the run.
+ * Returns 0, or 2 after a one-line usage error on stderr.
+ */
+int sys_parse_dim_seed(const char *prog, int argc, char **argv, uint32_t *dim, uint32_t *seed);
 
 /* ---- Device --------------------------------------------------------------------- */
 

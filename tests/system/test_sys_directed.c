@@ -288,33 +288,9 @@ static void fence_irq_and_done_raise_their_status_bits(void **state) {
 }
 
 int main(int argc, char **argv) {
-  bool have_seed = false;
-  for (int i = 1; i < argc; i++) {
-    uint32_t v = 0;
-    if (strcmp(argv[i], "--dim") == 0 && i + 1 < argc && sys_parse_u32(argv[i + 1], &v) == 0 &&
-        v >= 1u && v <= 255u) {
-      g_dim = v;
-      i++;
-    } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc &&
-               sys_parse_u32(argv[i + 1], &g_seed) == 0) {
-      have_seed = true;
-      i++;
-    } else {
-      fprintf(stderr,
-              "test_sys_directed: bad argument '%s' (usage: test_sys_directed --dim N [--seed S])\n",
-              argv[i]);
-      return 2;
-    }
-  }
-  if (g_dim == 0u) {
-    fprintf(stderr, "test_sys_directed: give --dim N\n");
+  if (sys_parse_dim_seed("test_sys_directed", argc, argv, &g_dim, &g_seed) != 0) {
     return 2;
   }
-  if (!have_seed) {
-    g_seed = sys_seed_from_env_or_clock();
-  }
-  printf("test_sys_directed: dim %u, seed %u (replay with --seed %u)\n", g_dim, g_seed, g_seed);
-  fflush(stdout);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(keep_weights_multiplies_with_the_weights_already_in_the_array,
                                       setup, teardown),

@@ -823,36 +823,9 @@ static void unmapped_register_answers_slverr_and_bus_keeps_working(void **state)
 }
 
 int main(int argc, char **argv) {
-  bool have_seed = false;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--dim") == 0 && i + 1 < argc) {
-      uint32_t v = 0;
-      if (sys_parse_u32(argv[++i], &v) != 0 || v == 0u || v > 255u) {
-        fprintf(stderr, "test_sys_errors: --dim needs 1..255\n");
-        return 2;
-      }
-      g_dim = v;
-    } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-      if (sys_parse_u32(argv[++i], &g_seed) != 0) {
-        fprintf(stderr, "test_sys_errors: --seed needs an unsigned integer\n");
-        return 2;
-      }
-      have_seed = true;
-    } else {
-      fprintf(stderr, "test_sys_errors: unknown argument '%s' (usage: test_sys_errors --dim N [--seed S])\n",
-              argv[i]);
-      return 2;
-    }
-  }
-  if (g_dim == 0u) {
-    fprintf(stderr, "test_sys_errors: give --dim N (usage: test_sys_errors --dim N [--seed S])\n");
+  if (sys_parse_dim_seed("test_sys_errors", argc, argv, &g_dim, &g_seed) != 0) {
     return 2;
   }
-  if (!have_seed) {
-    g_seed = sys_seed_from_env_or_clock();
-  }
-  printf("test_sys_errors: dim %u, seed %u (replay with --seed %u)\n", g_dim, g_seed, g_seed);
-  fflush(stdout);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(opcode_unknown_stops_with_err_opcode, setup, teardown),
       cmocka_unit_test_setup_teardown(zero_or_oversized_dimension_stops_with_err_dim, setup,
