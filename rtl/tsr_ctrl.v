@@ -34,6 +34,8 @@ module tsr_ctrl #(
   input  wire [31:0] cmd_word_i,
   input  wire        soft_reset_i,
   input  wire        cnt_clear_i,
+  input  wire [31:0] win_base_i,     // DMA window: lowest allowed external byte address
+  input  wire [31:0] win_limit_i,    // DMA window: highest allowed external byte address
   output wire        busy_o,
   output wire        done_o,
   output wire        error_o,
@@ -86,7 +88,7 @@ module tsr_ctrl #(
   localparam [7:0] ErrNone = 8'd0, ErrOpcode = 8'd1, ErrDim = 8'd2, ErrSpadRange = 8'd3,
                    ErrAccRange = 8'd4, ErrDramRange = 8'd5, ErrBusRead = 8'd6,
                    ErrBusWrite = 8'd7, ErrParam = 8'd8, ErrDepToken = 8'd9,
-                   ErrCmdqOverflow = 8'd10, ErrNoWeights = 8'd11;
+                   ErrCmdqOverflow = 8'd10, ErrNoWeights = 8'd11, ErrDmaWindow = 8'd12;
 
   localparam [2:0] StIdle = 3'd0, StFetch = 3'd1, StDecode = 3'd2, StExec = 3'd3,
                    StError = 3'd4, StAbort = 3'd5;
@@ -169,6 +171,8 @@ module tsr_ctrl #(
   wire [15:0] st_bytes  = flag1 ? cols : {cols[13:0], 2'b00};
   wire [15:0] row_bytes = (opcode == OpStore) ? st_bytes : cols;
   wire [48:0] dram_end  = {17'h0, w1} + ({33'h0, rows - 16'h1} * {17'h0, w2}) + {33'h0, row_bytes};
+  // The region [ADDR, dram_end) must lie inside [win_base_i, win_limit_i].
+  wire        outside_window = (w1 < win_base_i) || (dram_end > {17'h0, win_limit_i} + 49'h1);
   // LOAD: local rows used = ceil(COLS / chunk) * ROWS.
   wire [16:0] chunks    = flag0 ? (({1'b0, cols} + AccChunk32[16:0] - 17'd1) >> AccChunkLog2)
                                 : (({1'b0, cols} + N32[16:0] - 17'd1) >> SpadChunkLog2);
@@ -202,6 +206,8 @@ module tsr_ctrl #(
           check_err = ErrAccRange;
         end else if (dram_end > DramCap) begin
           check_err = ErrDramRange;
+        end else if (outside_window) begin
+          check_err = ErrDmaWindow;
         end
       end
       OpMatmul: begin
@@ -226,6 +232,8 @@ module tsr_ctrl #(
           check_err = ErrParam;
         end else if (dram_end > DramCap) begin
           check_err = ErrDramRange;
+        end else if (outside_window) begin
+          check_err = ErrDmaWindow;
         end
       end
       default: check_err = ErrOpcode;
@@ -339,6 +347,7 @@ module tsr_ctrl #(
         if (check_err != ErrNone) begin
           fail      = 1'b1;
           fail_code = check_err;
+          fail_addr = (check_err == ErrDmaWindow) ? w1 : 32'h0;
         end else if (can_start) begin
           // Pop tokens now; push them when the command retires.
           case (stage)

@@ -83,6 +83,8 @@ module tsr_top #(
   wire [2:0]  cmdq_words;
   wire        irq_done_set, irq_error_set, irq_fence_set, irq_clear;
   wire [63:0] cnt_cycles, cnt_busy, cnt_macs, cnt_dma_rd, cnt_dma_wr, cnt_cmds;
+  wire [31:0] dma_win_base, dma_win_limit;
+  wire        dma_win_lock;
 
   tsr_regs u_regs (
     .clk_i                   (clk_i),
@@ -148,8 +150,14 @@ module tsr_top #(
     .cnt_dma_wr_lo_val_i     (cnt_dma_wr[31:0]),
     .cnt_dma_wr_hi_val_i     (cnt_dma_wr[63:32]),
     .cnt_cmds_lo_val_i       (cnt_cmds[31:0]),
-    .cnt_cmds_hi_val_i       (cnt_cmds[63:32])
+    .cnt_cmds_hi_val_i       (cnt_cmds[63:32]),
+    .dma_win_base_addr_o     (dma_win_base),
+    .dma_win_limit_addr_o    (dma_win_limit),
+    .dma_win_ctrl_lock_o     (dma_win_lock)
   );
+
+  // The lock acts inside tsr_regs (it refuses writes to the window registers).
+  wire unused_win_lock = dma_win_lock;
 
   assign irq_o = (irq_done_q && irq_en_done) || (irq_error_q && irq_en_error) ||
                  (irq_fence_q && irq_en_fence);
@@ -178,6 +186,8 @@ module tsr_top #(
     .cmd_word_i     (cmdq_push_word),
     .soft_reset_i   (ctrl_we && ctrl_soft_reset),
     .cnt_clear_i    (ctrl_we && ctrl_counters_clear),
+    .win_base_i     (dma_win_base),
+    .win_limit_i    (dma_win_limit),
     .busy_o         (busy),
     .done_o         (done),
     .error_o        (error),

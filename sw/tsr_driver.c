@@ -134,6 +134,8 @@ const char *tsr_hw_error_str(uint32_t code) {
       return "CMDQ_OVERFLOW: command word written while the queue was full";
     case TSR_ERR_NO_WEIGHTS:
       return "NO_WEIGHTS: KEEP_WEIGHTS before any weights were loaded";
+    case TSR_ERR_DMA_WINDOW:
+      return "DMA_WINDOW: LOAD or STORE region outside DMA_WIN_BASE..DMA_WIN_LIMIT";
     default:
       return "UNKNOWN: error code not known to this driver";
   }
@@ -286,6 +288,28 @@ tsr_status_t tsr_soft_reset(tsr_dev_t *dev) {
   tsr_status_t st = wr(dev, TSR_CTRL_REG_OFFSET, 1u << TSR_CTRL_SOFT_RESET_BIT);
   if (st == TSR_OK) {
     dev->cmds_pushed = 0u;
+  }
+  return st;
+}
+
+tsr_status_t tsr_set_dma_window(tsr_dev_t *dev, uint32_t base, uint32_t limit, bool lock) {
+  if (!dev_ready(dev)) {
+    return TSR_BAD_ARG;
+  }
+  err_clear(dev);
+  if (base > limit) {
+    err_set(dev, "DMA window: base ");
+    err_hex(dev, base);
+    err_add(dev, " is above limit ");
+    err_hex(dev, limit);
+    return TSR_BAD_ARG;
+  }
+  tsr_status_t st = wr(dev, TSR_DMA_WIN_LIMIT_REG_OFFSET, limit);
+  if (st == TSR_OK) {
+    st = wr(dev, TSR_DMA_WIN_BASE_REG_OFFSET, base);
+  }
+  if (st == TSR_OK && lock) {
+    st = wr(dev, TSR_DMA_WIN_CTRL_REG_OFFSET, 1u << TSR_DMA_WIN_CTRL_LOCK_BIT);
   }
   return st;
 }

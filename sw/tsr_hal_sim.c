@@ -249,3 +249,13 @@ tsr_status_t tsr_hal_sim_mem_stats(const tsr_hal_t *hal, uint64_t *rd_beats, uin
   }
   return TSR_OK;
 }
+
+tsr_status_t tsr_hal_sim_raw(const tsr_hal_t *hal, struct tsr_sim **sim, void **lib) {
+  if (hal == NULL || hal->ops != &k_sim_ops || hal->ctx == NULL || sim == NULL || lib == NULL) {
+    return TSR_UNSUPPORTED;
+  }
+  sim_ctx_t *c = hal->ctx;
+  *sim = c->sim;
+  *lib = c->lib;
+  return TSR_OK;
+}

@@ -51,7 +51,7 @@ OKAY = "2'b00"
 
 TOP_KEYS = {"block", "reg"}
 BLOCK_KEYS = {"name", "width", "addr_bits"}
-REG_KEYS = {"name", "offset", "desc", "fields"}
+REG_KEYS = {"name", "offset", "desc", "fields", "locked_by"}
 FIELD_KEYS = {"name", "lsb", "width", "access", "desc", "reset"}
 
 NAME_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -113,6 +113,7 @@ class Reg:
     offset: int
     desc: str
     fields: tuple[Field, ...]
+    locked_by: str | None = None   # "REG.FIELD" of a 1-bit rw field; while it is 1, writes fail
 
     @property
     def lname(self) -> str:
@@ -273,9 +274,13 @@ def _load_reg(raw: object, index: int, addr_bits: int, errors: list[str]) -> Reg
         others = ", ".join(sorted(kinds - {"wo"}))
         errors.append(f"{where}: mixes wo fields with {others} fields; a wo register reads "
                       f"as 0 and pulses <reg>_we_o, so it may hold only wo fields")
+    locked_by = raw.get("locked_by")
+    if locked_by is not None and (not isinstance(locked_by, str) or locked_by.count(".") != 1):
+        errors.append(f"{where}: 'locked_by' must be \"REG.FIELD\", got {locked_by!r}")
     if len(errors) != n_err:
         return None
-    return Reg(name=name, offset=offset, desc=desc.strip(), fields=tuple(by_lsb))
+    return Reg(name=name, offset=offset, desc=desc.strip(), fields=tuple(by_lsb),
+               locked_by=locked_by)
 
 
 def load_regmap(path: str) -> Block:
@@ -324,6 +329,17 @@ def load_regmap(path: str) -> Block:
             errors.append(f"register {reg.name}: offset {reg.offset:#05x} is already used by "
                           f"register {by_offset[reg.offset].name}")
         by_offset.setdefault(reg.offset, reg)
+    for reg in regs:
+        if reg.locked_by is None:
+            continue
+        lreg, _, lfield = reg.locked_by.partition(".")
+        lock = next((f for f in by_name[lreg].fields if f.name == lfield), None) \
+            if lreg in by_name else None
+        if lock is None or lock.access != "rw" or lock.width != 1:
+            errors.append(f"register {reg.name}: locked_by {reg.locked_by} must name a 1-bit "
+                          f"rw field")
+        elif not reg.is_writable or reg.is_wo:
+            errors.append(f"register {reg.name}: locked_by needs rw or w1c fields")
     if errors:
         raise RegmapError(*errors)
 
@@ -485,7 +501,8 @@ def gen_verilog(block: Block) -> str:
     emit("//    low for any time. No VALID or READY output waits on the master's READY.")
     emit("//  - RESP is SLVERR (2'b10) with no side effect for: an unmapped offset, a")
     emit("//    misaligned address (addr[1:0] != 0), a write to a register with only ro")
-    emit("//    fields, and a write to a wo register whose WSTRB is not 4'hf. Else OKAY.")
+    emit("//    fields, a write to a wo register whose WSTRB is not 4'hf, and a write to")
+    emit("//    a register whose lock field (locked_by in the source) is 1. Else OKAY.")
     emit("//  - rw and w1c fields honour WSTRB byte lanes. Unused bits and wo registers")
     emit("//    read as 0.")
     emit("//  - w1c: a hardware set (<reg>_<field>_set_i) wins over a software clear and")
@@ -593,6 +610,12 @@ def gen_verilog(block: Block) -> str:
             emit(f"      {label}: begin  // {reg.offset:#05x} {reg.name}: wo, needs all four strobes")
             emit(f"        {reg.lname}_wr_sel = 1'b1;")
             emit("        wr_err = ~&wstrb_q;")
+            emit("      end")
+        elif reg.locked_by is not None:
+            lock = reg.locked_by.replace(".", "_").lower() + "_q"
+            emit(f"      {label}: begin  // {reg.offset:#05x} {reg.name}: refused while {reg.locked_by}")
+            emit(f"        {reg.lname}_wr_sel = 1'b1;")
+            emit(f"        wr_err = {lock};")
             emit("      end")
         else:
             emit(f"      {label}: {reg.lname}_wr_sel = 1'b1;  // {reg.offset:#05x} {reg.name}")
@@ -737,10 +760,159 @@ def gen_verilog(block: Block) -> str:
     emit("    end")
     emit("  end")
     emit("")
+    o.extend(_formal_props(block))
     emit("endmodule")
     emit("")
     emit("`default_nettype wire")
     return "\n".join(o) + "\n"
+
+
+def _formal_props(block: Block) -> list[str]:
+    """`ifdef FORMAL properties of the AXI4-Lite slave (proved by `make formal`).
+
+    Assumptions describe a well-behaved master; assertions check the slave. See
+    docs/formal.md for what is proved and how.
+    """
+    ab = block.addr_bits
+    o: list[str] = []
+    emit = o.append
+
+    def labels(regs: list[Reg]) -> str | None:
+        return ", ".join(_word_label(block, r) for r in regs) or None
+
+    rd_map = labels(block.regs)
+    wr_wo = labels([r for r in block.regs if r.is_wo])
+    wr_rw = labels([r for r in block.regs if r.is_writable and not r.is_wo])
+    locked = [r for r in block.regs if getattr(r, "locked_by", None)]
+
+    emit("`ifdef FORMAL")
+    emit("  // ---- Formal properties: `make formal` proves them by k-induction (docs/formal.md).")
+    emit("  // Assumptions (assume) describe a well-behaved AXI4-Lite master; assertions (assert)")
+    emit("  // check this slave. Every accepted AW+W gets exactly one B and every AR exactly one")
+    emit("  // R; VALID and payload hold until READY; no deadlock; RESP as in the contract above.")
+    emit("  localparam integer FMaxStall = 3;  // master holds BREADY/RREADY low at most this long")
+    emit("  reg f_past_valid = 1'b0;")
+    emit("  always @(posedge clk_i) f_past_valid <= 1'b1;")
+    emit("  always @(*) if (!f_past_valid) assume (!rst_ni);")
+    emit("  // Master: no VALID in reset; VALID and payload hold until READY.")
+    emit("  always @(*) if (!rst_ni) assume (!s_axil_awvalid && !s_axil_wvalid && !s_axil_arvalid);")
+    emit("  always @(posedge clk_i) begin")
+    emit("    if (f_past_valid && $past(rst_ni) && rst_ni) begin")
+    emit("      if ($past(s_axil_awvalid && !s_axil_awready))")
+    emit("        assume (s_axil_awvalid && s_axil_awaddr == $past(s_axil_awaddr));")
+    emit("      if ($past(s_axil_wvalid && !s_axil_wready))")
+    emit("        assume (s_axil_wvalid && s_axil_wdata == $past(s_axil_wdata) &&")
+    emit("                s_axil_wstrb == $past(s_axil_wstrb));")
+    emit("      if ($past(s_axil_arvalid && !s_axil_arready))")
+    emit("        assume (s_axil_arvalid && s_axil_araddr == $past(s_axil_araddr));")
+    emit("    end")
+    emit("  end")
+    emit("")
+    emit("  // Outstanding requests (accepted, response not yet taken), stall counters and the")
+    emit("  // addresses of the requests in flight, all seen from the bus.")
+    emit("  wire f_aw_hs = s_axil_awvalid & s_axil_awready;")
+    emit("  wire f_w_hs  = s_axil_wvalid & s_axil_wready;")
+    emit("  wire f_b_hs  = s_axil_bvalid & s_axil_bready;")
+    emit("  wire f_ar_hs = s_axil_arvalid & s_axil_arready;")
+    emit("  wire f_r_hs  = s_axil_rvalid & s_axil_rready;")
+    emit("  reg [1:0] f_aw_out, f_w_out, f_ar_out;")
+    emit("  reg [3:0] f_bstall, f_rstall, f_awstall, f_wstall, f_arstall, f_bwait;")
+    emit(f"  reg [{ab - 1}:0] f_awaddr, f_araddr;")
+    emit("  reg [3:0]  f_wstrb;")
+    emit("  reg        f_wr_locked;  // the write's lock field was 1 when it took effect")
+    emit("  wire f_aw_wait_w = (f_aw_out != 2'd0) && (f_w_out == 2'd0);  // master owes W")
+    emit("  wire f_w_wait_aw = (f_w_out != 2'd0) && (f_aw_out == 2'd0);  // master owes AW")
+    emit("  always @(posedge clk_i or negedge rst_ni) begin")
+    emit("    if (!rst_ni) begin")
+    emit("      f_aw_out  <= 2'd0; f_w_out  <= 2'd0; f_ar_out  <= 2'd0;")
+    emit("      f_bstall  <= 4'd0; f_rstall <= 4'd0; f_awstall <= 4'd0;")
+    emit("      f_wstall  <= 4'd0; f_arstall <= 4'd0; f_bwait <= 4'd0;")
+    emit(f"      f_awaddr  <= {_vconst(ab, 0)}; f_araddr <= {_vconst(ab, 0)}; f_wstrb <= 4'h0;")
+    emit("      f_wr_locked <= 1'b0;")
+    emit("    end else begin")
+    emit("      f_aw_out <= f_aw_out + {1'b0, f_aw_hs} - {1'b0, f_b_hs};")
+    emit("      f_w_out  <= f_w_out + {1'b0, f_w_hs} - {1'b0, f_b_hs};")
+    emit("      f_ar_out <= f_ar_out + {1'b0, f_ar_hs} - {1'b0, f_r_hs};")
+    emit("      f_bstall  <= (s_axil_bvalid && !s_axil_bready) ? f_bstall + 4'd1 : 4'd0;")
+    emit("      f_rstall  <= (s_axil_rvalid && !s_axil_rready) ? f_rstall + 4'd1 : 4'd0;")
+    emit("      f_awstall <= (s_axil_awvalid && !s_axil_awready && !f_aw_wait_w) ? f_awstall + 4'd1 : 4'd0;")
+    emit("      f_wstall  <= (s_axil_wvalid && !s_axil_wready && !f_w_wait_aw) ? f_wstall + 4'd1 : 4'd0;")
+    emit("      f_arstall <= (s_axil_arvalid && !s_axil_arready) ? f_arstall + 4'd1 : 4'd0;")
+    emit("      f_bwait   <= (f_aw_out != 2'd0 && f_w_out != 2'd0 && !s_axil_bvalid) ? f_bwait + 4'd1 : 4'd0;")
+    emit(f"      if (f_aw_hs) f_awaddr <= s_axil_awaddr[{ab - 1}:0];")
+    emit("      if (f_w_hs)  f_wstrb  <= s_axil_wstrb;")
+    emit(f"      if (f_ar_hs) f_araddr <= s_axil_araddr[{ab - 1}:0];")
+    emit("      if (wr_commit) f_wr_locked <= f_lock_now;")
+    emit("    end")
+    emit("  end")
+    emit("  // Master: BREADY and RREADY are low for at most FMaxStall cycles in a row.")
+    emit("  always @(*) assume (f_bstall <= FMaxStall && f_rstall <= FMaxStall);")
+    emit("")
+    emit("  // Address classes of the register map (from the same source as the decoder).")
+    emit("  reg f_rd_mapped, f_wr_wo, f_wr_rw, f_lock_now;")
+    emit("  always @(*) begin")
+    emit("    f_rd_mapped = 1'b0;")
+    emit("    f_wr_wo     = 1'b0;")
+    emit("    f_wr_rw     = 1'b0;")
+    emit("    f_lock_now  = 1'b0;")
+    emit(f"    case (f_araddr[{ab - 1}:2])")
+    if rd_map:
+        emit(f"      {rd_map}: f_rd_mapped = 1'b1;")
+    emit("      default: f_rd_mapped = 1'b0;")
+    emit("    endcase")
+    emit(f"    case (f_awaddr[{ab - 1}:2])")
+    if wr_wo:
+        emit(f"      {wr_wo}: f_wr_wo = 1'b1;")
+    if wr_rw:
+        emit(f"      {wr_rw}: f_wr_rw = 1'b1;")
+    emit("      default: f_wr_rw = 1'b0;")
+    emit("    endcase")
+    if locked:
+        emit(f"    case (awaddr_q[{ab - 1}:2])")
+        for r in locked:
+            lock = r.locked_by.replace(".", "_").lower() + "_q"
+            emit(f"      {_word_label(block, r)}: f_lock_now = {lock};")
+        emit("      default: f_lock_now = 1'b0;")
+        emit("    endcase")
+    emit("  end")
+    emit("  wire f_rd_ok = f_rd_mapped && (f_araddr[1:0] == 2'b00);")
+    emit("  wire f_wr_ok = (f_awaddr[1:0] == 2'b00) &&")
+    emit("                 ((f_wr_wo && f_wstrb == 4'hf) || (f_wr_rw && !f_wr_locked));")
+    emit("")
+    emit("  always @(*) begin")
+    emit("    if (rst_ni) begin")
+    emit("      // Exactly one response per request: none without a request, at most one")
+    emit("      // request of each kind in flight, and every one answered (no deadlock).")
+    emit("      assert (!s_axil_bvalid || (f_aw_out == 2'd1 && f_w_out == 2'd1));")
+    emit("      assert (f_aw_out <= 2'd1 && f_w_out <= 2'd1 && f_ar_out <= 2'd1);")
+    emit("      assert (f_bwait <= 4'd1);                         // B one cycle after AW+W")
+    emit("      assert (s_axil_rvalid == (f_ar_out == 2'd1));     // R the cycle after AR")
+    emit("      assert (f_awstall <= FMaxStall + 2 && f_wstall <= FMaxStall + 2 &&")
+    emit("              f_arstall <= FMaxStall + 1);              // requests are taken")
+    emit("      // Response codes.")
+    emit("      if (s_axil_bvalid) assert (s_axil_bresp == (f_wr_ok ? RespOkay : RespSlvErr));")
+    emit("      if (s_axil_rvalid) assert (s_axil_rresp == (f_rd_ok ? RespOkay : RespSlvErr));")
+    emit("      if (s_axil_rvalid && !f_rd_ok) assert (s_axil_rdata == 32'h0);")
+    emit("      // Inductive invariants linking the bus view to the holding registers.")
+    emit("      assert (f_aw_out == {1'b0, aw_held_q} + {1'b0, bvalid_q});")
+    emit("      assert (f_w_out == {1'b0, w_held_q} + {1'b0, bvalid_q});")
+    emit("      if (f_aw_out != 2'd0) assert (awaddr_q == f_awaddr);")
+    emit("      if (f_w_out != 2'd0) assert (wstrb_q == f_wstrb);")
+    emit("    end")
+    emit("  end")
+    emit("  // BVALID/BRESP and RVALID/RDATA/RRESP hold until READY.")
+    emit("  always @(posedge clk_i) begin")
+    emit("    if (f_past_valid && $past(rst_ni) && rst_ni) begin")
+    emit("      if ($past(s_axil_bvalid && !s_axil_bready))")
+    emit("        assert (s_axil_bvalid && s_axil_bresp == $past(s_axil_bresp));")
+    emit("      if ($past(s_axil_rvalid && !s_axil_rready))")
+    emit("        assert (s_axil_rvalid && s_axil_rresp == $past(s_axil_rresp) &&")
+    emit("                s_axil_rdata == $past(s_axil_rdata));")
+    emit("    end")
+    emit("  end")
+    emit("`endif  // FORMAL")
+    emit("")
+    return o
 
 
 def _read_expr(reg: Reg) -> str:
@@ -894,7 +1066,9 @@ def gen_markdown(block: Block) -> str:
     emit("  - the offset is unmapped (read or write);")
     emit("  - the address is misaligned (`addr[1:0] != 0`);")
     emit("  - a write targets a register with only ro fields;")
-    emit("  - a write targets a wo register with `WSTRB != 4'b1111`.")
+    emit("  - a write targets a wo register with `WSTRB != 4'b1111`;")
+    emit("  - a write targets a register whose lock field is 1 (\"Locked by\" below); only "
+         "`rst_ni` clears a lock that locks itself.")
     emit("  Every other access answers OKAY (`2'b00`).")
     emit("- Byte strobes: rw and w1c fields honour WSTRB per byte lane (a lane whose strobe "
          "is 0 keeps its value, or clears nothing). wo registers act on a full-word "
@@ -915,7 +1089,8 @@ def gen_markdown(block: Block) -> str:
         emit("")
         emit(f"### {reg.name}")
         emit("")
-        emit(f"Offset `{reg.offset:#05x}`, access {reg.access_summary}. {_md(reg.desc)}")
+        locked = f" Locked by `{reg.locked_by}`." if reg.locked_by else ""
+        emit(f"Offset `{reg.offset:#05x}`, access {reg.access_summary}. {_md(reg.desc)}{locked}")
         emit("")
         emit("| Bits | Field | Access | Reset | Description |")
         emit("|---|---|---|---|---|")

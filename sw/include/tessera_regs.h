@@ -18,7 +18,7 @@ extern "C" {
 #define TSR_REG_SPACE_BYTES 0x1000u
 
 /** Number of registers in the map. */
-#define TSR_REG_COUNT 27u
+#define TSR_REG_COUNT 30u
 
 /* ID (ro): Identification: vendor code and version of the register map. */
 #define TSR_ID_REG_OFFSET    0x000u
@@ -190,6 +190,22 @@ extern "C" {
 #define TSR_CNT_CMDS_HI_VAL_OFFSET 0
 #define TSR_CNT_CMDS_HI_VAL_MASK   0xffffffffu
 
+/* DMA_WIN_BASE (rw): DMA window: lowest external byte address a LOAD or STORE may touch. A command whose region starts below it stops with ERR_CODE = DMA_WINDOW before any bus transaction. */
+#define TSR_DMA_WIN_BASE_REG_OFFSET  0x070u
+#define TSR_DMA_WIN_BASE_ADDR_OFFSET 0
+#define TSR_DMA_WIN_BASE_ADDR_MASK   0xffffffffu
+
+/* DMA_WIN_LIMIT (rw): DMA window: highest external byte address (inclusive) a LOAD or STORE may touch. The reset window, 0 to 0xFFFFFFFF, is the whole external address space. */
+#define TSR_DMA_WIN_LIMIT_REG_OFFSET  0x074u
+#define TSR_DMA_WIN_LIMIT_ADDR_OFFSET 0
+#define TSR_DMA_WIN_LIMIT_ADDR_MASK   0xffffffffu
+
+/* DMA_WIN_CTRL (rw): DMA window control. */
+#define TSR_DMA_WIN_CTRL_REG_OFFSET  0x078u
+#define TSR_DMA_WIN_CTRL_LOCK_BIT    0
+#define TSR_DMA_WIN_CTRL_LOCK_OFFSET 0
+#define TSR_DMA_WIN_CTRL_LOCK_MASK   0x1u
+
 /**
  * X-macro over every register, in offset order: X(name, offset), where name is
  * the bare register name (token-paste TSR_##name##_REG_OFFSET, stringize #name).
@@ -221,7 +237,10 @@ extern "C" {
   X(CNT_DMA_WR_LO, 0x060u) \
   X(CNT_DMA_WR_HI, 0x064u) \
   X(CNT_CMDS_LO, 0x068u) \
-  X(CNT_CMDS_HI, 0x06cu)
+  X(CNT_CMDS_HI, 0x06cu) \
+  X(DMA_WIN_BASE, 0x070u) \
+  X(DMA_WIN_LIMIT, 0x074u) \
+  X(DMA_WIN_CTRL, 0x078u)
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -151,6 +151,13 @@ tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal);
 /** Write CTRL.SOFT_RESET: flush the queue, clear errors, tokens and IRQ_STATUS. */
 tsr_status_t tsr_soft_reset(tsr_dev_t *dev);
 
+/**
+ * Let LOAD and STORE touch only external bytes base..limit (inclusive); with
+ * `lock`, freeze the window until a hardware reset. TSR_BAD_ARG if base > limit;
+ * TSR_BUS if the window is already locked (nothing changes then).
+ */
+tsr_status_t tsr_set_dma_window(tsr_dev_t *dev, uint32_t base, uint32_t limit, bool lock);
+
 /* ---- Command builders: validate against dev->info, then pack --------------- */
 
 /** Pack a LOAD. `deps` is an OR of TSR_DEP_* allowed for the LOAD's stage. */
@@ -204,7 +211,8 @@ typedef enum tsr_hw_error {
   TSR_ERR_PARAM = 8,
   TSR_ERR_DEP_TOKEN = 9,
   TSR_ERR_CMDQ_OVERFLOW = 10,
-  TSR_ERR_NO_WEIGHTS = 11
+  TSR_ERR_NO_WEIGHTS = 11,
+  TSR_ERR_DMA_WINDOW = 12
 } tsr_hw_error_t;
 
 /** Read ERR_CODE, ERR_CMD_IDX and ERR_ADDR. Any pointer may be NULL. */

@@ -98,6 +98,7 @@ void tsr_hal_close(tsr_hal_t *hal);
 /* ---- Simulator backend (host only; sw/tsr_hal_sim.c) ------------------------ */
 
 struct tsr_sim_cfg; /* tb/tsr_sim.h */
+struct tsr_sim;     /* tb/tsr_sim.h */
 
 /**
  * Load build/lib/libtsrsim_d<dim>.so with dlopen, create a model with `cfg`
@@ -112,6 +113,14 @@ tsr_status_t tsr_hal_sim_open(unsigned dim, const struct tsr_sim_cfg *cfg, tsr_h
 /** Memory-model statistics of a sim HAL (see tsr_sim_mem_stats_t), or TSR_UNSUPPORTED. */
 tsr_status_t tsr_hal_sim_mem_stats(const tsr_hal_t *hal, uint64_t *rd_beats, uint64_t *wr_beats,
                                    uint64_t *protocol_errors);
+
+/**
+ * The simulator under a sim HAL, for tests that need more than registers and
+ * memory (hard reset, clock steps, bus state): *sim is the tsr_sim_t of
+ * tb/tsr_sim.h and *lib the dlopen handle of its library, from which the
+ * caller takes tsr_sim_* functions with dlsym. TSR_UNSUPPORTED for other HALs.
+ */
+tsr_status_t tsr_hal_sim_raw(const tsr_hal_t *hal, struct tsr_sim **sim, void **lib);
 
 /* ---- Linux devmem / UIO backend (host only; sw/tsr_hal_devmem.c) ------------ */
 

@@ -36,6 +36,7 @@ module tsr_regs_tb;
   localparam [31:0] ERR_CODE = 32'h020, ERR_CMD_IDX = 32'h024, ERR_ADDR = 32'h028;
   localparam [31:0] CMD_IDX = 32'h02c, CMDQ_PUSH = 32'h030, CMDQ_STATUS = 32'h034;
   localparam [31:0] OPCODE = 32'h038, CNT_FIRST = 32'h040, CNT_LAST = 32'h06c;
+  localparam [31:0] DMA_WIN_BASE = 32'h070, DMA_WIN_LIMIT = 32'h074, DMA_WIN_CTRL = 32'h078;
 
   reg clk = 1'b0;
   always #5 clk = ~clk;
@@ -73,6 +74,8 @@ module tsr_regs_tb;
   wire [2:0]  irq_status, irq_enable;
   wire [31:0] cmdq_word;
   wire        cmdq_we;
+  wire [31:0] win_base, win_limit;
+  wire        win_lock;
 
   tsr_regs u_dut (
     .clk_i                  (clk),
@@ -137,6 +140,9 @@ module tsr_regs_tb;
     .cnt_dma_rd_hi_val_i    (cnt[7]),
     .cnt_dma_wr_lo_val_i    (cnt[8]),
     .cnt_dma_wr_hi_val_i    (cnt[9]),
+    .dma_win_base_addr_o    (win_base),
+    .dma_win_limit_addr_o   (win_limit),
+    .dma_win_ctrl_lock_o    (win_lock),
     .cnt_cmds_lo_val_i      (cnt[10]),
     .cnt_cmds_hi_val_i      (cnt[11])
   );
@@ -344,11 +350,15 @@ module tsr_regs_tb;
   // ---- reference model ----
   reg [2:0] m_enable = 3'b000;   // IRQ_ENABLE
   reg [2:0] m_status = 3'b000;   // IRQ_STATUS
+  reg [31:0] m_wbase  = 32'h0;            // DMA_WIN_BASE
+  reg [31:0] m_wlimit = 32'hffff_ffff;    // DMA_WIN_LIMIT
+  reg        m_lock   = 1'b0;             // DMA_WIN_CTRL.LOCK: refuses writes to all three
 
   function automatic is_mapped(input [31:0] addr);
     begin
       is_mapped = (addr[1:0] == 2'b00) &&
-                  (addr[11:0] <= OPCODE || (addr[11:0] >= CNT_FIRST && addr[11:0] <= CNT_LAST));
+                  (addr[11:0] <= OPCODE || (addr[11:0] >= CNT_FIRST && addr[11:0] <= CNT_LAST) ||
+                   (addr[11:0] >= DMA_WIN_BASE && addr[11:0] <= DMA_WIN_CTRL));
     end
   endfunction
 
@@ -359,7 +369,7 @@ module tsr_regs_tb;
       exp_read = 32'h0;
       if (!is_mapped(addr)) begin
         exp_read = 32'h0;
-      end else if (a >= CNT_FIRST) begin
+      end else if (a >= CNT_FIRST && a <= CNT_LAST) begin
         exp_read = cnt[(a - CNT_FIRST) >> 2];
       end else begin
         case (a)
@@ -378,6 +388,9 @@ module tsr_regs_tb;
           CMDQ_PUSH:   exp_read = 32'h0;
           CMDQ_STATUS: exp_read = {13'h0, cmdq_words, cmdq_free};
           OPCODE:      exp_read = {24'h0, opcode};
+          DMA_WIN_BASE:  exp_read = m_wbase;
+          DMA_WIN_LIMIT: exp_read = m_wlimit;
+          DMA_WIN_CTRL:  exp_read = {31'h0, m_lock};
           default:     exp_read = 32'h0;
         endcase
       end
@@ -392,6 +405,8 @@ module tsr_regs_tb;
         exp_wresp = SlvErr;
       end else if (a == IRQ_STATUS || a == IRQ_ENABLE) begin
         exp_wresp = Okay;
+      end else if (a == DMA_WIN_BASE || a == DMA_WIN_LIMIT || a == DMA_WIN_CTRL) begin
+        exp_wresp = m_lock ? SlvErr : Okay;
       end else if (a == CTRL || a == CMDQ_PUSH) begin
         exp_wresp = (strb == 4'hf) ? Okay : SlvErr;
       end else begin
@@ -419,6 +434,15 @@ module tsr_regs_tb;
       if (eresp == Okay && addr[11:0] == IRQ_STATUS) begin
         m_status = m_status & ~(data[2:0] & mask[2:0]);
       end
+      if (eresp == Okay && addr[11:0] == DMA_WIN_BASE) begin
+        m_wbase = (m_wbase & ~mask) | (data & mask);
+      end
+      if (eresp == Okay && addr[11:0] == DMA_WIN_LIMIT) begin
+        m_wlimit = (m_wlimit & ~mask) | (data & mask);
+      end
+      if (eresp == Okay && addr[11:0] == DMA_WIN_CTRL) begin
+        m_lock = (m_lock & ~mask[0]) | (data[0] & mask[0]);
+      end
       check("ctrl_we_o pulses", ctrl_pulses - ctrl0,
             (eresp == Okay && addr[11:0] == CTRL) ? 1 : 0);
       if (eresp == Okay && addr[11:0] == CTRL) begin
@@ -431,6 +455,9 @@ module tsr_regs_tb;
       end
       check("irq_enable_*_o", irq_enable, m_enable);
       check("irq_status_*_o", irq_status, m_status);
+      check("dma_win_base_addr_o", win_base, m_wbase);
+      check("dma_win_limit_addr_o", win_limit, m_wlimit);
+      check("dma_win_ctrl_lock_o", win_lock, m_lock);
     end
   endtask
 
@@ -546,7 +573,7 @@ module tsr_regs_tb;
   endtask
   task automatic pread_all;
     integer j;
-    for (j = 0; j <= CNT_LAST; j = j + 4) begin
+    for (j = 0; j <= DMA_WIN_CTRL + 4; j = j + 4) begin
       pr(j);
     end
   endtask
@@ -621,6 +648,7 @@ module tsr_regs_tb;
           3, 4:    a = IRQ_STATUS;
           5:       a = CTRL;
           6:       a = CMDQ_PUSH;
+          7:       a = r1[5] ? DMA_WIN_BASE : DMA_WIN_LIMIT;
           10:      a = {20'h0, r1[15:6], 2'b00};   // anywhere in the 4 KiB
           11:      a = {25'h0, r1[10:4]};          // low offsets, maybe misaligned
           default: a = {24'h0, r1[11:6], 2'b00};   // 0x000-0x0fc
@@ -772,7 +800,7 @@ module tsr_regs_tb;
     pw(IRQ_ENABLE, 32'h6);  phw(3'b010);  pexp(3'h6, 3'h6);
     for (i = 0; i < 13; i = i + 1) begin
       case (i)
-        0: a_tmp = 32'h03c;  1: a_tmp = 32'h070;  2: a_tmp = 32'h800;  3: a_tmp = 32'hffc;
+        0: a_tmp = 32'h03c;  1: a_tmp = 32'h07c;  2: a_tmp = 32'h800;  3: a_tmp = 32'hffc;
         4: a_tmp = ID;       5: a_tmp = STATUS;   6: a_tmp = CNT_FIRST; 7: a_tmp = CNT_LAST;
         8: a_tmp = 32'h01d;  9: a_tmp = 32'h01e;  10: a_tmp = 32'h011; 11: a_tmp = 32'h033;
         default: a_tmp = 32'h01b;
@@ -810,9 +838,17 @@ module tsr_regs_tb;
       ppar(IRQ_ENABLE, i, 0, ACC_ROWS, 0);
     end
     pr(IRQ_ENABLE);  pexp(3'h1, 3'h6);
-    // Random operations against the model, then every register once more.
+    // DMA window: rw with a non-zero reset value and strobes, unlocked.
+    pr(DMA_WIN_BASE);  pr(DMA_WIN_LIMIT);  pr(DMA_WIN_CTRL);
+    pw(DMA_WIN_BASE, 32'h1234_5678);  pws(DMA_WIN_LIMIT, 32'h00ab_0000, 4'b0100);
+    pw(DMA_WIN_CTRL, 32'hffff_fffe);  pr(DMA_WIN_BASE);  pr(DMA_WIN_LIMIT);  pr(DMA_WIN_CTRL);
+    // Random operations against the model (they may set the lock), every
+    // register once more, then lock: the three registers refuse writes.
     push_random(RandomTxns);
     pread_all;
+    pw(DMA_WIN_CTRL, 32'h1);
+    pw(DMA_WIN_BASE, 32'h0);  pw(DMA_WIN_LIMIT, 32'hffff_ffff);  pw(DMA_WIN_CTRL, 32'h0);
+    pr(DMA_WIN_BASE);  pr(DMA_WIN_LIMIT);  pr(DMA_WIN_CTRL);
 
     run_list;
 

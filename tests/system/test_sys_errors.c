@@ -55,6 +55,7 @@ static uint32_t g_seed;
 static const char *const k_err_names[] = {
     "NONE",  "OPCODE",    "DIM",       "SPAD_RANGE",    "ACC_RANGE", "DRAM_RANGE",
     "BUS_READ", "BUS_WRITE", "PARAM", "DEP_TOKEN", "CMDQ_OVERFLOW", "NO_WEIGHTS",
+    "DMA_WINDOW",
 };
 
 typedef struct fx {
@@ -711,6 +712,119 @@ static void keep_weights_without_weights_stops_with_err_no_weights(void **state)
                  c_matmul(0u, true, true, 0u, 0u, 0u, n, 0u, 0u), TSR_ERR_NO_WEIGHTS);
 }
 
+/* DMA data beats the memory model has accepted. */
+static void beats(fx_t *f, uint64_t *rd, uint64_t *wr) {
+  EXPECT_EQ(f, "memory statistics", tsr_hal_sim_mem_stats(&f->env.hal, rd, wr, NULL), TSR_OK);
+}
+
+static void set_window(fx_t *f, uint32_t base, uint32_t limit) {
+  EXPECT_EQ(f, "tsr_set_dma_window", tsr_set_dma_window(&f->env.dev, base, limit, false), TSR_OK);
+}
+
+/* `c` alone under the window base..limit: refused with `code` (for
+ * ERR_DMA_WINDOW, ERR_ADDR = its start address) before a single bus beat, or,
+ * when `code` is 0, run to the end. The window opens fully again before the
+ * recovery GEMM. */
+static void window_variant(fx_t *f, const char *name, uint32_t base, uint32_t limit, cmd_t c,
+                           uint32_t code) {
+  begin(f, name, (f->variants & 1u) != 0u);
+  set_window(f, base, limit);
+  uint64_t rd0 = 0, wr0 = 0, rd1 = 0, wr1 = 0;
+  beats(f, &rd0, &wr0);
+  push(f, c);
+  uint32_t status = 0;
+  EXPECT_EQ(f, "waiting for the engine to stop", sys_wait_stopped(&f->env, SYS_POLL_LIMIT, &status),
+            TSR_OK);
+  beats(f, &rd1, &wr1);
+  set_window(f, 0u, UINT32_MAX);
+  if (code == TSR_ERR_NONE) {
+    EXPECT_EQ(f, "STATUS.ERROR of a command inside the window", status & STATUS_ERROR, 0u);
+    EXPECT_TRUE(f, rd1 + wr1 > rd0 + wr0, "the command inside the window moved no data");
+    return;
+  }
+  EXPECT_EQ(f, "read beats of a refused command", rd1 - rd0, 0u);
+  EXPECT_EQ(f, "write beats of a refused command", wr1 - wr0, 0u);
+  expect_t x = at(code, 0u);
+  x.addr = code == TSR_ERR_DMA_WINDOW ? c.w[1] : 0u;
+  check_error_and_recover(f, &x);
+}
+
+static void region_outside_the_dma_window_is_refused_before_any_bus_beat(void **state) {
+  fx_t *f = *state;
+  const uint32_t n = g_dim;
+  const uint32_t lo = DATA_ADDR + 0x100u, hi = DATA_ADDR + 0x1fffu; /* the window */
+  store_opt_t rq = {false, true, false, 0u, INT32_C(1) << 30, 0, 0, -128, 127};
+  const uint32_t win = TSR_ERR_DMA_WINDOW;
+  /* Controls: regions that touch both ends exactly run. */
+  window_variant(f, "DMA_WINDOW control: LOAD of the window's first and last byte", lo, hi,
+                 c_load(0u, false, lo, hi - lo, 2u, 1u, 0u), TSR_ERR_NONE);
+  window_variant(f, "DMA_WINDOW control: int8 STORE ending on the last byte", lo, hi,
+                 c_store(0u, hi + 1u - 3u * n, n, 3u, n, 0u, &rq), TSR_ERR_NONE);
+  window_variant(f, "DMA_WINDOW control: zero stride, 4000 rows, one byte", hi, hi,
+                 c_load(0u, false, hi, 0u, 4000u, 1u, 0u), TSR_ERR_NONE);
+  /* One byte out at either end. */
+  window_variant(f, "DMA_WINDOW: LOAD starting one byte below the base", lo, hi,
+                 c_load(0u, false, lo - 1u, 0x40u, 2u, n, 0u), win);
+  window_variant(f, "DMA_WINDOW: LOAD whose last row ends one byte past the limit", lo, hi,
+                 c_load(0u, true, hi + 2u - 4u * n - 0x100u, 0x100u, 2u, 4u * n, 0u), win);
+  window_variant(f, "DMA_WINDOW: raw STORE ending one byte past the limit", lo, hi,
+                 c_store(0u, hi + 2u - 4u * n, 0u, 1u, n, 0u, &k_raw_out), win);
+  window_variant(f, "DMA_WINDOW: int8 STORE whose third row leaves the window", lo, hi,
+                 c_store(0u, lo, 0x1000u, 3u, n, 0u, &rq), win);
+  window_variant(f, "DMA_WINDOW: base = limit and a 2-byte LOAD", lo, lo,
+                 c_load(0u, false, lo, 0u, 1u, 2u, 0u), win);
+  /* Adversarial: huge counts and strides; sums that would wrap in 32 bits. */
+  window_variant(f, "DMA_WINDOW: LOAD of 4000 rows with a 1 MiB stride", lo, hi,
+                 c_load(0u, false, lo, 0x100000u, 4000u, 1u, 0u), win);
+  window_variant(f, "DMA_WINDOW: STORE of 1000 rows with a 64 KiB stride", lo, hi,
+                 c_store(0u, lo, 0x10000u, 1000u, n, 0u, &rq), win);
+  window_variant(f, "DMA_WINDOW: STORE whose stride looks negative wraps: DRAM_RANGE", lo, hi,
+                 c_store(0u, hi - 0x100u, 0xffffff00u, 2u, 1u, 0u, &rq), TSR_ERR_DRAM_RANGE);
+  window_variant(f, "DMA_WINDOW: LOAD wrapping past 2^32 back into the window: DRAM_RANGE", lo,
+                 hi, c_load(0u, false, lo, 0xffffffffu, 2u, 1u, 0u), TSR_ERR_DRAM_RANGE);
+}
+
+static void dma_window_lock_holds_until_hardware_reset(void **state) {
+  fx_t *f = *state;
+  begin(f, "DMA_WINDOW lock", false);
+  EXPECT_EQ(f, "tsr_set_dma_window with base > limit",
+            tsr_set_dma_window(&f->env.dev, 0x2000u, 0x1000u, false), TSR_BAD_ARG);
+  EXPECT_EQ(f, "DMA_WIN_LIMIT after the refused call", rd(f, TSR_DMA_WIN_LIMIT_REG_OFFSET),
+            UINT32_MAX);
+  EXPECT_EQ(f, "lock", tsr_set_dma_window(&f->env.dev, 0x1000u, 0x2fffffu, true), TSR_OK);
+  uint32_t v = 0;
+  EXPECT_EQ(f, "write to a locked DMA_WIN_BASE", sys_wr(&f->env, TSR_DMA_WIN_BASE_REG_OFFSET, 0u),
+            TSR_BUS);
+  EXPECT_EQ(f, "write to a locked DMA_WIN_LIMIT",
+            sys_wr(&f->env, TSR_DMA_WIN_LIMIT_REG_OFFSET, UINT32_MAX), TSR_BUS);
+  EXPECT_EQ(f, "unlocking write to DMA_WIN_CTRL", sys_wr(&f->env, TSR_DMA_WIN_CTRL_REG_OFFSET, 0u),
+            TSR_BUS);
+  EXPECT_EQ(f, "tsr_set_dma_window while locked",
+            tsr_set_dma_window(&f->env.dev, 0u, UINT32_MAX, false), TSR_BUS);
+  EXPECT_EQ(f, "soft reset", sys_soft_reset(&f->env), TSR_OK);
+  EXPECT_EQ(f, "read DMA_WIN_BASE", sys_rd(&f->env, TSR_DMA_WIN_BASE_REG_OFFSET, &v), TSR_OK);
+  EXPECT_EQ(f, "DMA_WIN_BASE after the refused writes and a soft reset", v, 0x1000u);
+  EXPECT_EQ(f, "DMA_WIN_LIMIT after the refused writes and a soft reset",
+            rd(f, TSR_DMA_WIN_LIMIT_REG_OFFSET), 0x2fffffu);
+  EXPECT_EQ(f, "DMA_WIN_CTRL after the refused writes and a soft reset",
+            rd(f, TSR_DMA_WIN_CTRL_REG_OFFSET), 1u << TSR_DMA_WIN_CTRL_LOCK_BIT);
+  /* The locked window still works: a LOAD below it is refused. */
+  push(f, c_load(0u, false, 0x800u, 0u, 1u, 1u, 0u));
+  uint32_t status = 0;
+  EXPECT_EQ(f, "waiting for the engine to stop", sys_wait_stopped(&f->env, SYS_POLL_LIMIT, &status),
+            TSR_OK);
+  EXPECT_EQ(f, "ERR_CODE under the locked window", rd(f, TSR_ERR_CODE_REG_OFFSET),
+            TSR_ERR_DMA_WINDOW);
+  /* Only a hardware reset opens it again. */
+  tsr_sim_cfg_t cfg;
+  fx_default_cfg(&cfg);
+  fx_reopen(f, &cfg);
+  EXPECT_EQ(f, "DMA_WIN_CTRL after a hardware reset", rd(f, TSR_DMA_WIN_CTRL_REG_OFFSET), 0u);
+  EXPECT_EQ(f, "DMA_WIN_BASE after a hardware reset", rd(f, TSR_DMA_WIN_BASE_REG_OFFSET), 0u);
+  EXPECT_EQ(f, "DMA_WIN_LIMIT after a hardware reset", rd(f, TSR_DMA_WIN_LIMIT_REG_OFFSET),
+            UINT32_MAX);
+}
+
 /* After a soft reset in the middle of work: registers clean, no byte outside
  * `t` changed, no AXI rule broken, and a GEMM runs bit-exact. */
 static void check_abort(fx_t *f, const target_t *t) {
@@ -792,7 +906,7 @@ static void soft_reset_aborts_running_commands_and_partial_words(void **state) {
 static void unmapped_register_answers_slverr_and_bus_keeps_working(void **state) {
   fx_t *f = *state;
   f->variant = "register bus";
-  static const uint32_t k_holes[] = {0x03cu, 0x070u, 0x074u, 0x100u, 0x800u, 0xffcu};
+  static const uint32_t k_holes[] = {0x03cu, 0x07cu, 0x080u, 0x100u, 0x800u, 0xffcu};
   const uint32_t id = rd(f, TSR_ID_REG_OFFSET);
   for (size_t i = 0; i < sizeof k_holes / sizeof k_holes[0]; i++) {
     uint32_t v = 0x12345678u;
@@ -841,6 +955,9 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(broken_token_rules_stop_with_err_dep_token, setup, teardown),
       cmocka_unit_test_setup_teardown(push_into_full_queue_stops_with_err_cmdq_overflow, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(region_outside_the_dma_window_is_refused_before_any_bus_beat,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(dma_window_lock_holds_until_hardware_reset, setup, teardown),
       cmocka_unit_test_setup_teardown(keep_weights_without_weights_stops_with_err_no_weights,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(soft_reset_aborts_running_commands_and_partial_words,

@@ -678,13 +678,15 @@ static void every_error_code_decodes_to_its_name(void **state) {
   (void)state;
   static const char *names[] = {"NONE",       "OPCODE",    "DIM",       "SPAD_RANGE",
                                 "ACC_RANGE",  "DRAM_RANGE", "BUS_READ", "BUS_WRITE",
-                                "PARAM",      "DEP_TOKEN", "CMDQ_OVERFLOW", "NO_WEIGHTS"};
+                                "PARAM",      "DEP_TOKEN", "CMDQ_OVERFLOW", "NO_WEIGHTS",
+                                "DMA_WINDOW"};
   static const tsr_hw_error_t codes[] = {
       TSR_ERR_NONE,       TSR_ERR_OPCODE,    TSR_ERR_DIM,       TSR_ERR_SPAD_RANGE,
       TSR_ERR_ACC_RANGE,  TSR_ERR_DRAM_RANGE, TSR_ERR_BUS_READ, TSR_ERR_BUS_WRITE,
-      TSR_ERR_PARAM,      TSR_ERR_DEP_TOKEN, TSR_ERR_CMDQ_OVERFLOW, TSR_ERR_NO_WEIGHTS};
+      TSR_ERR_PARAM,      TSR_ERR_DEP_TOKEN, TSR_ERR_CMDQ_OVERFLOW, TSR_ERR_NO_WEIGHTS,
+      TSR_ERR_DMA_WINDOW};
   open_dev(8, 4096, 1024, false);
-  for (uint32_t code = 0; code < 12; code++) {
+  for (uint32_t code = 0; code < 13; code++) {
     assert_int_equal((uint32_t)codes[code], code); /* enum mirrors the doc's table */
     REG(ERR_CODE) = code;
     REG(ERR_CMD_IDX) = 100u + code;
