@@ -33,8 +33,11 @@ TB_HDRS     := tb/tsr_sim.h tb/tsr_sim_shim.h tb/tsr_axi_mem.h
 # the compile time for no speed. The generated Makefile compiles the split
 # files with -j 2. Everything is -fPIC for the shared library and hidden
 # unless marked for export.
+# TB_XFLAGS: how X and initial values are modelled (mk/trust.mk builds a
+# copy with "--x-assign unique --x-initial unique" for make test-xrand).
+TB_XFLAGS ?= --x-assign fast --x-initial fast
 TB_VFLAGS := --cc --build -j 2 --top-module tsr_top --prefix Vtsr_top \
-  -GArrayDim=$(DIM) -O3 --x-assign fast --x-initial fast --trace-fst \
+  -GArrayDim=$(DIM) -O3 $(TB_XFLAGS) --trace-fst \
   -CFLAGS -fPIC -CFLAGS -fvisibility=hidden -MAKEFLAGS OPT_FAST=-O2
 TB_VCMD = $(VERILATOR) $(TB_VFLAGS) --Mdir $(TB_VDIR) $(TB_RTL_SRCS)
 

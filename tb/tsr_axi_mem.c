@@ -15,6 +15,11 @@ typedef struct burst {
   uint16_t beats;   /* len + 1 */
   uint16_t beat;    /* beats transferred so far */
   uint8_t resp;     /* OKAY, SLVERR or DECERR for the whole burst */
+  uint8_t fault_resp; /* injected error of beat fault_beat (reads) */
+  int32_t fault_beat; /* beat answering fault_resp; -1 = none */
+  uint32_t addr;    /* AxADDR as issued */
+  bool err_sent;    /* an error beat of this read burst went out */
+  bool delay_drawn; /* the extra delay of the next response was drawn */
 } burst_t;
 
 /* Fixed-capacity FIFO of bursts. */
@@ -43,6 +48,10 @@ struct tsr_axi_mem {
   tsr_sim_mem_stats_t stats;
   uint64_t viol[TSR_AXI_VIOL_COUNT];
   unsigned reports;
+  tsr_sim_faults_t faults;  /* injected faults */
+  uint64_t frng;            /* xorshift64* state of the fault choices */
+  uint64_t rd_seen, wr_seen; /* AR / AW handshakes since tsr_axi_mem_set_faults */
+  tsr_sim_fault_log_t flog;
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -63,13 +72,31 @@ static void fifo_pop(burst_fifo_t *f) {
 }
 
 /* xorshift64* (Vigna). The state is never 0. */
-static uint64_t rng_next(tsr_axi_mem_t *m) {
-  uint64_t x = m->rng;
+static uint64_t xorshift(uint64_t *state) {
+  uint64_t x = *state;
   x ^= x >> 12;
   x ^= x << 25;
   x ^= x >> 27;
-  m->rng = x;
+  *state = x;
   return x * 0x2545F4914F6CDD1Dull;
+}
+
+static uint64_t rng_next(tsr_axi_mem_t *m) {
+  return xorshift(&m->rng);
+}
+
+/* splitmix64 of a seed, so that nearby seeds give unrelated streams; never 0. */
+static uint64_t seed_state(uint32_t seed) {
+  uint64_t z = (uint64_t)seed + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (z != 0u) ? z : 1u;
+}
+
+/* True with probability pct / 100, from the fault generator. */
+static bool fault_pct(tsr_axi_mem_t *m, uint32_t pct) {
+  return pct != 0u && (unsigned)((xorshift(&m->frng) >> 32) % 100u) < pct;
 }
 
 /* True when a channel should withhold its ready/valid this cycle. */
@@ -160,12 +187,8 @@ tsr_axi_mem_t *tsr_axi_mem_create(const tsr_axi_mem_cfg_t *cfg) {
   while ((1u << m->size_log2) < cfg->bus_bytes) {
     m->size_log2++;
   }
-  /* splitmix64 of the seed, so that nearby seeds give unrelated streams */
-  uint64_t z = (uint64_t)cfg->seed + 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  m->rng = (z != 0u) ? z : 1u;
+  m->rng = seed_state(cfg->seed);
+  m->frng = seed_state(0u);
   /* The bucket holds one cycle of refill plus two beats, so a beat can always
    * be afforded eventually and a burst after idle time is short. */
   m->credit_cap = (int64_t)cfg->bytes_per_cycle + 2 * (int64_t)cfg->bus_bytes;
@@ -198,6 +221,44 @@ void tsr_axi_mem_reset(tsr_axi_mem_t *m) {
 
 /* ---- address phase ------------------------------------------------------ */
 
+/* Decide the injected fault of a newly accepted burst. A faulty write writes
+ * nothing, like a write to the error range. */
+static void inject(tsr_axi_mem_t *m, bool rd, burst_t *b) {
+  const tsr_sim_faults_t *f = &m->faults;
+  const uint8_t resp = (f->resp == TSR_AXI_DECERR) ? (uint8_t)TSR_AXI_DECERR : (uint8_t)TSR_AXI_SLVERR;
+  const uint64_t n = rd ? ++m->rd_seen : ++m->wr_seen;
+  const uint32_t chosen = rd ? f->rd_burst : f->wr_burst;
+  int32_t beat = -1;
+  if (chosen != 0u && n == chosen) {
+    beat = rd ? (int32_t)(f->rd_beat < b->beats ? f->rd_beat : b->beats - 1u) : 0;
+  } else if (fault_pct(m, f->rand_pct)) {
+    beat = rd ? (int32_t)(xorshift(&m->frng) % b->beats) : 0;
+  }
+  if (beat < 0) {
+    return;
+  }
+  if (rd) {
+    b->fault_beat = beat;
+    b->fault_resp = resp;
+  } else if (b->resp == TSR_AXI_OKAY) {
+    b->resp = resp;
+  }
+}
+
+/* Extra delay of the head burst's next response, drawn once per response.
+ * Returns true while the response must wait. */
+static bool held_back(tsr_axi_mem_t *m, burst_t *b) {
+  if (!b->delay_drawn) {
+    b->delay_drawn = true;
+    if (m->faults.delay_max != 0u && fault_pct(m, m->faults.delay_pct)) {
+      uint64_t extra = 1u + xorshift(&m->frng) % m->faults.delay_max;
+      b->due = m->now + 1u + extra;
+      m->flog.delays++;
+    }
+  }
+  return b->due > m->now + 1u;
+}
+
 /* Check an AR/AW request and turn it into a burst. `rd` selects the channel. */
 static void accept_addr(tsr_axi_mem_t *m, bool rd, uint32_t addr, uint8_t len, uint8_t size,
                         uint8_t burst_type, burst_t *b) {
@@ -215,6 +276,11 @@ static void accept_addr(tsr_axi_mem_t *m, bool rd, uint32_t addr, uint8_t len, u
   b->base = (uint64_t)addr & ~(bus - 1u);
   b->beats = (uint16_t)(len + 1u);
   b->beat = 0u;
+  b->addr = addr;
+  b->fault_beat = -1;
+  b->fault_resp = TSR_AXI_OKAY;
+  b->err_sent = false;
+  b->delay_drawn = false;
   const uint64_t end = b->base + (uint64_t)b->beats * bus; /* exclusive */
   if ((b->base >> 12) != ((end - 1u) >> 12)) {
     violation(m, rd ? TSR_AXI_VIOL_AR_4K : TSR_AXI_VIOL_AW_4K,
@@ -229,6 +295,7 @@ static void accept_addr(tsr_axi_mem_t *m, bool rd, uint32_t addr, uint8_t len, u
   } else {
     b->resp = TSR_AXI_OKAY;
   }
+  inject(m, rd, b);
 }
 
 /* ---- checks of channels that waited for READY last cycle ---------------- */
@@ -322,10 +389,11 @@ static void w_beat(tsr_axi_mem_t *m, const tsr_axi_req_t *q) {
 static void r_present(tsr_axi_mem_t *m) {
   burst_t *b = fifo_head(&m->rd);
   const unsigned bus = m->cfg.bus_bytes;
+  const uint8_t resp = ((int32_t)b->beat == b->fault_beat) ? b->fault_resp : b->resp;
   m->rsp.rvalid = 1u;
-  m->rsp.rresp = b->resp;
+  m->rsp.rresp = resp;
   m->rsp.rlast = (uint8_t)(b->beat + 1u == b->beats);
-  if (b->resp == TSR_AXI_OKAY) {
+  if (resp == TSR_AXI_OKAY) {
     memcpy(m->rsp.rdata, m->data + b->base + (uint64_t)b->beat * bus, bus);
   } else {
     memset(m->rsp.rdata, 0, bus);
@@ -333,7 +401,8 @@ static void r_present(tsr_axi_mem_t *m) {
 }
 
 static void r_next(tsr_axi_mem_t *m) {
-  if (m->rd.count != 0u && fifo_head(&m->rd)->due <= m->now + 1u && !stall(m) && take_credits(m)) {
+  if (m->rd.count != 0u && fifo_head(&m->rd)->due <= m->now + 1u && !held_back(m, fifo_head(&m->rd)) &&
+      !stall(m) && take_credits(m)) {
     r_present(m);
   } else {
     m->rsp.rvalid = 0u;
@@ -383,9 +452,16 @@ const tsr_axi_rsp_t *tsr_axi_mem_tick(tsr_axi_mem_t *m, const tsr_axi_req_t *q) 
   if (r_hs) {
     burst_t *b = fifo_head(&m->rd);
     m->stats.rd_beats++;
+    if (o->rresp != TSR_AXI_OKAY && !b->err_sent) {
+      b->err_sent = true;
+      if (m->flog.rd_err_bursts++ == 0u) {
+        m->flog.rd_first_addr = b->addr;
+      }
+    }
     b->beat++;
+    b->delay_drawn = false;
     if (b->beat == b->beats) {
-      if (b->resp != TSR_AXI_OKAY) {
+      if (b->err_sent) {
         m->stats.err_resps++;
       }
       fifo_pop(&m->rd);
@@ -397,6 +473,9 @@ const tsr_axi_rsp_t *tsr_axi_mem_tick(tsr_axi_mem_t *m, const tsr_axi_req_t *q) 
   if (b_hs) {
     if (fifo_head(&m->wb)->resp != TSR_AXI_OKAY) {
       m->stats.err_resps++;
+      if (m->flog.wr_err_bursts++ == 0u) {
+        m->flog.wr_first_addr = fifo_head(&m->wb)->addr;
+      }
     }
     fifo_pop(&m->wb);
   }
@@ -439,7 +518,8 @@ const tsr_axi_rsp_t *tsr_axi_mem_tick(tsr_axi_mem_t *m, const tsr_axi_req_t *q) 
     w_next(m);
   }
   if (!b_hold) {
-    if (m->wb.count != 0u && fifo_head(&m->wb)->due <= m->now + 1u && !stall(m)) {
+    if (m->wb.count != 0u && fifo_head(&m->wb)->due <= m->now + 1u &&
+        !held_back(m, fifo_head(&m->wb)) && !stall(m)) {
       o->bvalid = 1u;
       o->bresp = fifo_head(&m->wb)->resp;
     } else {
@@ -499,4 +579,31 @@ uint64_t tsr_axi_mem_violations(const tsr_axi_mem_t *m, tsr_axi_viol_t kind) {
 
 uint64_t tsr_axi_mem_cycle(const tsr_axi_mem_t *m) {
   return (m != NULL) ? m->now : 0u;
+}
+
+int tsr_axi_mem_set_faults(tsr_axi_mem_t *m, const tsr_sim_faults_t *f) {
+  if (m == NULL) {
+    return -1;
+  }
+  if (f != NULL && (f->rand_pct > 100u || f->delay_pct > 100u)) {
+    fprintf(stderr, "tsr_axi_mem: fault percentages %u/%u must be 0..100\n", f->rand_pct,
+            f->delay_pct);
+    return -1;
+  }
+  memset(&m->faults, 0, sizeof m->faults);
+  if (f != NULL) {
+    m->faults = *f;
+  }
+  m->frng = seed_state(m->faults.seed);
+  m->rd_seen = 0u;
+  m->wr_seen = 0u;
+  memset(&m->flog, 0, sizeof m->flog);
+  return 0;
+}
+
+void tsr_axi_mem_fault_log(const tsr_axi_mem_t *m, tsr_sim_fault_log_t *log) {
+  if (m == NULL || log == NULL) {
+    return;
+  }
+  *log = m->flog;
 }

@@ -28,7 +28,10 @@ extern "C" {
  *    memory; erroneous writes are not performed, erroneous reads return 0;
  *  - W beats are accepted only for a burst whose AW was accepted (legal: a
  *    slave may wait for AW before raising WREADY);
- *  - AXI rule checks on AR, AW and W, counted per kind (tsr_axi_viol_t). */
+ *  - AXI rule checks on AR, AW and W, counted per kind (tsr_axi_viol_t);
+ *  - injected faults (tsr_axi_mem_set_faults): SLVERR/DECERR on a chosen or
+ *    random beat of a read burst or on the B of a write burst, and R beats /
+ *    B responses held back by up to thousands of cycles, all in order. */
 
 /** Widest data bus the model supports, in bytes (128 bits). */
 #define TSR_AXI_MEM_MAX_BYTES 16u
@@ -127,6 +130,14 @@ void tsr_axi_mem_stats(const tsr_axi_mem_t *m, tsr_sim_mem_stats_t *st);
 
 /** Violations of one kind seen so far (0 for an unknown kind). */
 uint64_t tsr_axi_mem_violations(const tsr_axi_mem_t *m, tsr_axi_viol_t kind);
+
+/** Replace the injected bus faults (see tsr_sim_faults_t; NULL: none) and
+ *  clear the fault log. Burst numbers count from this call. 0, or -1 (with a
+ *  message) on a percentage above 100. */
+int tsr_axi_mem_set_faults(tsr_axi_mem_t *m, const tsr_sim_faults_t *f);
+
+/** Error responses sent since the last tsr_axi_mem_set_faults (or create). */
+void tsr_axi_mem_fault_log(const tsr_axi_mem_t *m, tsr_sim_fault_log_t *log);
 
 /** Cycles ticked since create. */
 uint64_t tsr_axi_mem_cycle(const tsr_axi_mem_t *m);

@@ -364,6 +364,31 @@ TSR_SIM_API void tsr_sim_mem_stats(const tsr_sim_t *sim, tsr_sim_mem_stats_t *st
   tsr_axi_mem_stats(sim->mem, st);
 }
 
+TSR_SIM_API unsigned tsr_sim_axi_active(const tsr_sim_t *sim) {
+  if (sim == NULL) {
+    return 0u;
+  }
+  const tsr_axi_req_t *q = &sim->out.mem;
+  const tsr_axi_rsp_t *r = &sim->in.mem;
+  return (q->arvalid ? TSR_SIM_AXI_ARVALID : 0u) | (q->awvalid ? TSR_SIM_AXI_AWVALID : 0u) |
+         (q->wvalid ? TSR_SIM_AXI_WVALID : 0u) | (r->rvalid ? TSR_SIM_AXI_RVALID : 0u) |
+         (r->bvalid ? TSR_SIM_AXI_BVALID : 0u);
+}
+
+TSR_SIM_API int tsr_sim_set_faults(tsr_sim_t *sim, const tsr_sim_faults_t *f) {
+  if (sim == NULL) {
+    return -1;
+  }
+  return tsr_axi_mem_set_faults(sim->mem, f);
+}
+
+TSR_SIM_API void tsr_sim_fault_log(const tsr_sim_t *sim, tsr_sim_fault_log_t *log) {
+  if (sim == NULL || log == NULL) {
+    return;
+  }
+  tsr_axi_mem_fault_log(sim->mem, log);
+}
+
 TSR_SIM_API unsigned tsr_sim_array_dim(void) {
   return TSR_SIM_ARRAY_DIM;
 }

@@ -29,6 +29,18 @@ typedef struct tsr_sim_cfg {
                                   after 1000 cycles, or after this many if fewer */
 } tsr_sim_cfg_t;
 
+/* Run-time options of the Verilated model ("plusargs") come from the
+ * environment variable TSR_SIM_PLUSARGS, read by tsr_sim_create before the
+ * model is constructed: whitespace-separated words handed to Verilator's
+ * VerilatedContext::commandArgs. With a library Verilated with
+ * "--x-assign unique --x-initial unique" (make test-xrand, mk/trust.mk),
+ *   TSR_SIM_PLUSARGS="+verilator+seed+7 +verilator+rand+reset+2"
+ * starts every register and memory that reset does not set from random bits
+ * drawn from seed 7 (the same seed gives the same bits in every model the
+ * process creates). Unknown +verilator+ words stop the program with a message;
+ * other words are ignored. With the default build (--x-initial fast) the
+ * seed changes nothing. */
+
 /** Fill a configuration with the defaults above. */
 void tsr_sim_cfg_default(tsr_sim_cfg_t *cfg);
 
@@ -67,6 +79,38 @@ int tsr_sim_mem_read(tsr_sim_t *sim, uint64_t addr, void *dst, size_t n);
 /** Cycles simulated since create. */
 uint64_t tsr_sim_cycles(const tsr_sim_t *sim);
 
+/** Bus faults the memory model injects (tsr_sim_set_faults). All zero: none.
+ *  Faults never reorder anything: bursts still answer in order, and a read
+ *  burst keeps all its beats (only the RRESP of one beat changes). */
+typedef struct tsr_sim_faults {
+  uint32_t rd_burst;   /**< 1-based: the n-th read burst accepted after the call answers one beat
+                            with `resp` (0 = none) */
+  uint32_t rd_beat;    /**< 0-based beat of that burst (past its last beat: the last beat) */
+  uint32_t wr_burst;   /**< 1-based: the n-th write burst after the call answers B with `resp`
+                            and writes nothing (0 = none) */
+  uint32_t resp;       /**< 2 SLVERR or 3 DECERR (any other value: SLVERR) */
+  uint32_t rand_pct;   /**< 0..100: chance that any burst gets such an error (random beat) */
+  uint32_t delay_pct;  /**< 0..100: chance that an R beat or a B response is held back... */
+  uint32_t delay_max;  /**< ...by 1..delay_max extra cycles */
+  uint32_t seed;       /**< seed of the random choices (independent of cfg.seed) */
+} tsr_sim_faults_t;
+
+/** What the memory model answered with an error since the last tsr_sim_set_faults
+ *  (injected faults and the cfg.err_base range and DECERR beyond memory alike). */
+typedef struct tsr_sim_fault_log {
+  uint64_t rd_err_bursts;  /**< read bursts with at least one error beat sent */
+  uint64_t wr_err_bursts;  /**< write bursts answered with an error B */
+  uint32_t rd_first_addr;  /**< ARADDR of the first read burst that sent an error beat */
+  uint32_t wr_first_addr;  /**< AWADDR of the first write burst answered with an error */
+  uint64_t delays;         /**< responses held back */
+} tsr_sim_fault_log_t;
+
+/** Replace the fault settings (NULL: none) and clear the log. -1 on a bad setting. */
+int tsr_sim_set_faults(tsr_sim_t *sim, const tsr_sim_faults_t *f);
+
+/** Copy the fault log. */
+void tsr_sim_fault_log(const tsr_sim_t *sim, tsr_sim_fault_log_t *log);
+
 /** Traffic and protocol statistics of the memory model. */
 typedef struct tsr_sim_mem_stats {
   uint64_t rd_beats, wr_beats;      /**< data beats accepted */
@@ -75,6 +119,17 @@ typedef struct tsr_sim_mem_stats {
   uint64_t protocol_errors;         /**< AXI rule violations seen (4 KiB crossing, WLAST mismatch, ...) */
 } tsr_sim_mem_stats_t;
 void tsr_sim_mem_stats(const tsr_sim_t *sim, tsr_sim_mem_stats_t *st);
+
+/** Bits of tsr_sim_axi_active. */
+#define TSR_SIM_AXI_ARVALID 0x1u  /**< the chip drives ARVALID */
+#define TSR_SIM_AXI_AWVALID 0x2u  /**< the chip drives AWVALID */
+#define TSR_SIM_AXI_WVALID 0x4u   /**< the chip drives WVALID */
+#define TSR_SIM_AXI_RVALID 0x8u   /**< the memory model drives RVALID */
+#define TSR_SIM_AXI_BVALID 0x10u  /**< the memory model drives BVALID */
+
+/** Valids on the AXI4 memory bus in the current cycle, as TSR_SIM_AXI_* bits:
+ *  0 when the bus is quiet (e.g. after a hard reset). */
+unsigned tsr_sim_axi_active(const tsr_sim_t *sim);
 
 /** Array dimension this library was built for (its ArrayDim parameter). */
 unsigned tsr_sim_array_dim(void);

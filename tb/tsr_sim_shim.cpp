@@ -2,9 +2,12 @@
 #include "tsr_sim_shim.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "Vtsr_top.h"
 #include "Vtsr_top___024root.h"
@@ -92,6 +95,38 @@ static void eval_dump(tsr_shim *s) {
   }
 }
 
+// Run-time options of the Verilated model from $TSR_SIM_PLUSARGS (tb/tsr_sim.h):
+// whitespace-separated words, e.g. "+verilator+seed+7 +verilator+rand+reset+2".
+// They must reach the context before the model is constructed, since the
+// constructor draws the initial values of every variable.
+static void apply_plusargs(VerilatedContext &ctx) {
+  const char *env = std::getenv("TSR_SIM_PLUSARGS");
+  if (env == nullptr || env[0] == '\0') {
+    return;
+  }
+  std::vector<std::string> words;
+  words.emplace_back("tsr_sim");  // argv[0]
+  std::string w;
+  for (const char *p = env;; ++p) {
+    if (*p == '\0' || *p == ' ' || *p == '\t' || *p == '\n') {
+      if (!w.empty()) {
+        words.push_back(w);
+        w.clear();
+      }
+      if (*p == '\0') {
+        break;
+      }
+    } else {
+      w += *p;
+    }
+  }
+  std::vector<const char *> argv;
+  for (const std::string &s : words) {
+    argv.push_back(s.c_str());
+  }
+  ctx.commandArgs(static_cast<int>(argv.size()), argv.data());
+}
+
 extern "C" tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *out) {
   if (out == nullptr) {
     return nullptr;
@@ -106,6 +141,7 @@ extern "C" tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *o
     std::fprintf(stderr, "tsr_sim: out of memory\n");
     return nullptr;
   }
+  apply_plusargs(*s->ctx);
   if (trace_path != nullptr) {
     s->ctx->traceEverOn(true);  // must precede the model's construction
   }

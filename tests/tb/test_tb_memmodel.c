@@ -503,6 +503,205 @@ static void bursts_beyond_memory_get_decerr(void **state) {
   tb_close(&t);
 }
 
+/* ---- injected faults -------------------------------------------------------- */
+
+/* Collect `beats` R beats; per beat its rresp and its cycle. Checks rlast. */
+static void r_take_each(tb_t *t, uint8_t *buf, unsigned beats, unsigned bus, int *resp, uint64_t *cyc) {
+  t->q.rready = 1;
+  const uint64_t start = t->cyc;
+  for (unsigned b = 0; b < beats;) {
+    if (t->o->rvalid) {
+      memcpy(buf + (size_t)b * bus, t->o->rdata, bus);
+      resp[b] = t->o->rresp;
+      cyc[b] = t->cyc;
+      assert_int_equal(t->o->rlast, b + 1 == beats);
+      b++;
+    }
+    tick(t);
+    if (t->cyc - start > 200000u) {
+      fail_msg("R beats stopped coming");
+    }
+  }
+  t->q.rready = 0;
+}
+
+static void chosen_read_beat_answers_the_injected_error_and_only_that_beat(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  tb_t t;
+  tb_open(&t, &c);
+  uint8_t img[0x100], buf[32];
+  fill(img, sizeof img, 3);
+  tsr_axi_mem_write(t.m, 0x2000, img, sizeof img);
+  tsr_sim_faults_t f = {.rd_burst = 2, .rd_beat = 2, .resp = TSR_AXI_DECERR};
+  assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), 0);
+  int resp[4];
+  uint64_t cyc[4];
+  for (unsigned n = 1; n <= 3; n++) {
+    const uint32_t a = 0x2000u + 0x20u * n + 3u; /* unaligned: the log keeps ARADDR as issued */
+    ar_send(&t, a, 3, 8);
+    r_take_each(&t, buf, 4, 8, resp, cyc);
+    for (unsigned b = 0; b < 4; b++) {
+      const int bad = (n == 2 && b == 2);
+      assert_int_equal(resp[b], bad ? TSR_AXI_DECERR : TSR_AXI_OKAY);
+      if (bad) {
+        for (unsigned i = 0; i < 8; i++) {
+          assert_int_equal(buf[b * 8 + i], 0);
+        }
+      } else {
+        assert_memory_equal(buf + b * 8, img + 0x20u * n + b * 8, 8);
+      }
+    }
+  }
+  tsr_sim_fault_log_t log;
+  tsr_axi_mem_fault_log(t.m, &log);
+  assert_int_equal(log.rd_err_bursts, 1);
+  assert_int_equal(log.rd_first_addr, 0x2043u);
+  assert_int_equal(log.wr_err_bursts, 0);
+  /* a beat past the end of the burst means its last beat; SLVERR by default */
+  tsr_sim_faults_t g = {.rd_burst = 1, .rd_beat = 200};
+  assert_int_equal(tsr_axi_mem_set_faults(t.m, &g), 0);
+  ar_send(&t, 0x2000, 1, 8);
+  r_take_each(&t, buf, 2, 8, resp, cyc);
+  assert_int_equal(resp[0], TSR_AXI_OKAY);
+  assert_int_equal(resp[1], TSR_AXI_SLVERR);
+  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats(t.m, &st);
+  assert_int_equal(st.err_resps, 2);
+  assert_int_equal(st.protocol_errors, 0);
+  tb_close(&t);
+}
+
+static void chosen_write_burst_answers_b_error_and_writes_nothing(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  tb_t t;
+  tb_open(&t, &c);
+  uint8_t img[0x40], after[0x40], d[8] = {9, 8, 7, 6, 5, 4, 3, 2};
+  fill(img, sizeof img, 4);
+  tsr_axi_mem_write(t.m, 0x3000, img, sizeof img);
+  tsr_sim_faults_t f = {.wr_burst = 2, .resp = TSR_AXI_SLVERR};
+  assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), 0);
+  for (unsigned n = 0; n < 3; n++) {
+    aw_send(&t, 0x3000u + 0x10u * n, 1, 8);
+    w_send(&t, d, 0xFF, 0, 8);
+    w_send(&t, d, 0xFF, 1, 8);
+    assert_int_equal(b_take(&t, NULL), n == 1 ? TSR_AXI_SLVERR : TSR_AXI_OKAY);
+  }
+  tsr_axi_mem_read(t.m, 0x3000, after, sizeof after);
+  for (unsigned n = 0; n < 3; n++) {
+    const uint8_t *want = (n == 1) ? img + 0x10 : d;
+    assert_memory_equal(after + 0x10u * n, want, 8);
+    assert_memory_equal(after + 0x10u * n + 8u, want == d ? d : img + 0x18, 8);
+  }
+  assert_memory_equal(after + 0x30, img + 0x30, 0x10);
+  tsr_sim_fault_log_t log;
+  tsr_axi_mem_fault_log(t.m, &log);
+  assert_int_equal(log.wr_err_bursts, 1);
+  assert_int_equal(log.wr_first_addr, 0x3010u);
+  assert_int_equal(log.rd_err_bursts, 0);
+  tb_close(&t);
+}
+
+static void random_faults_hit_about_rand_pct_of_bursts(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  tb_t t;
+  tb_open(&t, &c);
+  tsr_sim_faults_t f = {.rand_pct = 30, .resp = TSR_AXI_DECERR, .seed = g_seed};
+  assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), 0);
+  uint8_t buf[32];
+  int resp[4];
+  uint64_t cyc[4];
+  unsigned bad_bursts = 0, bad_beats = 0;
+  for (unsigned n = 0; n < 400; n++) {
+    ar_send(&t, 0x100u * (n % 64u), 3, 8);
+    r_take_each(&t, buf, 4, 8, resp, cyc);
+    unsigned k = 0;
+    for (unsigned b = 0; b < 4; b++) {
+      k += (resp[b] != TSR_AXI_OKAY);
+    }
+    assert_true(k <= 1); /* one beat of a burst at most */
+    bad_bursts += (k != 0);
+    bad_beats += k;
+  }
+  assert_in_range(bad_bursts, 80, 160);
+  tsr_sim_fault_log_t log;
+  tsr_axi_mem_fault_log(t.m, &log);
+  assert_int_equal(log.rd_err_bursts, bad_bursts);
+  (void)bad_beats;
+  tb_close(&t);
+}
+
+static void delays_hold_responses_back_in_order_up_to_delay_max(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  c.rd_latency = 5;
+  c.wr_latency = 5;
+  tb_t t;
+  tb_open(&t, &c);
+  uint8_t img[0x400], buf[0x400];
+  fill(img, sizeof img, 6);
+  tsr_axi_mem_write(t.m, 0x4000, img, sizeof img);
+  tsr_sim_faults_t f = {.delay_pct = 100, .delay_max = 3000, .seed = g_seed};
+  assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), 0);
+  /* four bursts outstanding, then all their beats: data in order, every beat late */
+  uint64_t ar_cyc = 0;
+  for (unsigned n = 0; n < 4; n++) {
+    ar_cyc = ar_send(&t, 0x4000u + 0x40u * n, 7, 8);
+  }
+  int resp[32];
+  uint64_t cyc[32];
+  r_take_each(&t, buf, 32, 8, resp, cyc);
+  assert_memory_equal(buf, img, 0x100);
+  uint64_t longest = 0;
+  for (unsigned b = 1; b < 32; b++) {
+    assert_int_equal(resp[b], TSR_AXI_OKAY);
+    const uint64_t gap = cyc[b] - cyc[b - 1];
+    assert_true(gap >= 2); /* each beat waits at least one extra cycle */
+    assert_true(gap <= 3001);
+    longest = gap > longest ? gap : longest;
+  }
+  assert_true(longest > 300); /* thousands of cycles are possible and some are long */
+  assert_true(cyc[0] > ar_cyc);
+  /* a write's B is held back as well */
+  uint8_t d[8] = {0};
+  aw_send(&t, 0x4400, 0, 8);
+  const uint64_t w_cyc = w_send(&t, d, 0xFF, 1, 8);
+  uint64_t b_cyc = 0;
+  assert_int_equal(b_take(&t, &b_cyc), TSR_AXI_OKAY);
+  assert_true(b_cyc >= w_cyc + 5u + 1u);
+  assert_true(b_cyc <= w_cyc + 5u + 3001u);
+  tsr_sim_fault_log_t log;
+  tsr_axi_mem_fault_log(t.m, &log);
+  assert_int_equal(log.delays, 33);
+  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats(t.m, &st);
+  assert_int_equal(st.protocol_errors, 0);
+  assert_int_equal(st.err_resps, 0);
+  /* clearing the faults restores the plain latency */
+  assert_int_equal(tsr_axi_mem_set_faults(t.m, NULL), 0);
+  uint64_t first = 0;
+  const uint64_t a2 = ar_send(&t, 0x4000, 0, 8);
+  r_take(&t, buf, 1, 8, &first, NULL);
+  assert_int_equal(first - a2, 5);
+  tb_close(&t);
+}
+
+static void bad_fault_settings_are_refused(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  tb_t t;
+  tb_open(&t, &c);
+  tsr_sim_faults_t f = {.rand_pct = 101};
+  assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), -1);
+  f.rand_pct = 0;
+  f.delay_pct = 101;
+  assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), -1);
+  assert_int_equal(tsr_axi_mem_set_faults(NULL, NULL), -1);
+  tb_close(&t);
+}
+
 /* ---- stalls --------------------------------------------------------------- */
 
 /* The test master's own PRNG (xorshift64), independent of the model's. */
@@ -1000,6 +1199,11 @@ int main(int argc, char **argv) {
       cmocka_unit_test(unused_write_reservations_return_their_credits),
       cmocka_unit_test(bursts_touching_the_error_range_get_slverr_and_writes_are_dropped),
       cmocka_unit_test(bursts_beyond_memory_get_decerr),
+      cmocka_unit_test(chosen_read_beat_answers_the_injected_error_and_only_that_beat),
+      cmocka_unit_test(chosen_write_burst_answers_b_error_and_writes_nothing),
+      cmocka_unit_test(random_faults_hit_about_rand_pct_of_bursts),
+      cmocka_unit_test(delays_hold_responses_back_in_order_up_to_delay_max),
+      cmocka_unit_test(bad_fault_settings_are_refused),
       cmocka_unit_test(stalls_are_deterministic_for_a_seed),
       cmocka_unit_test(traffic_is_correct_under_stalls_caps_and_all_bus_widths),
       cmocka_unit_test(stall_pct_is_the_chance_a_ready_is_withheld),
