@@ -18,6 +18,8 @@
 #   test_sys_counters  CNT_* after a GEMM and after directed commands; clear; soft reset
 #   test_sys_directed  what the firmware does not use: KEEP_WEIGHTS, LOAD chunking and zero
 #                      fill for both destinations, FENCE/DONE interrupts
+#   test_sys_reset     hard reset (rst_ni) and soft reset at random cycles of random jobs: bus
+#                      quiet, chip idle, nothing outside C written, the next job bit-exact
 #   test_numpy.py      CLI results against numpy's matmul and requantization written in numpy
 #   cli-asan           the 33 CLI error cases of `make test-cli` under ASan+UBSan
 # SYS_ARGS adds options to the C suites of the per-suite targets, e.g.
@@ -27,11 +29,11 @@ SYS_DIMS        ?= 4 8 16
 SYS_DIR         := $(BUILD)/tests/system
 SYS_OBJ_DIR     := $(SYS_DIR)/obj
 SYS_CFLAGS       = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
-SYS_LIB_SRCS    := tests/system/sys_util.c sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_driver.c \
+SYS_LIB_SRCS    := tests/system/sys_util.c tests/system/sys_reset.c sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_driver.c \
                    fw/tsr_gemm.c sw/tsr_golden.c sw/tsr_quant.c
 SYS_LIB_OBJS    := $(patsubst %.c,$(SYS_OBJ_DIR)/%.o,$(SYS_LIB_SRCS))
-SYS_SUITES      := gemm errors wrap counters directed
-SYS_CMOCKA      := errors wrap counters directed
+SYS_SUITES      := gemm errors wrap counters directed reset busfault
+SYS_CMOCKA      := errors wrap counters directed reset busfault
 SYS_BINS        := $(patsubst %,$(SYS_DIR)/test_sys_%,$(SYS_SUITES))
 SYS_ARGS        ?=
 SYS_GEMM_COUNT_4  ?= 200
@@ -98,7 +100,7 @@ SYS_NEED_NUMPY = @$(PYTHON) -c 'import numpy' 2>/dev/null || \
   { echo "test-system: numpy not found: pip install numpy (or apt-get install python3-numpy)"; exit 1; }
 
 .PHONY: test-system test-system-gemm test-system-errors test-system-wrap test-system-counters \
-        test-system-directed test-system-numpy test-system-cli-asan
+        test-system-directed test-system-reset test-system-numpy test-system-cli-asan
 
 test-system: ## whole-chip tests on the Verilated RTL for N = 4, 8, 16 (SYS_DIMS): GEMMs, errors, wrap, counters, directed, numpy, CLI under ASan
 	$(SYS_NEED_NUMPY)
@@ -123,6 +125,8 @@ test-system-counters: $(SYS_ONE) $(SYS_DIR)/test_sys_counters ## performance cou
 	$(call sys_cmd,counters,$(DIM)) $(SYS_ARGS)
 test-system-directed: $(SYS_ONE) $(SYS_DIR)/test_sys_directed ## KEEP_WEIGHTS, LOAD chunking, FENCE/DONE IRQs on the DIM=N model
 	$(call sys_cmd,directed,$(DIM)) $(SYS_ARGS)
+test-system-reset: $(SYS_ONE) $(SYS_DIR)/test_sys_reset ## hard and soft resets mid-job on the DIM=N model, then a GEMM
+	$(call sys_cmd,reset,$(DIM)) $(SYS_ARGS)
 test-system-numpy: $(SYS_ONE) $(SW_BIN) ## tessera CLI on the DIM=N model against numpy
 	$(SYS_NEED_NUMPY)
 	$(call sys_numpy_cmd,$(DIM))

@@ -22,7 +22,8 @@ TB_VDIR     := $(TB_DIR)/verilated
 TB_SO       := $(BUILD)/lib/libtsrsim_d$(DIM).so
 TB_VMODEL   := $(TB_VDIR)/Vtsr_top__ALL.a
 TB_RT_DIR   := $(BUILD)/sim/runtime
-TB_RT_OBJS  := $(addprefix $(TB_RT_DIR)/,verilated.o verilated_threads.o verilated_fst_c.o)
+TB_RT_OBJS  := $(addprefix $(TB_RT_DIR)/,verilated.o verilated_threads.o verilated_fst_c.o \
+                 $(if $(filter 1,$(TB_COVERAGE)),verilated_cov.o))
 TB_C_OBJS   := $(TB_DIR)/tsr_sim.o $(TB_DIR)/tsr_axi_mem.o
 TB_SHIM_OBJ := $(TB_DIR)/tsr_sim_shim.o
 TB_HDRS     := tb/tsr_sim.h tb/tsr_sim_shim.h tb/tsr_axi_mem.h
@@ -36,15 +37,19 @@ TB_HDRS     := tb/tsr_sim.h tb/tsr_sim_shim.h tb/tsr_axi_mem.h
 # TB_XFLAGS: how X and initial values are modelled (mk/trust.mk builds a
 # copy with "--x-assign unique --x-initial unique" for make test-xrand).
 TB_XFLAGS ?= --x-assign fast --x-initial fast
+# TB_COVERAGE=1: line, branch and toggle coverage (mk/coverage.mk builds such a
+# copy); the shim writes it to $$TSR_SIM_COVERAGE_DIR when a simulation ends.
+TB_COVERAGE ?= 0
+TB_COV_VFLAGS := $(if $(filter 1,$(TB_COVERAGE)),--coverage-line --coverage-toggle)
 TB_VFLAGS := --cc --build -j 2 --top-module tsr_top --prefix Vtsr_top \
-  -GArrayDim=$(DIM) -O3 $(TB_XFLAGS) --trace-fst \
+  -GArrayDim=$(DIM) -O3 $(TB_XFLAGS) $(TB_COV_VFLAGS) --trace-fst \
   -CFLAGS -fPIC -CFLAGS -fvisibility=hidden -MAKEFLAGS OPT_FAST=-O2
 TB_VCMD = $(VERILATOR) $(TB_VFLAGS) --Mdir $(TB_VDIR) $(TB_RTL_SRCS)
 
 # Verilator's run-time library, compiled once for every DIM with the flags its
 # generated Makefile would use (plus -fPIC, hidden symbols, -O2).
 TB_RT_FLAGS = -I$(TB_VROOT)/include -I$(TB_VROOT)/include/vltstd \
-  -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 \
+  -DVM_COVERAGE=$(TB_COVERAGE) -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 \
   -faligned-new -Wno-bool-operation -Wno-sign-compare -Wno-uninitialized \
   -Wno-unused-but-set-variable -Wno-unused-parameter -Wno-unused-variable -Wno-shadow \
   -fPIC -fvisibility=hidden -O2
@@ -55,7 +60,7 @@ TB_VROOT    = $(shell $(VERILATOR) --getenv VERILATOR_ROOT)
 TB_CXXFLAGS = -std=gnu++17 -Wall -Wextra -Werror $(CFLAGS) -fPIC -fvisibility=hidden \
   -fvisibility-inlines-hidden -Itb -I$(TB_VDIR) \
   -isystem $(TB_VROOT)/include -isystem $(TB_VROOT)/include/vltstd \
-  -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
+  -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -DVM_COVERAGE=$(TB_COVERAGE) -DVM_SC=0
 TB_LDLIBS   = -lz -pthread -latomic
 
 TB_NEED_VERILATOR = @command -v $(VERILATOR) >/dev/null 2>&1 || \

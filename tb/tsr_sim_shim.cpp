@@ -13,6 +13,11 @@
 #include "Vtsr_top___024root.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#if VM_COVERAGE
+#include <unistd.h>
+
+#include "verilated_cov.h"
+#endif
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the shim copies wide AXI data words bytewise and assumes a little-endian host"
@@ -177,11 +182,35 @@ extern "C" tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *o
   return s.release();
 }
 
+#if VM_COVERAGE
+// A coverage build writes its counts to $TSR_SIM_COVERAGE_DIR/cov_<pid>_<n>.dat,
+// one file per simulation, n the first free number (the library may be
+// unloaded between simulations, so no counter here survives); covreport.py
+// merges them.
+static void write_coverage(VerilatedContext &ctx) {
+  const char *dir = std::getenv("TSR_SIM_COVERAGE_DIR");
+  if (dir == nullptr || dir[0] == '\0') {
+    return;
+  }
+  std::string path;
+  for (unsigned n = 0;; ++n) {
+    path = std::string(dir) + "/cov_" + std::to_string(getpid()) + "_" + std::to_string(n) + ".dat";
+    if (access(path.c_str(), F_OK) != 0) {
+      break;
+    }
+  }
+  ctx.coveragep()->write(path.c_str());
+}
+#endif
+
 extern "C" void tsr_shim_destroy(tsr_shim_t *s) {
   if (s == nullptr) {
     return;
   }
   s->top->final();
+#if VM_COVERAGE
+  write_coverage(*s->ctx);
+#endif
   if (s->fst) {
     s->fst->close();
   }

@@ -13,6 +13,8 @@ declare -A probe=(
   [g++]=/usr/bin/g++
   [python3]=/usr/bin/python3
   [zlib1g-dev]=/usr/include/zlib.h
+  [clang]=/usr/bin/clang
+  [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 )
 
 missing=()
@@ -37,5 +39,10 @@ PY=${PYTHON:-python3}
 if ! "$PY" -c 'import numpy' 2>/dev/null; then
   echo "deps: installing numpy for $PY (pip)"
   "$PY" -m pip install -q numpy || { echo "deps: pip could not install numpy"; exit 1; }
+fi
+# gcovr: C line and branch coverage for `make coverage`.
+if ! "$PY" -c 'import gcovr' 2>/dev/null; then
+  echo "deps: installing gcovr for $PY (pip)"
+  "$PY" -m pip install -q gcovr || { echo "deps: pip could not install gcovr"; exit 1; }
 fi
 echo "deps: all present"
