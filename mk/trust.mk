@@ -18,6 +18,9 @@ XR_BUILD     := $(BUILD)/xrand
 XR_DIM       ?= 8
 XR_SEEDS     ?= 1 77 4242
 XR_GEMMS     ?= 30
+# Wall-clock limit of one suite run: a register escaping reset can also hang a
+# job, and the suites' own watchdog (400M cycles) would take many minutes.
+XR_TIMEOUT   ?= 300
 XR_XFLAGS    := --x-assign unique --x-initial unique
 XR_LIB       := $(XR_BUILD)/lib/libtsrsim_d$(XR_DIM).so
 xr_plusargs   = +verilator+seed+$(1) +verilator+rand+reset+2
@@ -48,8 +51,8 @@ test-xrand: xrand-sim ## system tests on the X-randomized model with seeds XR_SE
 	             "counters --seed $$s" "directed --seed $$s"; do \
 	      set -- $$t; suite=$$1; shift; \
 	      TSR_SIM_LIB_DIR=$(XR_BUILD)/lib TSR_SIM_PLUSARGS="$$pa" \
-	        $(SYS_DIR)/test_sys_$$suite --dim $(XR_DIM) "$$@" \
-	        || { echo "test-xrand: FAILED: $$suite with $$pa"; exit 1; }; \
+	        timeout $(XR_TIMEOUT) $(SYS_DIR)/test_sys_$$suite --dim $(XR_DIM) "$$@" \
+	        || { echo "test-xrand: FAILED: $$suite with $$pa (exit $$?; 124: hung past $(XR_TIMEOUT) s)"; exit 1; }; \
 	    done; \
 	  done; \
 	  echo "test-xrand: PASSED for seeds $(XR_SEEDS) (N=$(XR_DIM)) in $$(( $$(date +%s) - start )) s"

@@ -48,6 +48,41 @@ def first_failure(log: str) -> str:
     return lines[-1].strip() if lines else "no output"
 
 
+def run_sat(args: argparse.Namespace, out: str, defines: str, chparams: list[str],
+            t0: float) -> int:
+    """k-induction with Yosys's built-in SAT solver: base case and induction step."""
+    name = args.name
+    vcd = os.path.join(out, "trace.vcd")
+    mode = "-seq" if args.bmc_only else "-tempinduct"
+    script = "; ".join(
+        [f"read_verilog -formal {defines} {' '.join(args.files)}"] + chparams +
+        [f"prep -top {args.top}", "memory_map", "opt -fast", "async2sync", "dffunmap",
+         f"sat {mode} {args.depth if args.bmc_only else ''} -prove-asserts -set-assumes "
+         f"-set-init-zero {'' if args.bmc_only else '-maxsteps ' + str(args.depth)} "
+         f"-show-inputs -dump_vcd {vcd}"])
+    ylog = os.path.join(out, "yosys.log")
+    r = subprocess.run(["yosys", "-l", ylog, "-p", script],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, text=True)
+    log = open(ylog).read()
+    secs = time.monotonic() - t0
+    params = (" " + " ".join(args.set)) if args.set else ""
+    if r.returncode == 0 and ("Induction step proven: SUCCESS" in log or
+                              (args.bmc_only and "SUCCESS!" in log)):
+        m = re.findall(r"Trying induction with length (\d+)", log)
+        k = m[-1] if m else str(args.depth)
+        what = "bmc" if args.bmc_only else f"k-induction, k = {k}"
+        print(f"formal {name}: PASS ({what}{params}) {secs:.1f} s")
+        return 0
+    if "model found for base case" in log or "FAIL" in log:
+        what = "counterexample from reset (base case)"
+    elif "Reached maximum number of time steps" in log:
+        what = f"induction not proven within {args.depth} steps (add an invariant or raise --depth)"
+    else:
+        what = first_failure(log)
+    print(f"formal {name}: FAIL: {what}; trace {vcd}, log {ylog}")
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--name", required=True, help="proof name; outputs in <build>/formal/<name>/")
@@ -57,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="override a parameter of the top module (chparam)")
     ap.add_argument("--define", action="append", default=[], metavar="MACRO[=VALUE]",
                     help="extra `define for read_verilog (FORMAL is always defined)")
+    ap.add_argument("--engine", choices=("sat", "smtbmc"), default="sat",
+                    help="sat: Yosys's own `sat -tempinduct` (default; works with yosys 0.23); "
+                         "smtbmc: yosys-smtbmc (z3 4.8.12 hangs parsing some models here)")
     ap.add_argument("--solver", default="z3")
     ap.add_argument("--build", default="build")
     ap.add_argument("--bmc-only", action="store_true", help="skip the induction step")
@@ -64,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     name = args.name
 
-    for tool in ("yosys", "yosys-smtbmc", args.solver):
+    tools = ("yosys",) if args.engine == "sat" else ("yosys", "yosys-smtbmc", args.solver)
+    for tool in tools:
         if shutil.which(tool) is None:
             pkg = "yosys" if tool.startswith("yosys") else tool
             return fail(name, f"{tool} not found: apt-get install {pkg}")
@@ -82,10 +121,12 @@ def main(argv: list[str] | None = None) -> int:
             return fail(name, f"--set {s}: expected PARAM=VALUE")
         p, v = s.split("=", 1)
         chparams.append(f"chparam -set {p} {v} {args.top}")
+    if args.engine == "sat":
+        return run_sat(args, out, defines, chparams, t0)
     model = os.path.join(out, "model.smt2")
     script = "; ".join(
         [f"read_verilog -formal {defines} {' '.join(args.files)}"] + chparams +
-        [f"prep -top {args.top}", "memory_nordff", "async2sync", "dffunmap",
+        [f"prep -top {args.top}", "memory_map", "opt -fast", "async2sync", "dffunmap",
          "check -assert", f"write_smt2 -wires {model}"])
     ylog = os.path.join(out, "yosys.log")
     r = subprocess.run(["yosys", "-q", "-l", ylog, "-p", script],

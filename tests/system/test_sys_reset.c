@@ -31,8 +31,8 @@
  * A third of the trials wait, past the random cycle, for the array to be
  * computing (OPCODE reads MATMUL), a third for a valid on the AXI4 bus. At
  * least one hard reset must hit DMA traffic and one the array computing. (The
- * engine runs one command at a time, so the two never overlap: "both" is
- * printed, and is 0.)
+ * engine runs one command at a time, so the two overlap only briefly: "both"
+ * is printed, usually 0 or 1, and not required.)
  *
  * usage: test_sys_reset --dim N [--seed S]   (seed: $TSR_SEED, else the clock)
  */
