@@ -52,6 +52,7 @@ struct tsr_axi_mem {
   uint64_t frng;            /* xorshift64* state of the fault choices */
   uint64_t rd_seen, wr_seen; /* AR / AW handshakes since tsr_axi_mem_set_faults */
   tsr_sim_fault_log_t flog;
+  uint64_t guard_lo, guard_hi; /* tsr_axi_mem_set_guard */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -193,6 +194,7 @@ tsr_axi_mem_t *tsr_axi_mem_create(const tsr_axi_mem_cfg_t *cfg) {
    * be afforded eventually and a burst after idle time is short. */
   m->credit_cap = (int64_t)cfg->bytes_per_cycle + 2 * (int64_t)cfg->bus_bytes;
   m->credits = m->credit_cap;
+  m->guard_hi = UINT64_MAX;
   return m;
 }
 
@@ -286,6 +288,16 @@ static void accept_addr(tsr_axi_mem_t *m, bool rd, uint32_t addr, uint8_t len, u
     violation(m, rd ? TSR_AXI_VIOL_AR_4K : TSR_AXI_VIOL_AW_4K,
               "%s burst at 0x%08x, %u beats of %u bytes, crosses a 4 KiB boundary", ch, addr,
               (unsigned)b->beats, (unsigned)bus);
+  }
+  if (b->base < m->guard_lo || end - 1u > m->guard_hi) {
+    if (m->stats.rd_outside + m->stats.wr_outside == 0u) {
+      m->stats.outside_first = addr;
+    }
+    if (rd) {
+      m->stats.rd_outside++;
+    } else {
+      m->stats.wr_outside++;
+    }
   }
   if (end > m->cfg.mem_size) {
     b->resp = TSR_AXI_DECERR;
@@ -568,6 +580,13 @@ void tsr_axi_mem_stats(const tsr_axi_mem_t *m, tsr_sim_mem_stats_t *st) {
     return;
   }
   *st = m->stats;
+}
+
+void tsr_axi_mem_set_guard(tsr_axi_mem_t *m, uint64_t lo, uint64_t hi) {
+  if (m != NULL) {
+    m->guard_lo = lo;
+    m->guard_hi = hi;
+  }
 }
 
 uint64_t tsr_axi_mem_violations(const tsr_axi_mem_t *m, tsr_axi_viol_t kind) {

@@ -128,6 +128,9 @@ int tsr_axi_mem_read(const tsr_axi_mem_t *m, uint64_t addr, void *dst, size_t n)
 /** Traffic statistics; protocol_errors is the sum over all kinds. */
 void tsr_axi_mem_stats(const tsr_axi_mem_t *m, tsr_sim_mem_stats_t *st);
 
+/** Count bursts leaving [lo, hi] in the statistics (see tsr_sim_set_guard). */
+void tsr_axi_mem_set_guard(tsr_axi_mem_t *m, uint64_t lo, uint64_t hi);
+
 /** Violations of one kind seen so far (0 for an unknown kind). */
 uint64_t tsr_axi_mem_violations(const tsr_axi_mem_t *m, tsr_axi_viol_t kind);
 

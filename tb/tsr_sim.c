@@ -375,6 +375,12 @@ TSR_SIM_API unsigned tsr_sim_axi_active(const tsr_sim_t *sim) {
          (r->bvalid ? TSR_SIM_AXI_BVALID : 0u);
 }
 
+TSR_SIM_API void tsr_sim_set_guard(tsr_sim_t *sim, uint64_t lo, uint64_t hi) {
+  if (sim != NULL) {
+    tsr_axi_mem_set_guard(sim->mem, lo, hi);
+  }
+}
+
 TSR_SIM_API int tsr_sim_set_faults(tsr_sim_t *sim, const tsr_sim_faults_t *f) {
   if (sim == NULL) {
     return -1;

@@ -117,8 +117,17 @@ typedef struct tsr_sim_mem_stats {
   uint64_t rd_bursts, wr_bursts;    /**< AR / AW handshakes */
   uint64_t err_resps;               /**< SLVERR/DECERR responses sent */
   uint64_t protocol_errors;         /**< AXI rule violations seen (4 KiB crossing, WLAST mismatch, ...) */
+  uint64_t rd_outside, wr_outside;  /**< AR / AW bursts whose beats leave the guard range */
+  uint32_t outside_first;           /**< address of the first such burst */
 } tsr_sim_mem_stats_t;
 void tsr_sim_mem_stats(const tsr_sim_t *sim, tsr_sim_mem_stats_t *st);
+
+/** Guard range [lo, hi] (inclusive; default: everything): every AR or AW burst
+ *  whose beats (whole bus words) leave it counts in rd_outside / wr_outside of
+ *  tsr_sim_mem_stats. Tests set it to a DMA window aligned to the bus width to
+ *  prove that no transaction outside the window is ever issued. Kept across
+ *  reset. */
+void tsr_sim_set_guard(tsr_sim_t *sim, uint64_t lo, uint64_t hi);
 
 /** Bits of tsr_sim_axi_active. */
 #define TSR_SIM_AXI_ARVALID 0x1u  /**< the chip drives ARVALID */

@@ -6,6 +6,8 @@
  * chip (build/lib/libtsrsim_d<N>.so, through tests/system/sys_util.c):
  *
  *   f RDB BEAT WRB RESP RAND DPCT DMAX SEED   bus faults of the memory model (tsr_sim_faults_t)
+ *   g LO HI                                   guarded program: DMA window LO..HI set and locked
+ *                                             first, and the memory model's guard set to it
  *   w OFF VAL                                 one AXI4-Lite register write (any offset)
  *   c W0 .. W7                                the 8 words of a command, pushed to CMDQ_PUSH
  *   s N                                       N clock cycles
@@ -30,6 +32,8 @@
  *      bus go quiet), STATUS.ERROR is set; ERR_CODE BUS_READ / BUS_WRITE has the address of
  *      the first burst answered with an error;
  *   5. the AXI4 protocol checker of the memory model counts no violation;
+ *   5a. in a guarded program (a locked window aligned to 16 bytes), no AR or
+ *      AW burst leaves the window and no byte outside it changes;
  *   6. CTRL.SOFT_RESET brings the chip back to idle (STATUS = 0, ERR_CODE = 0),
  *      and a known-good GEMM through driver and firmware is then bit-exact
  *      (every --gemm-every iterations, and after every bus-error outcome).
@@ -63,6 +67,8 @@ typedef struct act {
 typedef struct prog {
   bool has_faults;
   tsr_sim_faults_t faults;
+  bool has_guard;          /* "g": a locked DMA window guard_lo..guard_hi */
+  uint32_t guard_lo, guard_hi;
   unsigned n;
   act_t a[MAX_ACTIONS];
 } prog_t;
@@ -75,12 +81,14 @@ typedef struct raw_api {
   int (*set_faults)(tsr_sim_t *, const tsr_sim_faults_t *);
   void (*fault_log)(const tsr_sim_t *, tsr_sim_fault_log_t *);
   unsigned (*axi_active)(const tsr_sim_t *); /* optional (newer libraries) */
+  void (*set_guard)(tsr_sim_t *, uint64_t, uint64_t);
+  void (*mem_stats)(const tsr_sim_t *, tsr_sim_mem_stats_t *);
 } raw_api_t;
 
-typedef enum { BRK_NONE, BRK_REGION, BRK_SWALLOW, BRK_WEDGE } brk_t;
+typedef enum { BRK_NONE, BRK_REGION, BRK_SWALLOW, BRK_WEDGE, BRK_GUARD } brk_t;
 
 typedef struct stats {
-  uint64_t iters, completed, errors[256], soft_resets, hard_resets, gemms, faulted, actions, cycles;
+  uint64_t iters, completed, errors[256], soft_resets, hard_resets, gemms, faulted, guarded, actions, cycles;
 } stats_t;
 
 static unsigned g_dim = 8;
@@ -194,6 +202,12 @@ static void gen(sys_rng_t *r, prog_t *p) {
     f->delay_max = rnd(r, 1, 2000);
     f->seed = (uint32_t)sys_rng_next(r);
   }
+  if (sys_rng_pct(r, 25u)) {
+    /* A window of 16-byte words somewhere in the first half, where most commands point. */
+    p->has_guard = true;
+    p->guard_lo = rnd(r, 0, MEM_SIZE / 32u) * 16u;
+    p->guard_hi = p->guard_lo + rnd(r, 1, MEM_SIZE / 64u) * 16u - 1u;
+  }
   const unsigned style = rnd(r, 0, 99);
   p->n = rnd(r, 1, 24);
   for (unsigned i = 0; i < p->n; i++) {
@@ -218,6 +232,11 @@ static void gen(sys_rng_t *r, prog_t *p) {
           memset(a->w, 0, sizeof a->w);
           a->w[0] = TSR_OP_FENCE | (sys_rng_pct(r, 50u) ? 1u << 16 : 0u);
         }
+        if (p->has_guard && op != 9 && (op < 3 || op >= 6) && sys_rng_pct(r, 70u)) {
+          /* Aim LOADs and STOREs at the guard window: inside, across either end, just outside. */
+          const uint32_t span = p->guard_hi - p->guard_lo + 1u;
+          a->w[1] = p->guard_lo - 64u + rnd(r, 0, span + 128u);
+        }
         if (sys_rng_pct(r, style < 35 ? 10u : 40u)) {
           mutate(r, a->w);
         }
@@ -238,6 +257,9 @@ static void prog_print(FILE *f, const prog_t *p) {
     const tsr_sim_faults_t *x = &p->faults;
     fprintf(f, "f %x %x %x %x %x %x %x %x\n", x->rd_burst, x->rd_beat, x->wr_burst, x->resp, x->rand_pct,
             x->delay_pct, x->delay_max, x->seed);
+  }
+  if (p->has_guard) {
+    fprintf(f, "g %x %x\n", p->guard_lo, p->guard_hi);
   }
   for (unsigned i = 0; i < p->n; i++) {
     const act_t *a = &p->a[i];
@@ -273,6 +295,12 @@ static int prog_load(const char *path, prog_t *p) {
       p->has_faults = sscanf(line + 1, "%x %x %x %x %x %x %x %x", &x->rd_burst, &x->rd_beat, &x->wr_burst,
                              &x->resp, &x->rand_pct, &x->delay_pct, &x->delay_max, &x->seed) == 8;
       rc = p->has_faults ? 0 : -1;
+      continue;
+    }
+    if (line[0] == 'g') {
+      p->has_guard = sscanf(line + 1, "%x %x", &p->guard_lo, &p->guard_hi) == 2 &&
+                     p->guard_lo % 16u == 0u && p->guard_hi % 16u == 15u && p->guard_lo < p->guard_hi;
+      rc = p->has_guard ? 0 : -1;
       continue;
     }
     if (p->n == MAX_ACTIONS) {
@@ -404,6 +432,18 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
   al.win_hi[0] = 0xFFFFFFFFu;
   al.nwin = 1;
   uint32_t win_lo = 0u, win_hi = 0xFFFFFFFFu;
+  tsr_sim_mem_stats_t ms0;
+  raw->set_guard(raw->sim, p->has_guard ? p->guard_lo : 0u, p->has_guard ? p->guard_hi : UINT64_MAX);
+  if (p->has_guard) {
+    /* The window the program cannot change: every write to it now answers SLVERR. */
+    if (sys_wr(e, 0x070u, p->guard_lo) != TSR_OK || sys_wr(e, 0x074u, p->guard_hi) != TSR_OK ||
+        sys_wr(e, 0x078u, 1u) != TSR_OK) {
+      FAIL("cannot set and lock the guard window");
+    }
+    locked = true;
+    st->guarded++;
+  }
+  raw->mem_stats(raw->sim, &ms0);
   if (raw->set_faults(raw->sim, p->has_faults ? &p->faults : NULL) != 0) {
     FAIL("bad fault settings");
   }
@@ -530,6 +570,23 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
            a, before[a], after[a]);
     }
   }
+  if (p->has_guard) {
+    tsr_sim_mem_stats_t ms1;
+    raw->mem_stats(raw->sim, &ms1);
+    if (ms1.rd_outside + ms1.wr_outside != ms0.rd_outside + ms0.wr_outside) {
+      FAIL("%" PRIu64 " read and %" PRIu64 " write bursts left the locked window 0x%x..0x%x (first at 0x%08x)",
+           ms1.rd_outside - ms0.rd_outside, ms1.wr_outside - ms0.wr_outside, p->guard_lo, p->guard_hi,
+           ms1.outside_first);
+    }
+    /* --break guard allows no byte at all: every STORE that ran inside the window shows up. */
+    const uint64_t hi = g_break == BRK_GUARD ? 0u : p->guard_hi;
+    for (uint64_t a = 0; a < MEM_SIZE; a++) {
+      if (before[a] != after[a] && (a < p->guard_lo || a > hi)) {
+        FAIL("byte 0x%06" PRIx64 " changed (0x%02x -> 0x%02x) outside the locked window 0x%x..0x%x", a,
+             before[a], after[a], p->guard_lo, p->guard_hi);
+      }
+    }
+  }
   if (sys_protocol_errors(e) != pe0) {
     FAIL("the AXI protocol checker counted %" PRIu64 " violations", sys_protocol_errors(e) - pe0);
   }
@@ -589,7 +646,7 @@ out:
 static int usage(const char *why) {
   fprintf(stderr,
           "fuzz_chip: %s\nusage: fuzz_chip --dim N [--seed S] [--seconds T | --iters I] [--gemm-every K]\n"
-          "                 [--save DIR] [--replay FILE...] [--break region|swallow|wedge] [--verbose]\n",
+          "                 [--save DIR] [--replay FILE...] [--break region|swallow|wedge|guard] [--verbose]\n",
           why);
   return 2;
 }
@@ -631,9 +688,10 @@ int main(int argc, char **argv) {
       g_break = strcmp(v, "region") == 0 ? BRK_REGION
                 : strcmp(v, "swallow") == 0 ? BRK_SWALLOW
                 : strcmp(v, "wedge") == 0   ? BRK_WEDGE
+                : strcmp(v, "guard") == 0   ? BRK_GUARD
                                             : BRK_NONE;
       if (g_break == BRK_NONE) {
-        return usage("--break takes region, swallow or wedge");
+        return usage("--break takes region, swallow, wedge or guard");
       }
       i++;
       continue;
@@ -673,7 +731,10 @@ int main(int argc, char **argv) {
   *(void **)&raw.set_faults = dlsym(lib, "tsr_sim_set_faults");
   *(void **)&raw.fault_log = dlsym(lib, "tsr_sim_fault_log");
   *(void **)&raw.axi_active = dlsym(lib, "tsr_sim_axi_active");
-  if (raw.reset == NULL || raw.step == NULL || raw.set_faults == NULL || raw.fault_log == NULL) {
+  *(void **)&raw.set_guard = dlsym(lib, "tsr_sim_set_guard");
+  *(void **)&raw.mem_stats = dlsym(lib, "tsr_sim_mem_stats");
+  if (raw.reset == NULL || raw.step == NULL || raw.set_faults == NULL || raw.fault_log == NULL ||
+      raw.set_guard == NULL || raw.mem_stats == NULL) {
     fprintf(stderr, "fuzz_chip: the simulator library lacks tsr_sim_set_faults & co: run 'make sim DIM=%u'\n", g_dim);
     return 1;
   }
@@ -727,9 +788,9 @@ int main(int argc, char **argv) {
       printf(", %s %" PRIu64, c < sizeof k_names / sizeof k_names[0] ? k_names[c] : "?", st.errors[c]);
     }
   }
-  printf("; %" PRIu64 " with bus faults, %" PRIu64 " soft resets, %" PRIu64 " hard resets, %" PRIu64
-         " recovery GEMMs bit-exact\n",
-         st.faulted, st.soft_resets, st.hard_resets, st.gemms);
+  printf("; %" PRIu64 " with bus faults, %" PRIu64 " in a locked guard window, %" PRIu64 " soft resets, %" PRIu64
+         " hard resets, %" PRIu64 " recovery GEMMs bit-exact\n",
+         st.faulted, st.guarded, st.soft_resets, st.hard_resets, st.gemms);
   printf("fuzz_chip: %s\n", rc == 0 ? "PASSED" : "FAILED");
   sys_close(&e);
   return rc == 0 ? 0 : 1;

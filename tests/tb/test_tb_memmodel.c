@@ -968,6 +968,29 @@ static void crossing_4k_is_counted_per_channel(void **state) {
   tb_close(&t);
 }
 
+static void bursts_leaving_the_guard_are_counted(void **state) {
+  (void)state;
+  tsr_axi_mem_cfg_t c = base_cfg();
+  tb_t t;
+  tb_open(&t, &c);
+  tsr_axi_mem_set_guard(t.m, 0x1000, 0x10FF);
+  uint8_t buf[256];
+  tsr_sim_mem_stats_t st;
+  ar_send(&t, 0x1000, 31, 8); /* the whole guard, first to last byte: inside */
+  r_take(&t, buf, 32, 8, NULL, NULL);
+  write_burst(&t, 0x10F8, 0, 3, TSR_AXI_BURST_INCR); /* the last word: inside */
+  tsr_axi_mem_stats(t.m, &st);
+  assert_int_equal(st.rd_outside + st.wr_outside, 0);
+  ar_send(&t, 0x0FF8, 1, 8); /* starts one word below */
+  r_take(&t, buf, 2, 8, NULL, NULL);
+  write_burst(&t, 0x10F8, 1, 3, TSR_AXI_BURST_INCR); /* ends one word past */
+  tsr_axi_mem_stats(t.m, &st);
+  assert_int_equal(st.rd_outside, 1);
+  assert_int_equal(st.wr_outside, 1);
+  assert_int_equal(st.outside_first, 0x0FF8);
+  tb_close(&t);
+}
+
 static void non_incr_bursts_are_counted(void **state) {
   (void)state;
   tsr_axi_mem_cfg_t c = base_cfg();
@@ -1211,6 +1234,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(stall_pct_is_the_chance_a_ready_is_withheld),
       cmocka_unit_test(stalls_leave_gaps_between_r_beats),
       cmocka_unit_test(crossing_4k_is_counted_per_channel),
+      cmocka_unit_test(bursts_leaving_the_guard_are_counted),
       cmocka_unit_test(non_incr_bursts_are_counted),
       cmocka_unit_test(narrow_sizes_are_counted),
       cmocka_unit_test(wlast_off_the_last_beat_is_counted),
