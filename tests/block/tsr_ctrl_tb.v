@@ -66,7 +66,7 @@ module tsr_ctrl_tb;
   localparam [7:0] OpNop = 8'd0, OpLoad = 8'd1, OpMatmul = 8'd2, OpStore = 8'd3, OpFence = 8'd4;
   localparam [7:0] EOpcode = 8'd1, EDim = 8'd2, ESpad = 8'd3, EAcc = 8'd4, EDram = 8'd5,
                    EBusRd = 8'd6, EBusWr = 8'd7, EParam = 8'd8, EDep = 8'd9, EOvf = 8'd10,
-                   ENoW = 8'd11;
+                   ENoW = 8'd11, EWin = 8'd12;
   // Driver steps.
   localparam integer SPush = 1, SWords = 2, SWaitEnd = 3, SWaitStarts = 4, SWaitCyc = 5,
                      SSreset = 6, SWaitAbort = 7, SCclear = 8, SCheck = 9, SGeneric = 10,
@@ -93,6 +93,7 @@ module tsr_ctrl_tb;
   reg  [WrBw-1:0] wr_bytes = {WrBw{1'b0}};
   reg         mm_ready = 1'b1, mm_idle = 1'b1;
   reg         st_busy = 1'b0, st_param_err = 1'b0;
+  reg  [31:0] win_base = 32'h0, win_limit = 32'hffff_ffff;   // DMA window (tsr_regs in the chip)
 
   wire        busy_o, done_o, error_o;
   wire [7:0]  err_code_o, opcode_o;
@@ -117,6 +118,8 @@ module tsr_ctrl_tb;
     .cmd_word_i     (cmd_word),
     .soft_reset_i   (soft_reset),
     .cnt_clear_i    (cnt_clear),
+    .win_base_i     (win_base),
+    .win_limit_i    (win_limit),
     .busy_o         (busy_o),
     .done_o         (done_o),
     .error_o        (error_o),
@@ -623,13 +626,14 @@ module tsr_ctrl_tb;
   // -------------------------------------------------------------------------------------
   // Scenarios
   // -------------------------------------------------------------------------------------
-  localparam integer NumScen = 67;
+  localparam integer NumScen = 69;
 
   task setup(input integer s);
     integer i;
     begin
       nprog = 0; nsteps = 0; pushed = 0; wi = 0; base = 0;
       exp_err = 0; exp_err_idx = 0; exp_err_addr = 32'h0; exp_unit_err = 0;
+      win_base = 32'h0; win_limit = 32'hffff_ffff;
       k_rd_lat = 2; k_rd_drain = 5; k_mm_drain = 12; k_mm_clr = 4; k_wr_tail = 3;
       k_wr_drain = 5; k_st_param = 2;
       nlog = 0; n_irq_done = 0; n_irq_err = 0; n_irq_fence = 0; n_irq_clear = 0;
@@ -1098,6 +1102,25 @@ module tsr_ctrl_tb;
           step(SKnob, KStParam * 65536 + 2);
           step(SPush, 2); step(SWaitEnd, 0); step(SCheck, 41);
           step(SSreset, 0); step(SWaitAbort, 0); step(SClean, 0);
+        end
+        // ---------------- DMA window ----------------
+        67: begin
+          sc_name = "LOAD inside the window ok, one byte past the limit: ERR_DMA_WINDOW, ERR_ADDR = its start";
+          win_base = 32'h0000_1000; win_limit = 32'h0000_1fff;
+          add(c_load(4'h0, 1'b0, 32'h1000, 32'h100, 16'd16, 16'd8, 24'd0));   // ends at 0x1f08
+          add(c_load(4'h0, 1'b0, 32'h1ff8, 32'h0, 16'd3, 16'd8, 24'd0));       // last 8 bytes, 3 times
+          bad(c_load(4'h0, 1'b0, 32'h1ff9, 32'h0, 16'd1, 16'd8, 24'd0), EWin);
+          exp_err_addr = 32'h1ff9;
+          add(ld(4'h0));
+        end
+        68: begin
+          sc_name = "STORE ending at 2^32 inside the window ok, one byte below the base: ERR_DMA_WINDOW";
+          win_base = 32'h0000_1000; win_limit = 32'hffff_ffff;
+          add(c_store(4'h0, 3'b000, 32'h1000, 32'd32, 16'd2, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0));
+          add(c_store(4'h0, 3'b000, 32'hffffffe0, 32'd0, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0));
+          bad(c_store(4'h0, 3'b000, 32'h0fff, 32'd32, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0), EWin);
+          exp_err_addr = 32'h0fff;
+          add(st(4'h0));
         end
         default: begin
           sc_name = "none";
