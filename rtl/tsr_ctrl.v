@@ -612,6 +612,69 @@ module tsr_ctrl #(
   assign st_start_o    = st_start;
 
   wire unused_bits = ^{w0[31:18], w0[15:12], w4[31:25], w5[31:9], cmd_q[223:192], w7[15:8]};
+`ifdef FORMAL
+  // ---- Formal properties of the command queue: `make formal` proves them by k-induction
+  // (docs/formal.md). The rest of the controller runs free: every input (bus words, soft
+  // reset, unit busy/done/error) is unconstrained. Pointer-level "two tokens": two pushes
+  // A then B are picked at random and followed by their queue slot; the RAM itself
+  // (tsr_sram: a slot returns what was last written to it) is its own contract.
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) assume (!rst_ni);
+
+  wire [QAw-1:0] f_used = wr_ptr_q - rd_ptr_q;          // occupancy modulo the depth
+  // No overflow, no underflow, occupancy = write pointer - read pointer, with full (count =
+  // depth, pointers equal) told apart from empty (count = 0, pointers equal).
+  always @(*) begin
+    if (rst_ni) begin
+      assert (count_q <= CmdQDepth[QAw:0]);
+      assert (f_used == count_q[QAw-1:0]);
+      if (push) assert (count_q < CmdQDepth[QAw:0]);
+      if (q_re) assert (count_q != {(QAw+1){1'b0}});
+      if (cmd_we_i && words_q == 3'd7 && q_full) assert (!push);
+    end
+  end
+
+  // Two tokens: A is a push picked at random, B a later push picked while A is queued.
+  wire           f_pick_a = $anyseq;
+  wire           f_pick_b = $anyseq;
+  reg            f_a_v, f_b_v;                          // token pushed and not yet popped
+  reg  [QAw-1:0] f_a_slot, f_b_slot;
+  wire [QAw-1:0] f_a_dist = f_a_slot - rd_ptr_q;        // pops still ahead of A
+  wire [QAw-1:0] f_b_dist = f_b_slot - rd_ptr_q;
+  wire           f_a_pop  = f_a_v && q_re && (rd_ptr_q == f_a_slot);
+  wire           f_b_pop  = f_b_v && q_re && (rd_ptr_q == f_b_slot);
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_a_v <= 1'b0; f_b_v <= 1'b0; f_a_slot <= {QAw{1'b0}}; f_b_slot <= {QAw{1'b0}};
+    end else if (soft_reset_i) begin
+      f_a_v <= 1'b0; f_b_v <= 1'b0;                     // soft reset empties the queue
+    end else begin
+      if (f_a_pop) f_a_v <= 1'b0;
+      if (f_b_pop) f_b_v <= 1'b0;
+      if (push && f_pick_a && !f_a_v && !f_b_v) begin
+        f_a_v <= 1'b1; f_a_slot <= wr_ptr_q;
+      end
+      if (push && f_pick_b && f_a_v && !f_b_v) begin
+        f_b_v <= 1'b1; f_b_slot <= wr_ptr_q;
+      end
+    end
+  end
+  always @(*) begin
+    if (rst_ni) begin
+      // A queued entry's slot is never overwritten before it is popped ...
+      if (f_a_v) assert (!(push && wr_ptr_q == f_a_slot));
+      if (f_b_v) assert (!(push && wr_ptr_q == f_b_slot));
+      // ... and entries leave in push order: B is never popped while A is still queued.
+      if (f_b_pop) assert (!f_a_v);
+      // Inductive invariants: a queued token lies between the read and write pointers,
+      // A ahead of B; a B token exists only while A is queued or after A left.
+      if (f_a_v) assert ({1'b0, f_a_dist} < count_q);
+      if (f_b_v) assert ({1'b0, f_b_dist} < count_q);
+      if (f_a_v && f_b_v) assert (f_a_dist < f_b_dist);
+    end
+  end
+`endif
 endmodule
 
 `default_nettype wire

@@ -512,6 +512,123 @@ module tsr_dma_rd #(
   wire [8*(CombBytes-StageBytes)-1:0] unused_comb_rest = comb_rest[8*CombBytes-1:8*StageBytes];
   /* verilator lint_on UNUSEDSIGNAL */
 
+`ifdef FORMAL
+  // ---- Formal properties: `make formal` proves them (docs/formal.md says how: induction
+  // or bounded). Assumptions (assume): a well-behaved job source and AXI4 slave; small jobs
+  // (at most FMaxRows rows) whose region does not wrap past 2^32, as tsr_ctrl's range and
+  // window checks guarantee. Assertions (assert): the AXI4 master rules for AR and that
+  // every burst stays inside the job's region (so the DMA window check is sufficient).
+  localparam integer FMaxRows = 3;
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) assume (!rst_ni);
+
+  // Job source: start only while idle, 1..FMaxRows rows of >= 1 byte, no wrap.
+  wire [34:0] f_mul_i = (rows_i == 16'd3) ? {3'b0, stride_i} + {3'b0, stride_i} :
+                        (rows_i == 16'd2) ? {3'b0, stride_i} : 35'h0;
+  always @(*) begin
+    if (start_i) begin
+      assume (!busy_q);
+      assume (rows_i != 16'd0 && rows_i <= FMaxRows);
+      assume (cols_i != 16'd0);
+      assume ({3'b0, addr_i} + f_mul_i + {19'h0, cols_i} - 35'd1 < 35'h1_0000_0000);
+    end
+  end
+
+  // Job region, captured at start: bytes f_start .. f_end.
+  reg  [31:0] f_start, f_end;
+  always @(posedge clk_i) begin
+    if (!busy_q && start_i) begin
+      f_start <= addr_i;
+      f_end   <= addr_i + f_mul_i[31:0] + {16'h0, cols_i} - 32'd1;
+    end
+  end
+  wire [31:0] f_lo = {f_start[31:OffW], {OffW{1'b0}}};    // first beat of the region
+  wire [31:0] f_hi = {f_end[31:OffW], {OffW{1'b0}}};      // last beat of the region
+
+  // Slave model: R beats only for an accepted AR, in order, RLAST on its last beat;
+  // RVALID and the beat hold until RREADY.
+  wire f_ar_hs = m_axi_arvalid & m_axi_arready;
+  wire f_r_hs  = m_axi_rvalid & m_axi_rready;
+  reg  [OutW:0]   f_ar_out;                               // ARs accepted, RLAST not seen
+  reg  [7:0]      f_len [0:FifoDepth-1];
+  reg  [PtrW-1:0] f_wp, f_rp;
+  reg  [7:0]      f_rbeat;                                // beats of the head burst seen
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_ar_out <= 0; f_wp <= 0; f_rp <= 0; f_rbeat <= 8'd0;
+    end else begin
+      f_ar_out <= f_ar_out + f_ar_hs - (f_r_hs & m_axi_rlast);
+      if (f_ar_hs) f_wp <= (f_wp == PtrLast) ? {PtrW{1'b0}} : f_wp + 1'b1;
+      if (f_r_hs && m_axi_rlast) f_rp <= (f_rp == PtrLast) ? {PtrW{1'b0}} : f_rp + 1'b1;
+      if (f_r_hs) f_rbeat <= m_axi_rlast ? 8'd0 : f_rbeat + 8'd1;
+    end
+  end
+  always @(posedge clk_i) if (rst_ni && f_ar_hs) f_len[f_wp] <= m_axi_arlen;
+  always @(*) begin
+    if (!rst_ni) assume (!m_axi_rvalid);
+    if (m_axi_rvalid) begin
+      assume (f_ar_out != 0);
+      assume (m_axi_rlast == (f_rbeat == f_len[f_rp]));
+    end
+  end
+  always @(posedge clk_i) begin
+    if (f_past_valid && $past(rst_ni) && rst_ni && $past(m_axi_rvalid && !m_axi_rready))
+      assume (m_axi_rvalid && m_axi_rlast == $past(m_axi_rlast) &&
+              m_axi_rresp == $past(m_axi_rresp) && m_axi_rdata == $past(m_axi_rdata));
+  end
+
+  // ---- Assertions ------------------------------------------------------------------------
+  always @(*) begin
+    if (rst_ni) begin
+      // INCR bursts of full-width beats, aligned, 1..MaxBurstBeats beats, no 4 KiB crossing.
+      assert (m_axi_arburst == 2'b01 && m_axi_arsize == AxSize);
+      if (m_axi_arvalid) begin
+        assert (m_axi_araddr[OffW-1:0] == {OffW{1'b0}});
+        assert ({24'h0, m_axi_arlen} <= MaxLenM1);
+        assert ({20'h0, m_axi_araddr[11:0]} + (({24'h0, m_axi_arlen} + 32'd1) << OffW)
+                <= 32'h1000);
+        // Inside the job's region (the beats holding its bytes).
+        assert (m_axi_araddr >= f_lo);
+        assert (m_axi_araddr + ({24'h0, m_axi_arlen} << OffW) <= f_hi);
+      end
+      // At most MaxOutstanding bursts accepted and not fully answered.
+      assert (f_ar_out <= MaxOutstanding);
+    end
+  end
+  // VALID and payload hold until READY.
+  always @(posedge clk_i) begin
+    if (f_past_valid && $past(rst_ni) && rst_ni && $past(m_axi_arvalid && !m_axi_arready))
+      assert (m_axi_arvalid && m_axi_araddr == $past(m_axi_araddr) &&
+              m_axi_arlen == $past(m_axi_arlen));
+  end
+
+  // ---- Inductive invariants ----------------------------------------------------------------
+  wire [15:0] f_done_rows = rows_q - ar_rows_q;           // rows already set up
+  wire [31:0] f_row_off   = (f_done_rows == 16'd3) ? stride_q + stride_q + stride_q :
+                            (f_done_rows == 16'd2) ? stride_q + stride_q :
+                            (f_done_rows == 16'd1) ? stride_q : 32'h0;
+  wire [31:0] f_mul_rows  = (rows_q == 16'd3) ? stride_q + stride_q :
+                            (rows_q == 16'd2) ? stride_q : 32'h0;
+  always @(*) begin
+    if (rst_ni) begin
+      assert (cnt_q == f_ar_out + arvalid_q);
+      assert (cnt_q <= OutMax);
+      if (!busy_q) assert (!arvalid_q);
+      if (busy_q) begin
+        assert (rows_q != 16'd0 && rows_q <= FMaxRows);
+        assert (ar_rows_q <= rows_q);
+        assert (f_end == f_start + f_mul_rows + {16'h0, cols_m1_q});
+        assert (row_addr_q == f_start + f_row_off);
+        if (ar_rows_q != 16'd0)
+          assert ({1'b0, f_start} + {1'b0, f_row_off} + {17'h0, cols_m1_q} <= {1'b0, f_end});
+        if (row_v_q)
+          assert (cur_q[OffW-1:0] == {OffW{1'b0}} && last_q[OffW-1:0] == {OffW{1'b0}} &&
+                  f_lo <= cur_q && cur_q <= last_q && last_q <= f_hi);
+      end
+    end
+  end
+`endif
 endmodule
 
 `default_nettype wire

@@ -439,6 +439,165 @@ module tsr_dma_wr #(
   wire unused_bresp0 = m_axi_bresp[0];
   /* verilator lint_on UNUSEDSIGNAL */
 
+`ifdef FORMAL
+  // ---- Formal properties: `make formal` proves them by k-induction (docs/formal.md).
+  // Assumptions (assume): a well-behaved job source, row source and AXI4 slave; small jobs
+  // (at most FMaxRows rows) whose region does not wrap past 2^32, as tsr_ctrl's range and
+  // window checks guarantee. Assertions (assert): the AXI4 master rules for AW/W/B and that
+  // every burst stays inside the job's region (so the DMA window check is sufficient).
+  localparam integer FMaxRows = 3;
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) assume (!rst_ni);
+
+  // Job source: start only while idle, 1..FMaxRows rows of 1..4N bytes, no wrap.
+  wire [34:0] f_mul_i = (rows_i == 16'd3) ? {3'b0, stride_i} + {3'b0, stride_i} :
+                        (rows_i == 16'd2) ? {3'b0, stride_i} : 35'h0;
+  always @(*) begin
+    if (start_i) begin
+      assume (!busy_q);
+      assume (rows_i != 16'd0 && rows_i <= FMaxRows);
+      assume (row_bytes_i != 8'd0 && row_bytes_i <= RowBytes);
+      assume ({3'b0, addr_i} + f_mul_i + {27'h0, row_bytes_i} - 35'd1 < 35'h1_0000_0000);
+    end
+  end
+  // Row source: valid and data hold until ready.
+  always @(posedge clk_i) begin
+    if (f_past_valid && $past(rst_ni) && rst_ni && $past(row_valid_i && !row_ready_o))
+      assume (row_valid_i && row_data_i == $past(row_data_i));
+  end
+
+  // Job region, captured at start: bytes f_start .. f_end.
+  reg  [31:0] f_start, f_end;
+  reg  [15:0] f_rows;
+  always @(posedge clk_i) begin
+    if (!busy_q && start_i) begin
+      f_start <= addr_i;
+      f_end   <= addr_i + f_mul_i[31:0] + {24'h0, row_bytes_i} - 32'd1;
+      f_rows  <= rows_i;
+    end
+  end
+  wire [31:0] f_lo = {f_start[31:OffW], {OffW{1'b0}}};    // first beat of the region
+  wire [31:0] f_hi = {f_end[31:OffW], {OffW{1'b0}}};      // last beat of the region
+
+  // Bus-level bookkeeping. An AW is "new" in its first cycle of VALID.
+  wire f_aw_hs = m_axi_awvalid & m_axi_awready;
+  wire f_w_hs  = m_axi_wvalid & m_axi_wready;
+  wire f_wl_hs = f_w_hs & m_axi_wlast;
+  wire f_b_hs  = m_axi_bvalid & m_axi_bready;
+  reg  f_aw_held;                                         // AW presented, not yet taken
+  wire f_aw_new = m_axi_awvalid & ~f_aw_held;
+  reg  [OutW:0] f_aw_out;   // AWs accepted, B not yet received
+  reg  [OutW:0] f_wd_out;   // W bursts completed, B not yet received
+  reg  [OutW:0] f_lq_cnt;   // AWs presented whose W burst is not complete
+  reg  [7:0]    f_len [0:FifoDepth-1];
+  reg  [PtrW-1:0] f_wp, f_rp;
+  reg  [7:0]    f_wbeat;    // W beats of the current burst already sent
+  wire [7:0]    f_head = (f_lq_cnt == 0) ? m_axi_awlen : f_len[f_rp];
+  wire          f_have = (f_lq_cnt != 0) | f_aw_new;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_aw_held <= 1'b0;
+      f_aw_out <= 0; f_wd_out <= 0; f_lq_cnt <= 0;
+      f_wp <= 0; f_rp <= 0; f_wbeat <= 8'd0;
+    end else begin
+      f_aw_held <= m_axi_awvalid & ~m_axi_awready;
+      f_aw_out  <= f_aw_out + f_aw_hs - f_b_hs;
+      f_wd_out  <= f_wd_out + f_wl_hs - f_b_hs;
+      f_lq_cnt  <= f_lq_cnt + f_aw_new - f_wl_hs;
+      if (f_aw_new) f_wp <= (f_wp == PtrLast) ? {PtrW{1'b0}} : f_wp + 1'b1;
+      if (f_wl_hs)  f_rp <= (f_rp == PtrLast) ? {PtrW{1'b0}} : f_rp + 1'b1;
+      if (f_w_hs)   f_wbeat <= m_axi_wlast ? 8'd0 : f_wbeat + 8'd1;
+    end
+  end
+  always @(posedge clk_i) if (rst_ni && f_aw_new) f_len[f_wp] <= m_axi_awlen;
+
+  // Slave: B only for a burst whose AW was accepted and whose W beats all arrived.
+  always @(*) if (m_axi_bvalid) assume (f_aw_out != 0 && f_wd_out != 0);
+
+  // ---- Assertions ------------------------------------------------------------------------
+  always @(*) begin
+    if (rst_ni) begin
+      // INCR bursts of full-width beats, aligned, 1..MaxBurstBeats beats, no 4 KiB crossing.
+      assert (m_axi_awburst == 2'b01 && m_axi_awsize == AxSize);
+      if (m_axi_awvalid) begin
+        assert (m_axi_awaddr[OffW-1:0] == {OffW{1'b0}});
+        assert ({24'h0, m_axi_awlen} <= MaxLenM1);
+        assert ({20'h0, m_axi_awaddr[11:0]} + (({24'h0, m_axi_awlen} + 32'd1) << OffW)
+                <= 32'h1000);
+        // Inside the job's region (the beats holding its bytes).
+        assert (m_axi_awaddr >= f_lo);
+        assert (m_axi_awaddr + ({24'h0, m_axi_awlen} << OffW) <= f_hi);
+      end
+      // W: never ahead of its AW; AWLEN+1 beats with WLAST exactly on the last.
+      if (m_axi_wvalid) begin
+        assert (f_have);
+        assert (f_wbeat <= f_head);
+        assert (m_axi_wlast == (f_wbeat == f_head));
+      end
+      // At most MaxOutstanding bursts accepted and not answered.
+      assert (f_aw_out <= MaxOutstanding);
+      assert (m_axi_bready);
+    end
+  end
+  // VALID and payload hold until READY.
+  always @(posedge clk_i) begin
+    if (f_past_valid && $past(rst_ni) && rst_ni) begin
+      if ($past(m_axi_awvalid && !m_axi_awready))
+        assert (m_axi_awvalid && m_axi_awaddr == $past(m_axi_awaddr) &&
+                m_axi_awlen == $past(m_axi_awlen));
+      if ($past(m_axi_wvalid && !m_axi_wready))
+        assert (m_axi_wvalid && m_axi_wdata == $past(m_axi_wdata) &&
+                m_axi_wstrb == $past(m_axi_wstrb) && m_axi_wlast == $past(m_axi_wlast));
+    end
+  end
+
+  // ---- Inductive invariants (internal state <-> bus bookkeeping) -------------------------
+  wire [15:0] f_done_rows = f_rows - aw_rows_q;           // rows whose bursts are all issued
+  wire [31:0] f_row_off   = (f_done_rows == 16'd3) ? stride_q + stride_q + stride_q :
+                            (f_done_rows == 16'd2) ? stride_q + stride_q :
+                            (f_done_rows == 16'd1) ? stride_q : 32'h0;
+  wire [31:0] f_mul_rows  = (f_rows == 16'd3) ? stride_q + stride_q :
+                            (f_rows == 16'd2) ? stride_q : 32'h0;
+  genvar fj;
+  generate
+    for (fj = 0; fj < FifoDepth; fj = fj + 1) begin : gen_f_len
+      wire [PtrW-1:0] f_dist = fj - f_rp;               // slot's place in the queue
+      always @(*) if (rst_ni && ({1'b0, f_dist} < f_lq_cnt))
+        assert (f_len[fj] == wq_q[fj][8:1]);
+    end
+  endgenerate
+  always @(*) begin
+    if (rst_ni) begin
+      assert (bq_cnt_q == f_aw_out + awvalid_q);
+      assert (bq_cnt_q == wq_cnt_q + f_wd_out);
+      assert (wq_cnt_q == f_lq_cnt + f_aw_new);
+      assert (bq_cnt_q <= OutMax);
+      assert (wq_cnt_q <= OutMax);
+      assert ((wq_wptr_q - wq_rptr_q) == wq_cnt_q[PtrW-1:0]);
+      assert (f_wbeat == w_beat_q);
+      assert (f_rp == wq_rptr_q);
+      assert (wq_wptr_q == ((f_aw_new) ? ((f_wp == PtrLast) ? {PtrW{1'b0}} : f_wp + 1'b1) : f_wp));
+      assert (bq_wptr_q == wq_wptr_q);
+      assert (f_aw_held == (awvalid_q & f_aw_held));
+      if (awvalid_q) assert (wq_q[(wq_wptr_q == 0) ? PtrLast : wq_wptr_q - 1'b1][8:1] == awlen_q);
+      if (!busy_q) assert (!awvalid_q && bq_cnt_q == 0);
+      if (busy_q) begin
+        assert (f_rows != 16'd0 && f_rows <= FMaxRows);
+        assert (aw_rows_q <= f_rows && in_rows_q <= aw_rows_q);
+        assert ({14'h0, ahead_q} == aw_rows_q - in_rows_q);
+        assert (ahead_q <= 2'd2);
+        if (aw_rows_q != 16'd0)
+          assert ({1'b0, f_start} + {1'b0, f_row_off} + {25'h0, rb_m1_q} <= {1'b0, f_end});
+        assert (row_addr_q == f_start + f_row_off);
+        assert (row_end_q == row_addr_q + {24'h0, rb_m1_q});
+        assert (f_end == f_start + f_mul_rows + {24'h0, rb_m1_q});
+        if (aw_rows_q != 16'd0 && !row_first_q)
+          assert (cur_q[OffW-1:0] == {OffW{1'b0}} && cur_q > beat_first && cur_q <= beat_last);
+      end
+    end
+  end
+`endif
 endmodule
 
 `default_nettype wire
