@@ -12,26 +12,31 @@ FORMAL_regs    := --depth 8 --top tsr_regs rtl/regs/tsr_regs.v
 # Command queue of tsr_ctrl (k-induction), CmdQDepth 4 (with N = 4) and 16 (N = 8).
 FORMAL_cmdq4   := --depth 4 --top tsr_ctrl --set CmdQDepth=4 --set ArrayDim=4 rtl/tsr_ctrl.v rtl/tsr_sram.v
 FORMAL_cmdq16  := --depth 4 --top tsr_ctrl --set CmdQDepth=16 rtl/tsr_ctrl.v rtl/tsr_sram.v
-# AXI4 masters of the DMA: BOUNDED ONLY (BMC from reset, depth 8); the induction step does
-# not close yet (docs/formal.md). MaxBurstBeats 4, MaxOutstanding 2.
-FORMAL_DMA_SMALL := --depth 8 --bmc-only --set MaxBurstBeats=4 --set MaxOutstanding=2
+# AXI4 masters of the DMA, by k-induction (k = 2; helper invariants beside the properties,
+# jobs of 1..3 rows). Small bursts (MaxBurstBeats 4, MaxOutstanding 2) with N 4 on a 32-bit
+# bus and N 8 on a 64-bit bus; `_chip`: tsr_top's configuration (N 8, 64-bit, 16 beats,
+# 4 outstanding). Proofs taking over ~60 s run only in formal-full (times: docs/formal.md).
+FORMAL_DMA_SMALL := --depth 2 --set MaxBurstBeats=4 --set MaxOutstanding=2
+FORMAL_DMA_CHIP  := --depth 2 --set MaxBurstBeats=16 --set MaxOutstanding=4 --set ArrayDim=8 --set AxiDataWidth=64
 FORMAL_dma_rd_n4_w32 := $(FORMAL_DMA_SMALL) --top tsr_dma_rd --set ArrayDim=4 --set AxiDataWidth=32 rtl/tsr_dma_rd.v
 FORMAL_dma_rd_n8_w64 := $(FORMAL_DMA_SMALL) --top tsr_dma_rd --set ArrayDim=8 --set AxiDataWidth=64 rtl/tsr_dma_rd.v
 FORMAL_dma_wr_n4_w32 := $(FORMAL_DMA_SMALL) --top tsr_dma_wr --set ArrayDim=4 --set AxiDataWidth=32 rtl/tsr_dma_wr.v
 FORMAL_dma_wr_n8_w64 := $(FORMAL_DMA_SMALL) --top tsr_dma_wr --set ArrayDim=8 --set AxiDataWidth=64 rtl/tsr_dma_wr.v
+FORMAL_dma_rd_chip   := $(FORMAL_DMA_CHIP) --top tsr_dma_rd rtl/tsr_dma_rd.v
+FORMAL_dma_wr_chip   := $(FORMAL_DMA_CHIP) --top tsr_dma_wr rtl/tsr_dma_wr.v
 
-FORMAL_PROOFS      ?= regs cmdq4 cmdq16
-FORMAL_FULL_PROOFS ?= $(FORMAL_PROOFS) dma_rd_n4_w32 dma_rd_n8_w64 dma_wr_n4_w32 dma_wr_n8_w64
+FORMAL_PROOFS      ?= regs cmdq4 cmdq16 dma_rd_n4_w32 dma_wr_n4_w32 dma_rd_chip
+FORMAL_FULL_PROOFS ?= $(FORMAL_PROOFS) dma_rd_n8_w64 dma_wr_n8_w64 dma_wr_chip
 
 # One shell line per proof: run it, remember a failure, go on with the next.
 formal_run = @fail=0; $(foreach p,$(1),$(FORMAL) --name $(p) $(FORMAL_$(p)) || fail=1;) \
 	if [ $$fail -eq 0 ]; then echo "formal: PASS ($(words $(1)) proofs)"; else echo "formal: FAIL"; exit 1; fi
 
 .PHONY: formal formal-full
-formal: ## fast formal proofs by k-induction (AXI4-Lite slave, command queue; docs/formal.md)
+formal: ## formal proofs by k-induction (AXI4-Lite slave, command queue, DMA masters; docs/formal.md)
 	@command -v $(YOSYS) >/dev/null || { echo "formal: yosys not found: apt-get install yosys"; exit 1; }
 	$(call formal_run,$(FORMAL_PROOFS))
 
-formal-full: ## formal plus the DMA AXI4-master proofs (bounded, depth 8; slow)
+formal-full: ## formal plus the slower DMA write-master proofs (k-induction, ~1-2 min each)
 	@command -v $(YOSYS) >/dev/null || { echo "formal: yosys not found: apt-get install yosys"; exit 1; }
 	$(call formal_run,$(FORMAL_FULL_PROOFS))

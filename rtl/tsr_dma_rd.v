@@ -513,8 +513,8 @@ module tsr_dma_rd #(
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifdef FORMAL
-  // ---- Formal properties: `make formal` proves them (docs/formal.md says how: induction
-  // or bounded). Assumptions (assume): a well-behaved job source and AXI4 slave; small jobs
+  // ---- Formal properties: `make formal` proves them by k-induction (docs/formal.md).
+  // Assumptions (assume): a well-behaved job source and AXI4 slave; small jobs
   // (at most FMaxRows rows) whose region does not wrap past 2^32, as tsr_ctrl's range and
   // window checks guarantee. Assertions (assert): the AXI4 master rules for AR and that
   // every burst stays inside the job's region (so the DMA window check is sufficient).
@@ -610,14 +610,50 @@ module tsr_dma_rd #(
                             (f_done_rows == 16'd1) ? stride_q : 32'h0;
   wire [31:0] f_mul_rows  = (rows_q == 16'd3) ? stride_q + stride_q :
                             (rows_q == 16'd2) ? stride_q : 32'h0;
+  wire [34:0] f_mul_rows35 = (rows_q == 16'd3) ? {3'b0, stride_q} + {3'b0, stride_q} :
+                             (rows_q == 16'd2) ? {3'b0, stride_q} : 35'h0;
+  // Descriptors queued (bursts presented or in flight) that end a row.
+  wire [FifoDepth-1:0] f_qlast;
+  reg  [7:0]           f_nlast;
+  integer              f_i;
+  always @(*) begin
+    f_nlast = 8'd0;
+    for (f_i = 0; f_i < FifoDepth; f_i = f_i + 1) f_nlast = f_nlast + {7'b0, f_qlast[f_i]};
+  end
+  wire [PtrW-1:0] f_young = (wptr_q == {PtrW{1'b0}}) ? PtrLast : wptr_q - 1'b1;
+  wire [DescW-1:0] f_ydesc = fifo_q[f_young];                // newest descriptor
+  genvar fj;
+  generate
+    for (fj = 0; fj < FifoDepth; fj = fj + 1) begin : gen_f_desc
+      wire [PtrW-1:0] f_dist = fj - rptr_q;                // slot's place in the queue
+      assign f_qlast[fj] = ({1'b0, f_dist} < cnt_q) & fifo_q[fj][2*OffW];
+    end
+  endgenerate
+  // Rows not yet completely written, while no error/abort: rows not set up, the row whose
+  // bursts are being issued, row-ending bursts queued, a captured row-ending beat, a row
+  // end being flushed from the staging buffer.
+  wire [15:0] f_pending = ar_rows_q + {15'h0, row_v_q} + {8'h0, f_nlast} +
+                          {15'h0, beat_v_q & beat_end_q} + {15'h0, tail_q};
   always @(*) begin
     if (rst_ni) begin
       assert (cnt_q == f_ar_out + arvalid_q);
       assert (cnt_q <= OutMax);
+      assert ((wptr_q - rptr_q) == cnt_q[PtrW-1:0]);
+      assert (f_rp == rptr_q);
+      // Idle: no burst outstanding.
+      if (!busy_q) assert (cnt_q == {OutW{1'b0}});
+      // Bursts are issued row by row: unless a row is still being issued, the newest
+      // queued burst ends its row.
+      if (busy_q && cnt_q != {OutW{1'b0}} && !row_v_q) assert (f_ydesc[2*OffW]);
+      if (busy_q && !stop_q) begin
+        assert (out_rows_q == f_pending);
+      end
       if (!busy_q) assert (!arvalid_q);
       if (busy_q) begin
         assert (rows_q != 16'd0 && rows_q <= FMaxRows);
         assert (ar_rows_q <= rows_q);
+        // The whole region does not wrap (start_i's assumption, kept while busy).
+        assert ({3'b0, f_start} + f_mul_rows35 + {19'h0, cols_m1_q} < 35'h1_0000_0000);
         assert (f_end == f_start + f_mul_rows + {16'h0, cols_m1_q});
         assert (row_addr_q == f_start + f_row_off);
         if (ar_rows_q != 16'd0)

@@ -559,12 +559,27 @@ module tsr_dma_wr #(
                             (f_done_rows == 16'd1) ? stride_q : 32'h0;
   wire [31:0] f_mul_rows  = (f_rows == 16'd3) ? stride_q + stride_q :
                             (f_rows == 16'd2) ? stride_q : 32'h0;
+  wire [34:0] f_mul_rows35 = (f_rows == 16'd3) ? {3'b0, stride_q} + {3'b0, stride_q} :
+                             (f_rows == 16'd2) ? {3'b0, stride_q} : 35'h0;
+  // Queued W bursts that end a row: one per row fully issued but not yet fully sent.
+  wire [FifoDepth-1:0] f_qlast;
+  reg  [7:0]           f_nlast;
+  integer              f_i;
+  always @(*) begin
+    f_nlast = 8'd0;
+    for (f_i = 0; f_i < FifoDepth; f_i = f_i + 1) f_nlast = f_nlast + {7'b0, f_qlast[f_i]};
+  end
   genvar fj;
   generate
     for (fj = 0; fj < FifoDepth; fj = fj + 1) begin : gen_f_len
       wire [PtrW-1:0] f_dist = fj - f_rp;               // slot's place in the queue
       always @(*) if (rst_ni && ({1'b0, f_dist} < f_lq_cnt))
         assert (f_len[fj] == wq_q[fj][8:1]);
+      // Every queued burst (AW presented or not) is 1..MaxBurstBeats beats long.
+      wire [PtrW-1:0] f_wdist = fj - wq_rptr_q;
+      always @(*) if (rst_ni && ({1'b0, f_wdist} < wq_cnt_q))
+        assert ({24'h0, wq_q[fj][8:1]} <= MaxLenM1);
+      assign f_qlast[fj] = ({1'b0, f_wdist} < wq_cnt_q) & wq_q[fj][0];
     end
   endgenerate
   always @(*) begin
@@ -574,12 +589,21 @@ module tsr_dma_wr #(
       assert (wq_cnt_q == f_lq_cnt + f_aw_new);
       assert (bq_cnt_q <= OutMax);
       assert (wq_cnt_q <= OutMax);
+      // The bus counters stay in range (no wrap inside the sums above).
+      assert (f_aw_out <= bq_cnt_q && f_wd_out <= bq_cnt_q && f_lq_cnt <= wq_cnt_q);
+      assert (wq_cnt_q <= bq_cnt_q);
+      // No burst queued for W: the beat counter is at the start of a burst.
+      if (wq_cnt_q == 0) assert (w_beat_q == 8'd0);
+      else               assert (w_beat_q <= w_len);
       assert ((wq_wptr_q - wq_rptr_q) == wq_cnt_q[PtrW-1:0]);
       assert (f_wbeat == w_beat_q);
       assert (f_rp == wq_rptr_q);
       assert (wq_wptr_q == ((f_aw_new) ? ((f_wp == PtrLast) ? {PtrW{1'b0}} : f_wp + 1'b1) : f_wp));
       assert (bq_wptr_q == wq_wptr_q);
       assert (f_aw_held == (awvalid_q & f_aw_held));
+      // Rows held (input slot, shift register) = rows not fully issued + rows fully issued
+      // whose last burst is still queued for W.
+      assert ({7'b0, in_v_q} + {7'b0, sh_v_q} == {6'b0, ahead_q} + f_nlast);
       if (awvalid_q) assert (wq_q[(wq_wptr_q == 0) ? PtrLast : wq_wptr_q - 1'b1][8:1] == awlen_q);
       if (!busy_q) assert (!awvalid_q && bq_cnt_q == 0);
       if (busy_q) begin
@@ -587,6 +611,9 @@ module tsr_dma_wr #(
         assert (aw_rows_q <= f_rows && in_rows_q <= aw_rows_q);
         assert ({14'h0, ahead_q} == aw_rows_q - in_rows_q);
         assert (ahead_q <= 2'd2);
+        // Row size and the whole region (start_i's assumptions, kept while busy).
+        assert (rb_m1_q < RowBytes);
+        assert ({3'b0, f_start} + f_mul_rows35 + {27'h0, rb_m1_q} < 35'h1_0000_0000);
         if (aw_rows_q != 16'd0)
           assert ({1'b0, f_start} + {1'b0, f_row_off} + {25'h0, rb_m1_q} <= {1'b0, f_end});
         assert (row_addr_q == f_start + f_row_off);
