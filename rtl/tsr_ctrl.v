@@ -81,10 +81,23 @@ module tsr_ctrl #(
   // store unit
   output wire        st_start_o,
   input  wire        st_busy_i,
-  input  wire        st_param_err_i
+  input  wire        st_param_err_i,
+  // special-function unit (SFU)
+  output wire        sfu_start_o,
+  input  wire        sfu_busy_i,
+  input  wire        sfu_param_err_i
 );
   // Opcodes and error codes: docs/commands.md.
-  localparam [7:0] OpNop = 8'd0, OpLoad = 8'd1, OpMatmul = 8'd2, OpStore = 8'd3, OpFence = 8'd4;
+  localparam [7:0] OpNop = 8'd0, OpLoad = 8'd1, OpMatmul = 8'd2, OpStore = 8'd3, OpFence = 8'd4,
+                   OpSfu = 8'd5;
+  // SFU functions (docs/sfu.md).
+  localparam [3:0] FnLutLoad = 4'd0, FnReduce = 4'd2, FnSoftmax = 4'd3,
+                   FnLayernorm = 4'd4, FnAdd = 4'd5;
+  // Rows of the table (256 / N) and of the 3-, 8- and 11-word parameter blocks.
+  localparam [31:0] LutRows32 = 256 / N;
+  localparam [31:0] PRows3_32 = (3 + N - 1) / N;
+  localparam [31:0] PRows8_32 = (8 + N - 1) / N;
+  localparam [31:0] PRows11_32 = (11 + N - 1) / N;
   localparam [7:0] ErrNone = 8'd0, ErrOpcode = 8'd1, ErrDim = 8'd2, ErrSpadRange = 8'd3,
                    ErrAccRange = 8'd4, ErrDramRange = 8'd5, ErrBusRead = 8'd6,
                    ErrBusWrite = 8'd7, ErrParam = 8'd8, ErrDepToken = 8'd9,
@@ -140,6 +153,7 @@ module tsr_ctrl #(
   wire [31:0]  w3 = cmd_q[127:96];
   wire [31:0]  w4 = cmd_q[159:128];
   wire [31:0]  w5 = cmd_q[191:160];
+  wire [31:0]  w6 = cmd_q[223:192];
   wire [31:0]  w7 = cmd_q[255:224];
   wire [7:0]   opcode   = w0[7:0];
   wire         pop_prev = w0[8];
@@ -148,6 +162,11 @@ module tsr_ctrl #(
   wire         push_next = w0[11];
   wire         flag0    = w0[16];
   wire         flag1    = w0[17];
+  wire         flag2    = w0[18];
+  wire         st_spad  = w0[19];
+  wire         st_lut   = w0[20];
+  wire         st_leaky = w0[21];
+  wire [3:0]   func     = w0[19:16];
 
   // Dependency tokens: load->compute, compute->load, compute->store, store->compute.
   reg [7:0] l2c_q, l2c_d, c2l_q, c2l_d, c2s_q, c2s_d, s2c_q, s2c_d;
@@ -160,6 +179,7 @@ module tsr_ctrl #(
       OpLoad:   stage = flag0 ? StageCompute : StageLoad;
       OpMatmul: stage = StageCompute;
       OpNop:    stage = StageCompute;
+      OpSfu:    stage = StageCompute;
       OpStore:  stage = StageStore;
       default:  stage = StageNone;
     endcase
@@ -186,10 +206,36 @@ module tsr_ctrl #(
   wire [32:0] mm_c_end  = {9'h0, w3[23:0]} + {17'h0, mm_m};
   // STORE fields.
   wire [32:0] st_src_end   = {9'h0, w4[23:0]} + {17'h0, rows};
-  wire [32:0] st_param_end = {9'h0, w5[23:0]} + 33'd3;   // PARAM..PARAM+2, checked always
+  // PARAM..PARAM+2 are checked always, PARAM+3..+4 too with LEAKY.
+  wire [32:0] st_param_end = {9'h0, w5[23:0]} + (st_leaky ? 33'd5 : 33'd3);
   wire [7:0]  st_shift     = w7[7:0];
   wire [7:0]  st_min       = w7[23:16];
   wire [7:0]  st_max       = w7[31:24];
+  // SFU fields: a ROWS x LEN tensor spans C * ROWS rows, C = ceil(LEN / N).
+  wire [15:0] sfu_len      = w3[31:16];
+  wire [16:0] sfu_c        = ({1'b0, sfu_len} + N32[16:0] - 17'd1) >> SpadChunkLog2;
+  wire [32:0] sfu_span     = {16'h0, sfu_c} * {17'h0, rows};
+  wire [32:0] sfu_a_end    = {9'h0, w1[23:0]} + sfu_span;
+  wire [32:0] sfu_dst_end  = {9'h0, w2[23:0]} + ((func == FnReduce) ? {17'h0, rows} : sfu_span);
+  wire [32:0] sfu_b_end    = {9'h0, w4[23:0]} + ((func == FnAdd) ? sfu_span : {16'h0, sfu_c});
+  wire [32:0] sfu_aux_end  = {9'h0, w6[23:0]} + {16'h0, sfu_c};
+  wire [32:0] sfu_lut_end  = {9'h0, w1[23:0]} + {1'b0, LutRows32};
+  reg  [32:0] sfu_prows;        // parameter block rows: ceil(P / N)
+  always @(*) begin
+    case (func)
+      FnSoftmax:   sfu_prows = {1'b0, PRows3_32};
+      FnLayernorm: sfu_prows = {1'b0, PRows8_32};
+      default:     sfu_prows = {1'b0, PRows11_32};
+    endcase
+  end
+  wire [32:0] sfu_param_end = {9'h0, w5[23:0]} + sfu_prows;
+  wire        sfu_has_params = (func == FnSoftmax) || (func == FnLayernorm) || (func == FnAdd);
+  wire        sfu_spad_bad  = (sfu_a_end > spad_cap) ||
+                              (func != FnReduce && sfu_dst_end > spad_cap) ||
+                              ((func == FnAdd || func == FnLayernorm) && sfu_b_end > spad_cap);
+  wire        sfu_acc_bad   = (func == FnReduce && sfu_dst_end > acc_cap) ||
+                              (func == FnLayernorm && sfu_aux_end > acc_cap) ||
+                              (sfu_has_params && sfu_param_end > acc_cap);
 
   reg [7:0] check_err;
   always @(*) begin
@@ -225,15 +271,34 @@ module tsr_ctrl #(
       OpStore: begin
         if (rows == 16'h0 || cols == 16'h0 || cols > DimMax) begin
           check_err = ErrDim;
-        end else if (st_src_end > acc_cap || st_param_end > acc_cap) begin
+        end else if (st_spad && st_src_end > spad_cap) begin
+          check_err = ErrSpadRange;
+        end else if ((!st_spad && st_src_end > acc_cap) || st_param_end > acc_cap) begin
           check_err = ErrAccRange;
-        end else if (flag1 && ($signed(st_shift) < -8'sd31 || $signed(st_shift) > 8'sd30 ||
-                               $signed(st_min) > $signed(st_max))) begin
+        end else if ((flag1 && ($signed(st_shift) < -8'sd31 || $signed(st_shift) > 8'sd30 ||
+                                $signed(st_min) > $signed(st_max))) ||
+                     ((st_lut || st_leaky) && !flag1) ||
+                     (st_spad && (flag0 || flag1 || flag2 || st_lut || st_leaky))) begin
           check_err = ErrParam;
         end else if (dram_end > DramCap) begin
           check_err = ErrDramRange;
         end else if (outside_window) begin
           check_err = ErrDmaWindow;
+        end
+      end
+      OpSfu: begin
+        if (func > FnAdd) begin
+          check_err = ErrOpcode;
+        end else if (func == FnLutLoad) begin
+          if (sfu_lut_end > spad_cap) begin
+            check_err = ErrSpadRange;
+          end
+        end else if (rows == 16'h0 || sfu_len == 16'h0) begin
+          check_err = ErrDim;
+        end else if (sfu_spad_bad) begin
+          check_err = ErrSpadRange;
+        end else if (sfu_acc_bad) begin
+          check_err = ErrAccRange;
         end
       end
       default: check_err = ErrOpcode;
@@ -273,6 +338,7 @@ module tsr_ctrl #(
       OpLoad:   can_start = flag0 ? mm_idle_i : mm_ready_i;
       OpMatmul: can_start = mm_ready_i;
       OpStore:  can_start = mm_idle_i;
+      OpSfu:    can_start = mm_idle_i;
       OpFence:  can_start = mm_idle_i;
       default:  can_start = 1'b1;
     endcase
@@ -288,13 +354,13 @@ module tsr_ctrl #(
   reg        done_q, done_d;
   reg        ran_q, ran_d;              // something ran since the engine was last idle
   reg        irq_done, irq_error, irq_fence;
-  reg        rd_start, mm_start, st_start, retire, unit_clr, aborting;
+  reg        rd_start, mm_start, st_start, sfu_start, retire, unit_clr, aborting;
   reg        fail;
   reg [7:0]  fail_code;
   reg [31:0] fail_addr;
   reg [8:0]  macs_add_kn;
 
-  wire units_idle = !rd_busy_i && !wr_busy_i && mm_idle_i && !st_busy_i;
+  wire units_idle = !rd_busy_i && !wr_busy_i && mm_idle_i && !st_busy_i && !sfu_busy_i;
 
   always @(*) begin
     state_d   = state_q;
@@ -316,6 +382,7 @@ module tsr_ctrl #(
     rd_start  = 1'b0;
     mm_start  = 1'b0;
     st_start  = 1'b0;
+    sfu_start = 1'b0;
     retire    = 1'b0;
     unit_clr  = 1'b0;
     aborting  = 1'b0;
@@ -368,6 +435,7 @@ module tsr_ctrl #(
               end
             end
             OpStore:  st_start = 1'b1;
+            OpSfu:    sfu_start = 1'b1;
             default: ;
           endcase
           started_d = 1'b0;
@@ -401,6 +469,14 @@ module tsr_ctrl #(
               end else begin
                 retire = 1'b1;
               end
+            end
+          end
+          OpSfu: begin
+            if (sfu_param_err_i) begin
+              fail      = 1'b1;
+              fail_code = ErrParam;
+            end else if (started_q && !sfu_busy_i) begin
+              retire = 1'b1;
             end
           end
           OpFence: begin
@@ -610,8 +686,9 @@ module tsr_ctrl #(
   assign wr_abort_o    = aborting;
   assign mm_start_o    = mm_start;
   assign st_start_o    = st_start;
+  assign sfu_start_o   = sfu_start;
 
-  wire unused_bits = ^{w0[31:18], w0[15:12], w4[31:25], w5[31:9], cmd_q[223:192], w7[15:8]};
+  wire unused_bits = ^{w0[31:22], w0[15:12], w4[31:25], w5[31:24], w6[31:24], w7[15:8]};
 `ifdef FORMAL
   // ---- Formal properties of the command queue: `make formal` proves them by k-induction
   // (docs/formal.md). The rest of the controller runs free: every input (bus words, soft

@@ -5,7 +5,10 @@
 //   x   = acc + bias                                   (wrapping int32)
 //   y   = rdbpot(srdhm(x << left, mult), right) + zp   (wrapping int32)
 //   out = clamp(y, act_min, act_max)                   (requant_i = 1)
+//   out = lut[out mod 256]                             (and lut_en_i: fused activation)
 //   out = x                                            (requant_i = 0: raw int32)
+// With leaky_i, a negative x uses mult_neg_i/shift_neg_i instead (leaky ReLU,
+// docs/sfu.md); the choice travels down the pipeline with the value.
 // The pipeline advances when en_i is high and holds otherwise, so the store
 // unit can stall it on output backpressure. Per-store settings (bias, mult,
 // shift, zp, clamp bounds, mode bits) must stay constant while rows flow.
@@ -24,24 +27,28 @@ module tsr_requant (
   input  wire [7:0]  zp_i,        // signed
   input  wire [7:0]  act_min_i,   // signed
   input  wire [7:0]  act_max_i,   // signed
+  input  wire        leaky_i,
+  input  wire [31:0] mult_neg_i,
+  input  wire [5:0]  shift_neg_i, // signed -31..30
+  input  wire        lut_en_i,
+  input  wire [2047:0] lut_i,     // entry i = lut_i[8*i +: 8]
   output wire        valid_o,
   output wire [31:0] out_o
 );
   localparam [31:0] Int32Min = 32'h8000_0000;
   localparam [31:0] Int32Max = 32'h7fff_ffff;
 
-  wire       shift_neg = shift_i[5];
-  wire [4:0] left      = shift_neg ? 5'd0 : shift_i[4:0];
-  wire [5:0] right6    = shift_neg ? (6'd0 - shift_i) : 6'd0;   // 0..31
-  wire [4:0] right     = right6[4:0];
-
   // Stage 1: bias and left shift (wrapping, as TFLite's x * (1 << left)).
-  reg        v1_q;
+  reg        v1_q, neg1_q;
   reg [31:0] xl_q;
   wire [31:0] x = acc_i + (bias_en_i ? bias_i : 32'h0);
+  wire        neg = leaky_i && x[31];
+  wire [5:0]  shift1    = neg ? shift_neg_i : shift_i;
+  wire [4:0]  left      = shift1[5] ? 5'd0 : shift1[4:0];
 
   // Stage 2: the 32 x 32 -> 64 product of srdhm.
-  reg               v2_q;
+  reg               v2_q, neg2_q;
+  wire [31:0]       mult2 = neg1_q ? mult_neg_i : mult_i;
   reg [31:0]        x2_q;
   reg signed [63:0] prod_q;
   reg               sat_q;
@@ -49,6 +56,9 @@ module tsr_requant (
   // Stage 3: rounding, rdbpot, zero point and clamp.
   reg        v3_q;
   reg [31:0] out_q;
+  wire [5:0] shift3 = neg2_q ? shift_neg_i : shift_i;
+  wire [5:0] right6 = shift3[5] ? (6'd0 - shift3) : 6'd0;   // 0..31
+  wire [4:0] right  = right6[4:0];
 
   wire [63:0] nudge   = prod_q[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000;
   wire [63:0] nudged  = prod_q + nudge;
@@ -67,6 +77,7 @@ module tsr_requant (
   wire [31:0] hi        = {{24{act_max_i[7]}}, act_max_i};
   wire [31:0] clamped   = ($signed(y) < $signed(lo)) ? lo :
                           ($signed(y) > $signed(hi)) ? hi : y;
+  wire [7:0]  lut_entry = lut_i[8*clamped[7:0] +: 8];
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -87,10 +98,13 @@ module tsr_requant (
   always @(posedge clk_i) begin
     if (en_i) begin
       xl_q   <= x << left;
+      neg1_q <= neg;
       x2_q   <= xl_q;
-      prod_q <= $signed(xl_q) * $signed(mult_i);
-      sat_q  <= (xl_q == Int32Min) && (mult_i == Int32Min);
-      out_q  <= requant_i ? clamped : x2_q;
+      neg2_q <= neg1_q;
+      prod_q <= $signed(xl_q) * $signed(mult2);
+      sat_q  <= (xl_q == Int32Min) && (mult2 == Int32Min);
+      out_q  <= !requant_i ? x2_q :
+                lut_en_i   ? {{24{lut_entry[7]}}, lut_entry} : clamped;
     end
   end
 

@@ -1,8 +1,9 @@
 // tsr_store: the STORE command's local side: read parameters and accumulator rows, run the output stage.
 `default_nettype none
 
-// start_i latches a STORE. The unit first reads the three parameter rows
-// (bias at PARAM, per-channel multipliers at PARAM+1, shifts at PARAM+2),
+// start_i latches a STORE. The unit first reads the parameter rows (bias at
+// PARAM, per-channel multipliers at PARAM+1, shifts at PARAM+2, and with
+// LEAKY the negative-side multipliers and shifts at PARAM+3 and PARAM+4),
 // checks every per-channel shift the store uses (-31..30), and then either
 // pulses param_err_o and stops, or pulses dma_start_o (the writer may start)
 // and streams ROWS accumulator rows through N tsr_requant lanes.
@@ -11,10 +12,16 @@
 // high; valid and data hold until ready. Backpressure stalls the whole
 // pipeline (reads stop, lanes hold). The store is finished (busy_o low) when
 // the last row has been taken.
+//
+// With spad_i (the SPAD flag) the rows come from the scratchpad instead: the
+// top level routes this unit's reads there, and the bytes pass the lanes
+// unchanged (raw mode, zero-extended) and are packed back to bytes.
 module tsr_store #(
   parameter integer ArrayDim = 8,
   parameter integer AccRows  = 1024,
+  parameter integer SpadRows = 4096,
   localparam integer N = ArrayDim,
+  localparam integer SpadAw = $clog2(SpadRows),
   localparam integer AccAw = $clog2(AccRows)
 ) (
   input  wire             clk_i,
@@ -33,12 +40,18 @@ module tsr_store #(
   input  wire [7:0]       zp_i,
   input  wire [7:0]       act_min_i,
   input  wire [7:0]       act_max_i,
+  input  wire             spad_i,
+  input  wire             leaky_i,
+  input  wire             lut_en_i,
+  input  wire [2047:0]    lut_i,
   output wire             busy_o,
   output wire             param_err_o,  // one-cycle pulse: a per-channel shift is out of range
   output wire             dma_start_o,  // one-cycle pulse: parameters are good, rows follow
   output wire             acc_re_o,
   output wire [AccAw-1:0] acc_raddr_o,
+  output wire [SpadAw-1:0] spad_raddr_o,   // the same read, for SPAD mode
   input  wire [32*N-1:0]  acc_rdata_i,
+  input  wire [8*N-1:0]   spad_rdata_i,
   output wire             row_valid_o,
   input  wire             row_ready_i,
   output wire [32*N-1:0]  row_data_o
@@ -46,12 +59,15 @@ module tsr_store #(
   localparam [2:0] StIdle = 3'd0, StParam = 3'd1, StCheck = 3'd2, StStream = 3'd3;
 
   reg [2:0]   state_q, state_d;
-  reg [1:0]   pcnt_q, pcnt_d;        // parameter row being read
+  reg [2:0]   pcnt_q, pcnt_d;        // parameter row being read
   reg [15:0]  issued_q, issued_d;    // rows read so far
   reg [15:0]  taken_q, taken_d;      // rows handed to the writer
   reg         bias_en_q, bias_en_d;
   reg         requant_q, requant_d;
   reg         per_ch_q, per_ch_d;
+  reg         spad_q, spad_d;
+  reg         leaky_q, leaky_d;
+  reg         lut_en_q, lut_en_d;
   reg [23:0]  src_q, src_d;
   reg [23:0]  param_q, param_d;
   reg [15:0]  rows_q, rows_d;
@@ -62,28 +78,32 @@ module tsr_store #(
   reg [7:0]   min_q, min_d;
   reg [7:0]   max_q, max_d;
   reg         rd_v_q, rd_v_d;        // acc_rdata_i holds a row read last cycle
-  reg [32*N-1:0] bias_row_q, mult_row_q, shift_row_q;
+  reg [32*N-1:0] bias_row_q, mult_row_q, shift_row_q, mneg_row_q, sneg_row_q;
 
   reg             acc_re;
   reg [23:0]      acc_raddr;
   reg             param_err, dma_start;
-  reg             cap_bias, cap_mult, cap_shift;
+  reg             cap_bias, cap_mult, cap_shift, cap_mneg, cap_sneg;
 
   wire            out_valid;
   wire            adv = !out_valid || row_ready_i;
 
   // A per-channel shift is usable when it is in -31..30 as an int32.
+  function automatic shift_bad(input [31:0] v);
+    shift_bad = ($signed(v) < -32'sd31) || ($signed(v) > 32'sd30);
+  endfunction
   reg shifts_ok;
   integer j;
   always @(*) begin
     shifts_ok = 1'b1;
     for (j = 0; j < N; j = j + 1) begin
-      if ((j < cols_q) &&
-          ($signed(shift_row_q[32*j +: 32]) < -32'sd31 || $signed(shift_row_q[32*j +: 32]) > 32'sd30)) begin
+      if ((j < cols_q) && ((per_ch_q && shift_bad(shift_row_q[32*j +: 32])) ||
+                           (leaky_q && shift_bad(sneg_row_q[32*j +: 32])))) begin
         shifts_ok = 1'b0;
       end
     end
   end
+  wire [2:0] last_prow = leaky_q ? 3'd5 : 3'd3;
 
   always @(*) begin
     state_d   = state_q;
@@ -93,6 +113,9 @@ module tsr_store #(
     bias_en_d = bias_en_q;
     requant_d = requant_q;
     per_ch_d  = per_ch_q;
+    spad_d    = spad_q;
+    leaky_d   = leaky_q;
+    lut_en_d  = lut_en_q;
     src_d     = src_q;
     param_d   = param_q;
     rows_d    = rows_q;
@@ -110,12 +133,17 @@ module tsr_store #(
     cap_bias  = 1'b0;
     cap_mult  = 1'b0;
     cap_shift = 1'b0;
+    cap_mneg  = 1'b0;
+    cap_sneg  = 1'b0;
     case (state_q)
       StIdle: begin
         if (start_i) begin
           bias_en_d = bias_en_i;
           requant_d = requant_i;
           per_ch_d  = per_channel_i;
+          spad_d    = spad_i;
+          leaky_d   = leaky_i;
+          lut_en_d  = lut_en_i;
           src_d     = src_i;
           param_d   = param_i;
           rows_d    = rows_i;
@@ -125,26 +153,28 @@ module tsr_store #(
           zp_d      = zp_i;
           min_d     = act_min_i;
           max_d     = act_max_i;
-          pcnt_d    = 2'd0;
+          pcnt_d    = 3'd0;
           issued_d  = 16'h0;
           taken_d   = 16'h0;
           state_d   = StParam;
         end
       end
       StParam: begin
-        // Read PARAM, PARAM+1, PARAM+2 on cycles 0..2; capture one cycle later.
-        acc_re    = (pcnt_q != 2'd3);
-        acc_raddr = param_q + {22'h0, pcnt_q};
-        cap_bias  = (pcnt_q == 2'd1);
-        cap_mult  = (pcnt_q == 2'd2);
-        cap_shift = (pcnt_q == 2'd3);
-        pcnt_d    = pcnt_q + 2'd1;
-        if (pcnt_q == 2'd3) begin
+        // Read PARAM.. on cycles 0..last-1; capture one cycle later.
+        acc_re    = (pcnt_q != last_prow);
+        acc_raddr = param_q + {21'h0, pcnt_q};
+        cap_bias  = (pcnt_q == 3'd1);
+        cap_mult  = (pcnt_q == 3'd2);
+        cap_shift = (pcnt_q == 3'd3);
+        cap_mneg  = (pcnt_q == 3'd4);
+        cap_sneg  = (pcnt_q == 3'd5);
+        pcnt_d    = pcnt_q + 3'd1;
+        if (pcnt_q == last_prow) begin
           state_d = StCheck;
         end
       end
       StCheck: begin
-        if (requant_q && per_ch_q && !shifts_ok) begin
+        if (requant_q && !shifts_ok) begin
           param_err = 1'b1;
           state_d   = StIdle;
         end else begin
@@ -181,12 +211,15 @@ module tsr_store #(
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q   <= StIdle;
-      pcnt_q    <= 2'd0;
+      pcnt_q    <= 3'd0;
       issued_q  <= 16'h0;
       taken_q   <= 16'h0;
       bias_en_q <= 1'b0;
       requant_q <= 1'b0;
       per_ch_q  <= 1'b0;
+      spad_q    <= 1'b0;
+      leaky_q   <= 1'b0;
+      lut_en_q  <= 1'b0;
       src_q     <= 24'h0;
       param_q   <= 24'h0;
       rows_q    <= 16'h0;
@@ -205,6 +238,9 @@ module tsr_store #(
       bias_en_q <= bias_en_d;
       requant_q <= requant_d;
       per_ch_q  <= per_ch_d;
+      spad_q    <= spad_d;
+      leaky_q   <= leaky_d;
+      lut_en_q  <= lut_en_d;
       src_q     <= src_d;
       param_q   <= param_d;
       rows_q    <= rows_d;
@@ -229,6 +265,24 @@ module tsr_store #(
     if (cap_shift) begin
       shift_row_q <= acc_rdata_i;
     end
+    if (cap_mneg) begin
+      mneg_row_q <= acc_rdata_i;
+    end
+    if (cap_sneg) begin
+      sneg_row_q <= acc_rdata_i;
+    end
+  end
+
+  // Lane inputs: accumulator values, or scratchpad bytes zero-extended.
+  reg [32*N-1:0] lane_in;
+  integer k;
+  always @(*) begin
+    lane_in = acc_rdata_i;
+    if (spad_q) begin
+      for (k = 0; k < N; k = k + 1) begin
+        lane_in[32*k +: 32] = {24'h0, spad_rdata_i[8*k +: 8]};
+      end
+    end
   end
 
   wire [N-1:0]    lane_valid;
@@ -242,7 +296,7 @@ module tsr_store #(
         .clr_i     (clr_i),
         .en_i      (adv),
         .valid_i   (rd_v_q && (state_q == StStream)),
-        .acc_i     (acc_rdata_i[32*g +: 32]),
+        .acc_i     (lane_in[32*g +: 32]),
         .bias_en_i (bias_en_q),
         .bias_i    (bias_row_q[32*g +: 32]),
         .requant_i (requant_q),
@@ -251,6 +305,11 @@ module tsr_store #(
         .zp_i      (zp_q),
         .act_min_i (min_q),
         .act_max_i (max_q),
+        .leaky_i     (leaky_q),
+        .mult_neg_i  (mneg_row_q[32*g +: 32]),
+        .shift_neg_i (sneg_row_q[32*g +: 6]),
+        .lut_en_i    (lut_en_q),
+        .lut_i       (lut_i),
         .valid_o   (lane_valid[g]),
         .out_o     (lane_out[32*g +: 32])
       );
@@ -262,7 +321,7 @@ module tsr_store #(
   integer b;
   always @(*) begin
     packed_row = {(32*N){1'b0}};
-    if (requant_q) begin
+    if (requant_q || spad_q) begin
       for (b = 0; b < N; b = b + 1) begin
         packed_row[8*b +: 8] = lane_out[32*b +: 8];
       end
@@ -277,11 +336,12 @@ module tsr_store #(
   assign dma_start_o = dma_start;
   assign acc_re_o    = acc_re;
   assign acc_raddr_o = acc_raddr[AccAw-1:0];
+  assign spad_raddr_o = acc_raddr[SpadAw-1:0];
   assign row_valid_o = out_valid && (state_q == StStream);
   assign row_data_o  = packed_row;
 
   // Lanes 1.. run in lockstep with lane 0; the upper address bits were range-checked.
-  wire unused_bits = ^{lane_valid[N-1:1], acc_raddr[23:AccAw], shift_i[7:6]};
+  wire unused_bits = ^{lane_valid[N-1:1], acc_raddr[23:AccAw], acc_raddr[23:SpadAw], shift_i[7:6]};
 endmodule
 
 `default_nettype wire

@@ -172,6 +172,7 @@ module tsr_top #(
   wire [WrBytesWidth-1:0] wr_bytes;
   wire         mm_start, mm_ready, mm_idle;
   wire         st_start, st_busy, st_param_err, st_dma_start;
+  wire         sfu_start, sfu_busy, sfu_param_err;
 
   tsr_ctrl #(
     .ArrayDim     (N),
@@ -228,7 +229,10 @@ module tsr_top #(
     .mm_idle_i      (mm_idle),
     .st_start_o     (st_start),
     .st_busy_i      (st_busy),
-    .st_param_err_i (st_param_err)
+    .st_param_err_i (st_param_err),
+    .sfu_start_o    (sfu_start),
+    .sfu_busy_i     (sfu_busy),
+    .sfu_param_err_i (sfu_param_err)
   );
 
   // Command fields (docs/commands.md), named once for the units.
@@ -243,8 +247,11 @@ module tsr_top #(
   wire        f_flag0 = f_w0[16];
   wire        f_flag1 = f_w0[17];
   wire        f_flag2 = f_w0[18];
-  // STORE writes COLS bytes per row in int8 mode, 4*COLS in raw int32 mode.
-  wire [7:0]  st_row_bytes = f_flag1 ? f_w3[23:16] : {f_w3[21:16], 2'b00};
+  wire        f_flag3 = f_w0[19];   // STORE: SPAD
+  wire        f_flag4 = f_w0[20];   // STORE: LUT
+  wire        f_flag5 = f_w0[21];   // STORE: LEAKY
+  // STORE writes COLS bytes per row in int8 and SPAD mode, 4*COLS in raw int32 mode.
+  wire [7:0]  st_row_bytes = (f_flag1 || f_flag3) ? f_w3[23:16] : {f_w3[21:16], 2'b00};
 
   // ------------------------------------------------------------ memories
   wire                dma_wr_valid, dma_wr_acc;
@@ -258,33 +265,44 @@ module tsr_top #(
   wire [32*N-1:0]     mm_acc_wdata;
   wire                st_acc_re;
   wire [AccAw-1:0]    st_acc_raddr;
+  wire [SpadAw-1:0]   st_spad_raddr;
   wire [32*N-1:0]     acc_rdata;
+  wire                sfu_spad_re, sfu_spad_we, sfu_acc_re, sfu_acc_we;
+  wire [SpadAw-1:0]   sfu_spad_raddr, sfu_spad_waddr;
+  wire [8*N-1:0]      sfu_spad_wdata;
+  wire [AccAw-1:0]    sfu_acc_raddr, sfu_acc_waddr;
+  wire [32*N-1:0]     sfu_acc_wdata;
+  wire [2047:0]       lut;
+  // A STORE with the SPAD flag reads its rows from the scratchpad.
+  wire                st_spad_re = st_acc_re && f_flag3;
+  wire                st_acc_rd  = st_acc_re && !f_flag3;
 
+  // The controller never runs two users of a memory port at once; the muxes
+  // only pick whichever is active.
   tsr_sram #(
     .Width (8 * N),
     .Depth (SpadRows)
   ) u_spad (
     .clk_i   (clk_i),
-    .we_i    (dma_wr_valid && !dma_wr_acc),
-    .waddr_i (dma_wr_addr[SpadAw-1:0]),
-    .wdata_i (dma_wr_data[8*N-1:0]),
-    .re_i    (mm_spad_re),
-    .raddr_i (mm_spad_raddr),
+    .we_i    ((dma_wr_valid && !dma_wr_acc) || sfu_spad_we),
+    .waddr_i (sfu_spad_we ? sfu_spad_waddr : dma_wr_addr[SpadAw-1:0]),
+    .wdata_i (sfu_spad_we ? sfu_spad_wdata : dma_wr_data[8*N-1:0]),
+    .re_i    (mm_spad_re || st_spad_re || sfu_spad_re),
+    .raddr_i (mm_spad_re ? mm_spad_raddr :
+              st_spad_re ? st_spad_raddr : sfu_spad_raddr),
     .rdata_o (spad_rdata)
   );
 
-  // The controller never runs two accumulator users at once; the muxes only
-  // pick whichever is active.
   tsr_sram #(
     .Width (32 * N),
     .Depth (AccRows)
   ) u_acc (
     .clk_i   (clk_i),
-    .we_i    (mm_acc_we || (dma_wr_valid && dma_wr_acc)),
-    .waddr_i (mm_acc_we ? mm_acc_waddr : dma_wr_addr[AccAw-1:0]),
-    .wdata_i (mm_acc_we ? mm_acc_wdata : dma_wr_data),
-    .re_i    (mm_acc_re || st_acc_re),
-    .raddr_i (mm_acc_re ? mm_acc_raddr : st_acc_raddr),
+    .we_i    (mm_acc_we || (dma_wr_valid && dma_wr_acc) || sfu_acc_we),
+    .waddr_i (mm_acc_we ? mm_acc_waddr : sfu_acc_we ? sfu_acc_waddr : dma_wr_addr[AccAw-1:0]),
+    .wdata_i (mm_acc_we ? mm_acc_wdata : sfu_acc_we ? sfu_acc_wdata : dma_wr_data),
+    .re_i    (mm_acc_re || st_acc_rd || sfu_acc_re),
+    .raddr_i (mm_acc_re ? mm_acc_raddr : st_acc_rd ? st_acc_raddr : sfu_acc_raddr),
     .rdata_o (acc_rdata)
   );
 
@@ -360,7 +378,8 @@ module tsr_top #(
 
   tsr_store #(
     .ArrayDim (N),
-    .AccRows  (AccRows)
+    .AccRows  (AccRows),
+    .SpadRows (SpadRows)
   ) u_store (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -378,15 +397,55 @@ module tsr_top #(
     .zp_i          (f_w7[15:8]),
     .act_min_i     (f_w7[23:16]),
     .act_max_i     (f_w7[31:24]),
+    .spad_i        (f_flag3),
+    .leaky_i       (f_flag5),
+    .lut_en_i      (f_flag4),
+    .lut_i         (lut),
     .busy_o        (st_busy),
     .param_err_o   (st_param_err),
     .dma_start_o   (st_dma_start),
     .acc_re_o      (st_acc_re),
     .acc_raddr_o   (st_acc_raddr),
+    .spad_raddr_o  (st_spad_raddr),
     .acc_rdata_i   (acc_rdata),
+    .spad_rdata_i  (spad_rdata),
     .row_valid_o   (row_valid),
     .row_ready_i   (row_ready),
     .row_data_o    (row_data)
+  );
+
+  tsr_sfu #(
+    .ArrayDim (N),
+    .SpadRows (SpadRows),
+    .AccRows  (AccRows)
+  ) u_sfu (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .clr_i        (unit_clr),
+    .start_i      (sfu_start),
+    .func_i       (f_w0[19:16]),
+    .src_i        (f_w1[23:0]),
+    .dst_i        (f_w2[23:0]),
+    .rows_i       (f_w3[15:0]),
+    .len_i        (f_w3[31:16]),
+    .src2_i       (f_w4[23:0]),
+    .param_i      (f_w5[23:0]),
+    .aux_i        (f_w6[23:0]),
+    .busy_o       (sfu_busy),
+    .param_err_o  (sfu_param_err),
+    .spad_re_o    (sfu_spad_re),
+    .spad_raddr_o (sfu_spad_raddr),
+    .spad_rdata_i (spad_rdata),
+    .spad_we_o    (sfu_spad_we),
+    .spad_waddr_o (sfu_spad_waddr),
+    .spad_wdata_o (sfu_spad_wdata),
+    .acc_re_o     (sfu_acc_re),
+    .acc_raddr_o  (sfu_acc_raddr),
+    .acc_rdata_i  (acc_rdata),
+    .acc_we_o     (sfu_acc_we),
+    .acc_waddr_o  (sfu_acc_waddr),
+    .acc_wdata_o  (sfu_acc_wdata),
+    .lut_o        (lut)
   );
 
   tsr_dma_wr #(
@@ -426,7 +485,8 @@ module tsr_top #(
   );
 
   // Address bits above the memory sizes were range-checked by the controller.
-  wire unused_bits = ^{dma_wr_addr[23:SpadAw], f_w5[31:24], f_w3[31:24], f_w0[31:19], f_w0[15:0]};
+  wire unused_bits = ^{dma_wr_addr[23:SpadAw], f_w5[31:24], f_w3[31:24], f_w0[31:22], f_w0[15:0],
+                       f_w6[31:24]};
 endmodule
 
 `default_nettype wire

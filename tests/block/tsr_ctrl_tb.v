@@ -160,7 +160,11 @@ module tsr_ctrl_tb;
     .mm_idle_i      (mm_idle),
     .st_start_o     (st_start_o),
     .st_busy_i      (st_busy),
-    .st_param_err_i (st_param_err)
+    .st_param_err_i (st_param_err),
+    // The SFU is covered by the system tests (test_sys_sfu); here it stays idle.
+    .sfu_start_o    (sfu_start),
+    .sfu_busy_i     (1'b0),
+    .sfu_param_err_i (1'b0)
   );
 
   // -------------------------------------------------------------------------------------
@@ -710,7 +714,7 @@ module tsr_ctrl_tb;
         5: begin
           sc_name = "ERR_OPCODE";
           add(c_op(OpNop, 4'h0, 16'h0));
-          bad(c_op(8'd5, 4'h0, 16'h0), EOpcode);
+          bad(c_op(8'd6, 4'h0, 16'h0), EOpcode);
           add(ld(4'h0));
         end
         6: begin

@@ -145,6 +145,19 @@ static void cmd_store(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
          ((uint32_t)hi & 0xFFu) << 24;
 }
 
+/* An SFU command (docs/sfu.md) with small tensors; the table, params and beta
+ * are whatever the accumulator and scratchpad hold, so ERR_PARAM is common. */
+static void cmd_sfu(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
+  memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
+  w[0] = TSR_OP_SFU | rnd(r, 0, 6) << 16;
+  w[1] = rnd(r, 0, 200);
+  w[2] = rnd(r, 0, 200);
+  w[3] = rnd(r, 1, 6) | rnd(r, 1, 40) << 16;
+  w[4] = rnd(r, 0, 200);
+  w[5] = rnd(r, 0, 100);
+  w[6] = rnd(r, 0, 100);
+}
+
 static void mutate(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
   const unsigned n = rnd(r, 1, 3);
   for (unsigned i = 0; i < n; i++) {
@@ -221,8 +234,10 @@ static void gen(sys_rng_t *r, prog_t *p) {
     } else {
       a->kind = A_CMD;
       if (style < 70) {
-        const unsigned op = rnd(r, 0, 9);
-        if (op < 3) {
+        const unsigned op = rnd(r, 0, 10);
+        if (op == 10) {
+          cmd_sfu(r, a->w);
+        } else if (op < 3) {
           cmd_load(r, a->w);
         } else if (op < 6) {
           cmd_matmul(r, a->w);
@@ -232,7 +247,7 @@ static void gen(sys_rng_t *r, prog_t *p) {
           memset(a->w, 0, sizeof a->w);
           a->w[0] = TSR_OP_FENCE | (sys_rng_pct(r, 50u) ? 1u << 16 : 0u);
         }
-        if (p->has_guard && op != 9 && (op < 3 || op >= 6) && sys_rng_pct(r, 70u)) {
+        if (p->has_guard && op != 9 && op != 10 && (op < 3 || op >= 6) && sys_rng_pct(r, 70u)) {
           /* Aim LOADs and STOREs at the guard window: inside, across either end, just outside. */
           const uint32_t span = p->guard_hi - p->guard_lo + 1u;
           a->w[1] = p->guard_lo - 64u + rnd(r, 0, span + 128u);
@@ -244,7 +259,7 @@ static void gen(sys_rng_t *r, prog_t *p) {
         for (unsigned k = 0; k < TSR_CMD_WORDS; k++) {
           a->w[k] = sys_rng_pct(r, 30u) ? extreme(r) : (uint32_t)sys_rng_next(r);
         }
-        a->w[0] = (a->w[0] & ~0xFFu) | (sys_rng_pct(r, 80u) ? rnd(r, 0, 4) : rnd(r, 0, 255));
+        a->w[0] = (a->w[0] & ~0xFFu) | (sys_rng_pct(r, 80u) ? rnd(r, 0, 5) : rnd(r, 0, 255));
       }
     }
   }
@@ -359,15 +374,17 @@ static bool allowed(const allow_t *al, uint64_t a) {
 }
 
 /* A command the chip assembled: STOREs add their rows (the only bytes they may write). */
-static void allow_cmd(allow_t *al, const uint32_t w[TSR_CMD_WORDS], uint32_t acc_rows) {
+static void allow_cmd(allow_t *al, const uint32_t w[TSR_CMD_WORDS], const tsr_dev_info_t *info) {
   if ((w[0] & 0xFFu) != TSR_OP_STORE) {
     return;
   }
+  /* A STORE with the SPAD flag (bit 19) reads scratchpad rows and writes bytes. */
+  const bool spad = ((w[0] >> 19) & 1u) != 0u;
   const uint32_t rows = w[3] & 0xFFFFu, cols = w[3] >> 16;
-  if (cols == 0u || cols > g_dim || rows == 0u || rows > acc_rows) {
+  if (cols == 0u || cols > g_dim || rows == 0u || rows > (spad ? info->spad_rows : info->acc_rows)) {
     return; /* the chip must refuse it */
   }
-  const uint64_t row_bytes = (uint64_t)cols * (((w[0] >> 17) & 1u) ? 1u : 4u);
+  const uint64_t row_bytes = (uint64_t)cols * ((((w[0] >> 17) & 1u) || spad) ? 1u : 4u);
   /* --break region forgets each STORE's last row: its bytes must then show up as stray writes. */
   const uint64_t marked = (g_break == BRK_REGION) ? rows - 1u : rows;
   for (uint64_t r = 0; r < marked; r++) {
@@ -479,7 +496,7 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
       if (off == TSR_CMDQ_PUSH_REG_OFFSET) {
         part[nw++] = val;
         if (nw == TSR_CMD_WORDS) {
-          allow_cmd(&al, part, e->dev.info.acc_rows);
+          allow_cmd(&al, part, &e->dev.info);
           nw = 0;
         }
       } else if (off == TSR_CTRL_REG_OFFSET && (val & 1u) != 0u) {

@@ -1,0 +1,556 @@
+// tsr_sfu: special-function unit: the lookup table and a microcoded fixed-point ALU (docs/sfu.md).
+`default_nettype none
+
+// One SFU command at a time (start_i latches the fields). LUT_LOAD is a fixed
+// sequence that copies 256/N scratchpad rows into the table. Every other
+// function is a microprogram (rtl/sfu/tsr_sfu.ucode, assembled into
+// tsr_sfu_rom) run on one datapath:
+//
+//   16 registers of 64 bits, 11 parameter words read from the accumulator
+//   at the start, the current element X (tensor A), X2 (tensor B or gamma)
+//   and BETA (an accumulator lane), one 32x32 signed multiplier (MUL and the
+//   gemmlowp srdhm), one 64-bit shifter (shifts and the rounding divide by a
+//   power of two), one 64-bit adder, compare/select and count-leading-zeros.
+//
+// One microinstruction executes per cycle. FIRST/NEXT walk the elements of
+// the current row (each fetch costs two or three cycles of memory reads),
+// NEXTROW the rows; OUT writes a result byte, completed result rows are
+// written to the scratchpad as they fill. ERRLT/ERRGT check parameters and
+// stop the command with param_err_o before anything is written.
+//
+// Microinstruction (64 bits): [63:58] op, [57:54] d, [53:49] a, [48:44] b,
+// [43:39] c, [31:0] imm. Operand sources (5 bits): 0-15 r0-r15, 16-26 p0-p10,
+// 27 X, 28 X2, 29 BETA, 30 LEN, 31 zero. tools/sfuasm.py reads the opcode
+// list below (the lines "localparam [5:0] U<Name> = 6'd<n>;").
+module tsr_sfu #(
+  parameter integer ArrayDim = 8,
+  parameter integer SpadRows = 4096,
+  parameter integer AccRows  = 1024,
+  localparam integer N = ArrayDim,
+  localparam integer SpadAw = $clog2(SpadRows),
+  localparam integer AccAw  = $clog2(AccRows),
+  localparam integer LaneW  = $clog2(N)
+) (
+  input  wire              clk_i,
+  input  wire              rst_ni,
+  input  wire              clr_i,       // soft reset: stop, and clear the table
+  input  wire              start_i,
+  input  wire [3:0]        func_i,
+  input  wire [23:0]       src_i,
+  input  wire [23:0]       dst_i,
+  input  wire [15:0]       rows_i,
+  input  wire [15:0]       len_i,
+  input  wire [23:0]       src2_i,
+  input  wire [23:0]       param_i,
+  input  wire [23:0]       aux_i,
+  output wire              busy_o,
+  output wire              param_err_o,  // one-cycle pulse: a parameter is out of range
+  output wire              spad_re_o,
+  output wire [SpadAw-1:0] spad_raddr_o,
+  input  wire [8*N-1:0]    spad_rdata_i,
+  output wire              spad_we_o,
+  output wire [SpadAw-1:0] spad_waddr_o,
+  output wire [8*N-1:0]    spad_wdata_o,
+  output wire              acc_re_o,
+  output wire [AccAw-1:0]  acc_raddr_o,
+  input  wire [32*N-1:0]   acc_rdata_i,
+  output wire              acc_we_o,
+  output wire [AccAw-1:0]  acc_waddr_o,
+  output wire [32*N-1:0]   acc_wdata_o,
+  output wire [2047:0]     lut_o         // LUT[i] = lut_o[8*i +: 8], for the store lanes
+);
+  // Functions (docs/sfu.md).
+  // (1 MAP and 2 REDUCE need no special handling here.)
+  localparam [3:0] FnLutLoad = 4'd0, FnSoftmax = 4'd3, FnLayernorm = 4'd4, FnAdd = 4'd5;
+
+  // Microinstruction opcodes.
+  localparam [5:0] UAdd     = 6'd0;   // d = a + b                     (64 bits)
+  localparam [5:0] USub     = 6'd1;   // d = a - b                     (64 bits)
+  localparam [5:0] UAdd32   = 6'd2;   // d = int32(a + b)              (wraps)
+  localparam [5:0] UAddi32  = 6'd3;   // d = int32(a + imm)
+  localparam [5:0] URsubi32 = 6'd4;   // d = int32(imm - a)
+  localparam [5:0] UMul     = 6'd5;   // d = int32(a) * int32(b)       (64-bit product)
+  localparam [5:0] USrdhm   = 6'd6;   // d = srdhm(int32(a), int32(b))
+  localparam [5:0] USrdhmi  = 6'd7;   // d = srdhm(int32(a), imm)
+  localparam [5:0] USrdhmif = 6'd8;   // d = bit b of c ? srdhm(int32(a), imm) : a   (b is a bit index)
+  localparam [5:0] UShl     = 6'd9;   // d = b >= 0 ? a << b : a >>> -b   (64 bits)
+  localparam [5:0] UShli    = 6'd10;  // d = the same by imm
+  localparam [5:0] UShl32   = 6'd11;  // d = int32(a << b)             (b in 0..31, wraps)
+  localparam [5:0] USshli   = 6'd12;  // d = gemmlowp saturating int32(a) * 2^imm, imm 1..31
+  localparam [5:0] URdiv    = 6'd13;  // d = rdbpot64(a, b)            (b in 0..63)
+  localparam [5:0] URdivi   = 6'd14;  // d = rdbpot64(a, imm)
+  localparam [5:0] UAndi    = 6'd15;  // d = a & imm                   (imm sign-extended)
+  localparam [5:0] UMax     = 6'd16;  // d = max(a, b)                 (signed 64)
+  localparam [5:0] UMin     = 6'd17;  // d = min(a, b)
+  localparam [5:0] UMaxi    = 6'd18;  // d = max(a, imm)
+  localparam [5:0] UMini    = 6'd19;  // d = min(a, imm)
+  localparam [5:0] UClz32   = 6'd20;  // d = leading zeros of a[31:0]  (32 for 0)
+  localparam [5:0] UClz64   = 6'd21;  // d = leading zeros of a        (64 for 0)
+  localparam [5:0] UHalfsum = 6'd22;  // d = gemmlowp RoundingHalfSum(int32(a), int32(b))
+  localparam [5:0] USelneg  = 6'd23;  // d = c < 0 ? a : b
+  localparam [5:0] USelz    = 6'd24;  // d = c == 0 ? a : b
+  localparam [5:0] UZext32  = 6'd25;  // d = a[31:0] zero-extended
+  localparam [5:0] UFirst   = 6'd32;  // go to element 0 of the row and fetch it
+  localparam [5:0] UNext    = 6'd33;  // if another element follows: fetch it, jump to imm
+  localparam [5:0] UNextrow = 6'd34;  // if another row follows: jump to imm
+  localparam [5:0] UCall    = 6'd35;  // jump to imm, return to the next instruction
+  localparam [5:0] URet     = 6'd36;
+  localparam [5:0] UOut     = 6'd37;  // result byte a[7:0] for the current element
+  localparam [5:0] UOutlut  = 6'd38;  // result byte LUT[a[7:0]]
+  localparam [5:0] UOutacc  = 6'd39;  // accumulator row DST + row = {0, .., c, b, a}
+  localparam [5:0] UErrlt   = 6'd40;  // ERR_PARAM if a < imm
+  localparam [5:0] UErrgt   = 6'd41;  // ERR_PARAM if a > imm
+  localparam [5:0] UDone    = 6'd42;
+
+  localparam [4:0] SrcX = 5'd27, SrcX2 = 5'd28, SrcBeta = 5'd29, SrcLen = 5'd30;
+
+  localparam [2:0] StIdle = 3'd0, StLut = 3'd1, StParam = 3'd2, StRun = 3'd3,
+                   StFetchA = 3'd4, StFetchB = 3'd5, StFetchC = 3'd6;
+
+  localparam integer NParams = 11;
+  localparam [31:0] LutRows32 = 256 / N;
+  localparam [31:0] LaneLast32 = N - 1;
+  // Parameter block rows: ceil(P / N) for P = 3, 8 and 11 words.
+  localparam [31:0] PRowsSoftmax32   = (3 + N - 1) / N;
+  localparam [31:0] PRowsLayernorm32 = (8 + N - 1) / N;
+  localparam [31:0] PRowsAdd32       = (11 + N - 1) / N;
+  wire [8:0]        LutRows        = LutRows32[8:0];
+  wire [LaneW-1:0]  LaneLast       = LaneLast32[LaneW-1:0];
+  wire [8:0]        PRowsSoftmax   = PRowsSoftmax32[8:0];
+  wire [8:0]        PRowsLayernorm = PRowsLayernorm32[8:0];
+  wire [8:0]        PRowsAdd       = PRowsAdd32[8:0];
+
+  // ---------------------------------------------------------------- state
+  reg [2:0]   state_q, state_d;
+  reg [3:0]   func_q, func_d;
+  reg [23:0]  src_q, src_d, dst_q, dst_d, src2_q, src2_d, param_q, param_d, aux_q, aux_d;
+  reg [15:0]  rows_q, rows_d, len_q, len_d;
+  reg [7:0]   pc_q, pc_d, ret_q, ret_d;
+  reg [8:0]   cnt_q, cnt_d;          // LUT_LOAD / parameter read counter
+  reg [15:0]  row_q, row_d;          // current row
+  reg [15:0]  el_q, el_d;            // current element j
+  reg [LaneW-1:0] lane_q, lane_d;    // j mod N
+  reg [23:0]  coff_q, coff_d;        // (j div N) * ROWS: chunk offset in a ROWS-row tensor
+  reg [23:0]  cidx_q, cidx_d;        // j div N: chunk offset in a one-row tensor
+  reg [7:0]   x_q, x2_q;
+  reg [31:0]  beta_q;
+  reg [8*N-1:0] obuf_q, obuf_d;      // result row being filled
+  reg [16*64-1:0] rf_q;             // r0..r15
+  reg [NParams*32-1:0] p_q;          // p0..p10
+  reg [2047:0] lut_q;
+
+  wire [63:0] ins;
+  wire [7:0]  entry;
+  tsr_sfu_rom u_rom (
+    .addr_i  (pc_q),
+    .func_i  (func_q[2:0]),
+    .data_o  (ins),
+    .entry_o (entry)
+  );
+
+  wire [5:0]  op  = ins[63:58];
+  wire [3:0]  rd  = ins[57:54];
+  wire [4:0]  sa  = ins[53:49];
+  wire [4:0]  sb  = ins[48:44];
+  wire [4:0]  sc  = ins[43:39];
+  wire [31:0] imm = ins[31:0];
+  wire [63:0] imm64 = {{32{imm[31]}}, imm};
+
+  // ---------------------------------------------------------------- operands
+  // int32 view of a 64-bit value: the upper half is dropped by definition.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic [63:0] sext32(input [63:0] v);
+    sext32 = {{32{v[31]}}, v[31:0]};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  // All 32 operand sources side by side; a, b and c pick one each.
+  reg [32*64-1:0] srcs;
+  integer s;
+  always @(*) begin
+    srcs = {(32*64){1'b0}};
+    srcs[16*64-1:0] = rf_q;
+    for (s = 0; s < NParams; s = s + 1) begin
+      srcs[64*(16+s) +: 64] = {{32{p_q[32*s+31]}}, p_q[32*s +: 32]};
+    end
+    srcs[64*SrcX +: 64]    = {{56{x_q[7]}}, x_q};
+    srcs[64*SrcX2 +: 64]   = {{56{x2_q[7]}}, x2_q};
+    srcs[64*SrcBeta +: 64] = {{32{beta_q[31]}}, beta_q};
+    srcs[64*SrcLen +: 64]  = {48'h0, len_q};
+  end
+  wire [63:0] va = srcs[64*sa +: 64];
+  wire [63:0] vb = srcs[64*sb +: 64];
+  wire [63:0] vc = srcs[64*sc +: 64];
+
+  // ---------------------------------------------------------------- datapath
+  // The multiplier: MUL takes b, the srdhm forms b or the immediate.
+  wire [31:0]        mul_b   = (op == UMul || op == USrdhm) ? vb[31:0] : imm;
+  wire signed [63:0] prod    = $signed(va[31:0]) * $signed(mul_b);
+  // srdhm: round(a * b / 2^31), ties up (gemmlowp nudge), saturating INT32_MIN^2.
+  wire [63:0] nudge    = prod[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000;
+  wire [63:0] nudged   = prod + nudge;
+  wire [63:0] biased   = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
+  wire        srd_sat  = (va[31:0] == 32'h8000_0000) && (mul_b == 32'h8000_0000);
+  wire [63:0] srd      = srd_sat ? 64'h0000_0000_7fff_ffff : sext32({32'h0, biased[62:31]});
+
+  // The shifter: signed amount for SHL/SHLI, 0..63 for SHL32/RDIV.
+  reg  [63:0] sh_amt;
+  always @(*) begin
+    case (op)
+      UShli, URdivi, USshli: sh_amt = imm64;
+      default:               sh_amt = vb;
+    endcase
+  end
+  wire        sh_right = sh_amt[63];
+  wire [63:0] sh_neg   = 64'h0 - sh_amt;
+  wire [6:0]  sh_l     = (sh_amt > 64'd63) ? 7'd64 : sh_amt[6:0];
+  wire [6:0]  sh_r     = (sh_neg > 64'd63) ? 7'd64 : sh_neg[6:0];
+  wire [63:0] shl_v    = (sh_l[6]) ? 64'h0 : (va << sh_l[5:0]);
+  wire [63:0] sra_v    = (sh_r[6]) ? {64{va[63]}} : $unsigned($signed(va) >>> sh_r[5:0]);
+  wire [63:0] shift_v  = sh_right ? sra_v : shl_v;
+  // rdbpot64(a, e): a / 2^e rounded to nearest, ties away from zero.
+  wire [5:0]  rd_e     = sh_amt[5:0];
+  wire [63:0] rd_mask  = (64'h1 << rd_e) - 64'h1;
+  wire [63:0] rd_rem   = va & rd_mask;
+  wire [63:0] rd_thr   = (rd_mask >> 1) + {63'h0, va[63]};
+  wire [63:0] rd_q     = $unsigned($signed(va) >>> rd_e);
+  wire [63:0] rdiv_v   = rd_q + {63'h0, (rd_rem > rd_thr)};
+  // gemmlowp SaturatingRoundingMultiplyByPOT<e> for e in 1..31.
+  wire [4:0]  ss_e     = imm[4:0];
+  wire [63:0] ss_thr   = (64'h1 << (6'd31 - {1'b0, ss_e})) - 64'h1;
+  wire [63:0] va32     = sext32(va);
+  wire [63:0] sshl_v   = ($signed(va32) > $signed(ss_thr)) ? 64'h0000_0000_7fff_ffff :
+                         ($signed(va32) < -$signed(ss_thr)) ? 64'hffff_ffff_8000_0000 :
+                         sext32(va32 << ss_e);
+  // RoundingHalfSum: (a + b + sign) / 2, the division truncating toward zero.
+  wire [63:0] hs_sum   = sext32(va) + sext32(vb);
+  wire [63:0] hs_t     = hs_sum + (hs_sum[63] ? 64'hffff_ffff_ffff_ffff : 64'h1);
+  wire [63:0] halfsum_v = $unsigned($signed(hs_t + {63'h0, hs_t[63]}) >>> 1);
+
+  // Leading zeros of a 64-bit value (64 for 0).
+  function automatic [63:0] clz(input [63:0] v);
+    integer k;
+    reg found;
+    clz   = 64'h0;
+    found = 1'b0;
+    for (k = 63; k >= 0; k = k - 1) begin
+      if (!found) begin
+        if (v[k]) begin
+          found = 1'b1;
+        end else begin
+          clz = clz + 64'h1;
+        end
+      end
+    end
+  endfunction
+
+  reg [63:0] alu;
+  always @(*) begin
+    case (op)
+      UAdd:     alu = va + vb;
+      USub:     alu = va - vb;
+      UAdd32:   alu = sext32(va + vb);
+      UAddi32:  alu = sext32(va + imm64);
+      URsubi32: alu = sext32(imm64 - va);
+      UMul:     alu = prod;
+      USrdhm, USrdhmi: alu = srd;
+      USrdhmif: alu = vc[{1'b0, sb}] ? srd : va;
+      UShl, UShli: alu = shift_v;
+      UShl32:   alu = sext32(va << vb[4:0]);
+      USshli:   alu = sshl_v;
+      URdiv, URdivi: alu = rdiv_v;
+      UAndi:    alu = va & imm64;
+      UMax:     alu = ($signed(va) > $signed(vb)) ? va : vb;
+      UMin:     alu = ($signed(va) < $signed(vb)) ? va : vb;
+      UMaxi:    alu = ($signed(va) > $signed(imm64)) ? va : imm64;
+      UMini:    alu = ($signed(va) < $signed(imm64)) ? va : imm64;
+      UClz32:   alu = clz({va[31:0], 32'hffff_ffff});
+      UClz64:   alu = clz(va);
+      UHalfsum: alu = halfsum_v;
+      USelneg:  alu = vc[63] ? va : vb;
+      USelz:    alu = (vc == 64'h0) ? va : vb;
+      UZext32:  alu = {32'h0, va[31:0]};
+      default:  alu = 64'h0;
+    endcase
+  end
+  wire writes_rd = (op <= UZext32);
+
+  // ---------------------------------------------------------------- addresses
+  wire [23:0] a_addr    = src_q + coff_q + {8'h0, row_q};
+  wire [23:0] out_addr  = dst_q + coff_q + {8'h0, row_q};
+  wire [23:0] x2_addr   = (func_q == FnAdd) ? src2_q + coff_q + {8'h0, row_q} : src2_q + cidx_q;
+  wire [23:0] beta_addr = aux_q + cidx_q;
+  wire        need_x2   = (func_q == FnAdd) || (func_q == FnLayernorm);
+  wire        need_beta = (func_q == FnLayernorm);
+  wire        last_el   = (el_q + 16'h1 == len_q);
+  wire        last_row  = (row_q + 16'h1 == rows_q);
+  wire        lane_last = (lane_q == LaneLast) || last_el;
+  wire [8:0]  n_param_rows = (func_q == FnSoftmax) ? PRowsSoftmax :
+                             (func_q == FnLayernorm) ? PRowsLayernorm : PRowsAdd;
+  wire        uses_params = (func_q == FnSoftmax) || (func_q == FnLayernorm) || (func_q == FnAdd);
+
+  reg              spad_re, spad_we, acc_re, acc_we, param_err, cap_lut, cap_param, rf_we;
+  reg [23:0]       spad_raddr, spad_waddr, acc_raddr, acc_waddr;
+  reg [8*N-1:0]    spad_wdata;
+  reg [32*N-1:0]   acc_wdata;
+  reg              cap_x, cap_x2;
+
+  always @(*) begin
+    state_d  = state_q;
+    func_d   = func_q;
+    src_d    = src_q;
+    dst_d    = dst_q;
+    src2_d   = src2_q;
+    param_d  = param_q;
+    aux_d    = aux_q;
+    rows_d   = rows_q;
+    len_d    = len_q;
+    pc_d     = pc_q;
+    ret_d    = ret_q;
+    cnt_d    = cnt_q;
+    row_d    = row_q;
+    el_d     = el_q;
+    lane_d   = lane_q;
+    coff_d   = coff_q;
+    cidx_d   = cidx_q;
+    obuf_d   = obuf_q;
+    spad_re  = 1'b0;
+    spad_we  = 1'b0;
+    acc_re   = 1'b0;
+    acc_we   = 1'b0;
+    spad_raddr = 24'h0;
+    spad_waddr = 24'h0;
+    spad_wdata = {(8*N){1'b0}};
+    acc_raddr  = 24'h0;
+    acc_waddr  = 24'h0;
+    acc_wdata  = {(32*N){1'b0}};
+    param_err  = 1'b0;
+    cap_lut    = 1'b0;
+    cap_param  = 1'b0;
+    cap_x      = 1'b0;
+    cap_x2     = 1'b0;
+    rf_we      = 1'b0;
+
+    case (state_q)
+      StIdle: begin
+        if (start_i) begin
+          func_d  = func_i;
+          src_d   = src_i;
+          dst_d   = dst_i;
+          src2_d  = src2_i;
+          param_d = param_i;
+          aux_d   = aux_i;
+          rows_d  = rows_i;
+          len_d   = len_i;
+          cnt_d   = 9'h0;
+          row_d   = 16'h0;
+          obuf_d  = {(8*N){1'b0}};
+          ret_d   = 8'h0;
+          state_d = (func_i == FnLutLoad) ? StLut : StParam;
+        end
+      end
+      // Read table rows SRC..SRC+256/N-1; row k is captured in cycle k+1.
+      StLut: begin
+        spad_re    = (cnt_q < LutRows);
+        spad_raddr = src_q + {15'h0, cnt_q};
+        cap_lut    = (cnt_q != 9'h0);
+        cnt_d      = cnt_q + 9'h1;
+        if (cnt_q == LutRows) begin
+          state_d = StIdle;
+        end
+      end
+      // Read the parameter block (if the function has one), then run.
+      StParam: begin
+        acc_re    = uses_params && (cnt_q < n_param_rows);
+        acc_raddr = param_q + {15'h0, cnt_q};
+        cap_param = (cnt_q != 9'h0);
+        cnt_d     = cnt_q + 9'h1;
+        if (!uses_params || cnt_q == n_param_rows) begin
+          pc_d    = entry;
+          state_d = StRun;
+        end
+      end
+      StFetchA: begin
+        spad_re    = 1'b1;
+        spad_raddr = a_addr;
+        acc_re     = need_beta;
+        acc_raddr  = beta_addr;
+        state_d    = StFetchB;
+      end
+      StFetchB: begin
+        cap_x = 1'b1;
+        if (need_x2) begin
+          spad_re    = 1'b1;
+          spad_raddr = x2_addr;
+          state_d    = StFetchC;
+        end else begin
+          state_d = StRun;
+        end
+      end
+      StFetchC: begin
+        cap_x2  = 1'b1;
+        state_d = StRun;
+      end
+      StRun: begin
+        pc_d  = pc_q + 8'h1;
+        rf_we = writes_rd;
+        case (op)
+          UFirst: begin
+            el_d    = 16'h0;
+            lane_d  = {LaneW{1'b0}};
+            coff_d  = 24'h0;
+            cidx_d  = 24'h0;
+            state_d = StFetchA;
+          end
+          UNext: begin
+            if (!last_el) begin
+              el_d    = el_q + 16'h1;
+              lane_d  = lane_q + {{(LaneW-1){1'b0}}, 1'b1};
+              if (lane_q == LaneLast) begin
+                coff_d = coff_q + {8'h0, rows_q};
+                cidx_d = cidx_q + 24'h1;
+              end
+              pc_d    = imm[7:0];
+              state_d = StFetchA;
+            end
+          end
+          UNextrow: begin
+            if (!last_row) begin
+              row_d = row_q + 16'h1;
+              pc_d  = imm[7:0];
+            end
+          end
+          UCall: begin
+            ret_d = pc_q + 8'h1;
+            pc_d  = imm[7:0];
+          end
+          URet: pc_d = ret_q;
+          UOut, UOutlut: begin
+            obuf_d[8*lane_q +: 8] = (op == UOut) ? va[7:0] : lut_q[8*va[7:0] +: 8];
+            if (lane_last) begin
+              spad_we    = 1'b1;
+              spad_waddr = out_addr;
+              spad_wdata = obuf_d;
+              obuf_d     = {(8*N){1'b0}};
+            end
+          end
+          UOutacc: begin
+            acc_we    = 1'b1;
+            acc_waddr = dst_q + {8'h0, row_q};
+            acc_wdata[95:0] = {vc[31:0], vb[31:0], va[31:0]};
+          end
+          UErrlt, UErrgt: begin
+            if ((op == UErrlt) ? ($signed(va) < $signed(imm64)) : ($signed(va) > $signed(imm64))) begin
+              param_err = 1'b1;
+              state_d   = StIdle;
+            end
+          end
+          UDone: state_d = StIdle;
+          default: ;
+        endcase
+      end
+      default: state_d = StIdle;
+    endcase
+    if (clr_i) begin
+      state_d = StIdle;
+    end
+  end
+
+  // ---------------------------------------------------------------- registers
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      func_q  <= 4'h0;
+      src_q   <= 24'h0;
+      dst_q   <= 24'h0;
+      src2_q  <= 24'h0;
+      param_q <= 24'h0;
+      aux_q   <= 24'h0;
+      rows_q  <= 16'h0;
+      len_q   <= 16'h0;
+      pc_q    <= 8'h0;
+      ret_q   <= 8'h0;
+      cnt_q   <= 9'h0;
+      row_q   <= 16'h0;
+      el_q    <= 16'h0;
+      lane_q  <= {LaneW{1'b0}};
+      coff_q  <= 24'h0;
+      cidx_q  <= 24'h0;
+      obuf_q  <= {(8*N){1'b0}};
+    end else begin
+      state_q <= state_d;
+      func_q  <= func_d;
+      src_q   <= src_d;
+      dst_q   <= dst_d;
+      src2_q  <= src2_d;
+      param_q <= param_d;
+      aux_q   <= aux_d;
+      rows_q  <= rows_d;
+      len_q   <= len_d;
+      pc_q    <= pc_d;
+      ret_q   <= ret_d;
+      cnt_q   <= cnt_d;
+      row_q   <= row_d;
+      el_q    <= el_d;
+      lane_q  <= lane_d;
+      coff_q  <= coff_d;
+      cidx_q  <= cidx_d;
+      obuf_q  <= obuf_d;
+    end
+  end
+
+  // The table: cleared by reset and soft reset (docs/sfu.md).
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      lut_q <= 2048'h0;
+    end else if (clr_i) begin
+      lut_q <= 2048'h0;
+    end else if (cap_lut) begin
+      lut_q[8*N*({23'h0, cnt_q} - 32'h1) +: 8*N] <= spad_rdata_i;
+    end
+  end
+
+  // Datapath registers: only read after a microprogram or fetch wrote them.
+  integer i;
+  always @(posedge clk_i) begin
+    if (rf_we) begin
+      rf_q[64*rd +: 64] <= alu;
+    end
+    if (cap_x) begin
+      x_q    <= spad_rdata_i[8*lane_q +: 8];
+      beta_q <= acc_rdata_i[32*lane_q +: 32];
+    end
+    if (cap_x2) begin
+      x2_q <= spad_rdata_i[8*lane_q +: 8];
+    end
+    if (cap_param) begin
+      for (i = 0; i < NParams; i = i + 1) begin
+        if (i / N == {23'h0, cnt_q} - 1) begin
+          p_q[32*i +: 32] <= acc_rdata_i[32*(i % N) +: 32];
+        end
+      end
+    end
+  end
+
+  assign busy_o       = (state_q != StIdle);
+  assign param_err_o  = param_err;
+  assign spad_re_o    = spad_re;
+  assign spad_raddr_o = spad_raddr[SpadAw-1:0];
+  assign spad_we_o    = spad_we;
+  assign spad_waddr_o = spad_waddr[SpadAw-1:0];
+  assign spad_wdata_o = spad_wdata;
+  assign acc_re_o     = acc_re;
+  assign acc_raddr_o  = acc_raddr[AccAw-1:0];
+  assign acc_we_o     = acc_we;
+  assign acc_waddr_o  = acc_waddr[AccAw-1:0];
+  assign acc_wdata_o  = acc_wdata;
+  assign lut_o        = lut_q;
+
+  // Upper address bits were range-checked by the controller; the immediate's
+  // middle bits and the upper function bit are unused by design.
+  wire unused_bits = ^{spad_raddr[23:SpadAw], spad_waddr[23:SpadAw], acc_raddr[23:AccAw],
+                       acc_waddr[23:AccAw], ins[38:32], func_q[3], nudged[63], biased[63],
+                       biased[30:0]};
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,324 @@
+/* test_sys_sfu.c: every SFU operation on the Verilated chip, bit-exact against the golden model. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys_util.h"
+#include "tessera_regs.h"
+#include "tsr_golden.h"
+#include "tsr_sfu.h"
+
+/*
+ * Random tensors through each SFU function (docs/sfu.md) via the firmware
+ * runners (fw/tsr_sfu_ops.c), with random memory stalls:
+ *   MAP (with a table of every generator), REDUCE, SOFTMAX (random scale and
+ *   beta), LAYERNORM (random scales, gamma, beta, eps), ADD (random scales
+ *   and zero points).
+ * Each case fills the external memory with random bytes, runs, and compares
+ * every output byte with the golden model (sw/tsr_sfu_golden.c) and every
+ * other byte with what was there before. Then a fused GEMM (requantize, then
+ * the table) against GEMM + MAP, with the DMA traffic of both; then the
+ * error paths: a bad parameter gives ERR_PARAM, a bad FUNC ERR_OPCODE, and
+ * the chip is usable after a soft reset.
+ *
+ * usage: test_sys_sfu --dim N [--seed S] [--count C] [--break]
+ *   --break flips one expected output byte: the comparison must fail.
+ */
+
+#define IN_ADDR 0x10001u
+#define IN2_ADDR 0x60003u
+#define BETA_ADDR 0xB0000u
+#define PARAM_ADDR 0xC0000u
+#define LUT_ADDR 0xC1000u
+#define OUT_ADDR 0x100005u
+#define MAX_ROWS 24u
+#define MAX_LEN 200u
+
+static int g_break;
+static unsigned g_fail;
+
+#define CHECK(cond, ...)                                       \
+  do {                                                         \
+    if (!(cond)) {                                             \
+      fprintf(stderr, "test_sys_sfu: FAIL: " __VA_ARGS__);     \
+      fputc('\n', stderr);                                     \
+      g_fail++;                                                \
+      return -1;                                               \
+    }                                                          \
+  } while (0)
+
+static double rnd_log(sys_rng_t *r, double lo, double hi) {
+  const double u = (double)sys_rng_range(r, 0, 1000000) / 1e6;
+  return lo * pow(hi / lo, u);
+}
+
+static int put(sys_env_t *e, uint32_t addr, const void *p, size_t n) {
+  return tsr_hal_mem_write(&e->hal, addr, p, n) == TSR_OK ? 0 : -1;
+}
+
+/* Compare the output region with `want`, and everything else with `before`. */
+static int check_memory(sys_env_t *e, const uint8_t *before, const void *want, size_t n,
+                        const char *what) {
+  uint8_t *after = sys_snapshot(e);
+  CHECK(after != NULL, "%s: snapshot", what);
+  uint8_t *exp = malloc(n);
+  CHECK(exp != NULL, "%s: malloc", what);
+  memcpy(exp, want, n);
+  if (g_break && n > 0) {
+    exp[n - 1] ^= 1u;
+  }
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (after[OUT_ADDR + i] != exp[i]) {
+      fprintf(stderr, "test_sys_sfu: FAIL: %s: output byte %zu is %d, golden %d\n", what, i,
+              (int8_t)after[OUT_ADDR + i], (int8_t)exp[i]);
+      rc = -1;
+      break;
+    }
+  }
+  const int64_t stray = sys_first_change_outside(before, after, e->cfg.mem_size, OUT_ADDR,
+                                                 (uint32_t)n, 1u, (uint32_t)n);
+  if (stray >= 0) {
+    fprintf(stderr, "test_sys_sfu: FAIL: %s: byte 0x%" PRIx64 " outside the output changed\n",
+            what, stray);
+    rc = -1;
+  }
+  free(exp);
+  free(after);
+  if (rc != 0) {
+    g_fail++;
+  }
+  return rc;
+}
+
+typedef struct sfu_stats {
+  uint64_t elems, cycles;
+} sfu_stats_t;
+
+static sfu_stats_t g_stats[6];
+
+/* Fill memory with noise and return a snapshot of it. */
+static uint8_t *fresh_memory(sys_env_t *e, sys_rng_t *r) {
+  uint8_t *img = malloc(e->cfg.mem_size);
+  if (img == NULL) {
+    return NULL;
+  }
+  sys_rng_fill(r, img, e->cfg.mem_size);
+  if (put(e, 0, img, e->cfg.mem_size) != 0) {
+    free(img);
+    return NULL;
+  }
+  return img;
+}
+
+static int run_case(sys_env_t *e, uint32_t seed, unsigned func) {
+  sys_rng_t r;
+  sys_rng_seed(&r, seed, 7u);
+  const uint32_t rows = (uint32_t)sys_rng_range(&r, 1, MAX_ROWS);
+  const uint32_t len = (uint32_t)(sys_rng_pct(&r, 20u) ? sys_rng_range(&r, 1, 4)
+                                                       : sys_rng_range(&r, 1, MAX_LEN));
+  const size_t n = (size_t)rows * len;
+  char what[128];
+  snprintf(what, sizeof what, "func %u seed %u rows %u len %u", func, seed, rows, len);
+
+  uint8_t *before = fresh_memory(e, &r);
+  CHECK(before != NULL, "%s: memory", what);
+  int8_t *x = (int8_t *)before + IN_ADDR, *x2 = (int8_t *)before + IN2_ADDR;
+  int8_t *y = malloc(n);
+  int32_t *y32 = malloc(n * 3u * sizeof *y32);
+  CHECK(y != NULL && y32 != NULL, "%s: malloc", what);
+
+  tsr_status_t st = TSR_OK;
+  tsr_counters_t cnt;
+  CHECK(tsr_counters_clear(&e->dev) == TSR_OK, "%s: counter clear", what);
+  switch (func) {
+    case TSR_FUNC_MAP: {
+      int8_t lut[256];
+      const tsr_lut_fn_t fn = (tsr_lut_fn_t)sys_rng_range(&r, 0, TSR_LUT_HARDSWISH);
+      CHECK(tsr_lut_populate(fn, (float)rnd_log(&r, 0.005, 0.2), (int32_t)sys_rng_range(&r, -20, 20),
+                             (float)rnd_log(&r, 0.003, 0.1), (int32_t)sys_rng_range(&r, -128, 0),
+                             lut) == 0,
+            "%s: lut", what);
+      CHECK(put(e, LUT_ADDR, lut, sizeof lut) == 0, "%s: put", what);
+      memcpy(before + LUT_ADDR, lut, sizeof lut);
+      tsr_golden_map(lut, n, x, y);
+      st = tsr_sfu_run_lut(&e->dev, LUT_ADDR, rows, len, IN_ADDR, OUT_ADDR);
+      break;
+    }
+    case TSR_FUNC_REDUCE:
+      tsr_golden_reduce(rows, len, x, y32);
+      st = tsr_sfu_run_reduce(&e->dev, rows, len, IN_ADDR, OUT_ADDR);
+      break;
+    case TSR_FUNC_SOFTMAX: {
+      tsr_softmax_params_t p;
+      CHECK(tsr_softmax_prepare(rnd_log(&r, 0.1, 4.0), rnd_log(&r, 0.01, 0.5), &p) == 0,
+            "%s: prepare", what);
+      CHECK(put(e, PARAM_ADDR, &p, sizeof p) == 0, "%s: put", what);
+      memcpy(before + PARAM_ADDR, &p, sizeof p);
+      CHECK(tsr_golden_softmax(rows, len, x, &p, y) == 0, "%s: golden", what);
+      st = tsr_sfu_run_softmax(&e->dev, rows, len, IN_ADDR, PARAM_ADDR, OUT_ADDR);
+      break;
+    }
+    case TSR_FUNC_LAYERNORM: {
+      tsr_layernorm_params_t p;
+      const double in_scale = rnd_log(&r, 0.005, 0.2), g_scale = rnd_log(&r, 0.002, 0.05);
+      CHECK(tsr_layernorm_prepare(len, in_scale, rnd_log(&r, 1e-6, 1e-2),
+                                  (int32_t)sys_rng_range(&r, -10, 10), g_scale,
+                                  rnd_log(&r, 0.01, 0.1), (int32_t)sys_rng_range(&r, -20, 20),
+                                  &p) == 0,
+            "%s: prepare", what);
+      int32_t *beta = (int32_t *)malloc(len * sizeof *beta);
+      float *beta_f = (float *)malloc(len * sizeof *beta_f);
+      CHECK(beta != NULL && beta_f != NULL, "%s: malloc", what);
+      for (uint32_t j = 0; j < len; j++) {
+        beta_f[j] = (float)sys_rng_range(&r, -2000, 2000) / 1000.0f;
+      }
+      CHECK(tsr_layernorm_quantize_beta(len, beta_f, g_scale, beta) == 0, "%s: beta", what);
+      CHECK(put(e, PARAM_ADDR, &p, sizeof p) == 0 && put(e, BETA_ADDR, beta, len * 4u) == 0,
+            "%s: put", what);
+      memcpy(before + PARAM_ADDR, &p, sizeof p);
+      memcpy(before + BETA_ADDR, beta, len * 4u);
+      CHECK(tsr_golden_layernorm(rows, len, x, x2, beta, &p, y) == 0, "%s: golden", what);
+      st = tsr_sfu_run_layernorm(&e->dev, rows, len, IN_ADDR, IN2_ADDR, BETA_ADDR, PARAM_ADDR,
+                                 OUT_ADDR);
+      free(beta);
+      free(beta_f);
+      break;
+    }
+    default: {
+      tsr_add_params_t p;
+      CHECK(tsr_add_prepare(rnd_log(&r, 0.005, 0.2), (int32_t)sys_rng_range(&r, -128, 127),
+                            rnd_log(&r, 0.005, 0.2), (int32_t)sys_rng_range(&r, -128, 127),
+                            rnd_log(&r, 0.005, 0.4), (int32_t)sys_rng_range(&r, -128, 127),
+                            &p) == 0,
+            "%s: prepare", what);
+      CHECK(put(e, PARAM_ADDR, &p, sizeof p) == 0, "%s: put", what);
+      memcpy(before + PARAM_ADDR, &p, sizeof p);
+      CHECK(tsr_golden_add(n, x, x2, &p, y) == 0, "%s: golden", what);
+      st = tsr_sfu_run_add(&e->dev, rows, len, IN_ADDR, IN2_ADDR, PARAM_ADDR, OUT_ADDR);
+      break;
+    }
+  }
+  CHECK(st == TSR_OK, "%s: run: %s", what, tsr_dev_error(&e->dev));
+  CHECK(tsr_counters_read(&e->dev, &cnt) == TSR_OK, "%s: counters", what);
+  g_stats[func].elems += n;
+  g_stats[func].cycles += cnt.busy;
+  int rc = (func == TSR_FUNC_REDUCE) ? check_memory(e, before, y32, n / len * 3u * 4u, what)
+                                     : check_memory(e, before, y, n, what);
+  free(y);
+  free(y32);
+  free(before);
+  return rc;
+}
+
+/* A raw SFU command that must stop the engine with `code`, then a soft reset. */
+static int expect_error(sys_env_t *e, const uint32_t w[TSR_CMD_WORDS], uint32_t code,
+                        const char *what) {
+  uint32_t status = 0, got = 0;
+  CHECK(sys_soft_reset(e) == TSR_OK, "%s: soft reset", what);
+  CHECK(sys_push_raw(e, w) == TSR_OK, "%s: push", what);
+  CHECK(sys_wait_stopped(e, SYS_POLL_LIMIT, &status) == TSR_OK, "%s: the chip hangs", what);
+  CHECK(sys_rd(e, TSR_ERR_CODE_REG_OFFSET, &got) == TSR_OK, "%s: read", what);
+  CHECK(got == code, "%s: ERR_CODE %u, expected %u", what, got, code);
+  CHECK(sys_soft_reset(e) == TSR_OK, "%s: soft reset after", what);
+  return 0;
+}
+
+static int error_cases(sys_env_t *e) {
+  /* One block bad for all three: softmax left shift (word 1), layer-norm
+   * out_shift (word 4) and ADD input1_shift (word 2) are 40. */
+  static const int32_t bad[11] = {0, 40, 40, 0, 40, 40, 0, 40, 0, 0, 0};
+  uint32_t w[TSR_CMD_WORDS];
+  tsr_cmd_t c;
+  tsr_load_args_t ld = {TSR_LOAD_ACC, PARAM_ADDR, 44u, 1u, 44u, 0u};
+  CHECK(sys_soft_reset(e) == TSR_OK, "soft reset");
+  CHECK(put(e, PARAM_ADDR, bad, sizeof bad) == 0, "put");
+  CHECK(tsr_cmd_load(&e->dev, 0u, &ld, &c) == TSR_OK && tsr_submit(&e->dev, &c) == TSR_OK,
+        "param load: %s", tsr_dev_error(&e->dev));
+  CHECK(tsr_wait(&e->dev, TSR_WAIT_POLL, SYS_POLL_LIMIT) == TSR_OK, "param load wait");
+  static const unsigned funcs[3] = {TSR_FUNC_SOFTMAX, TSR_FUNC_LAYERNORM, TSR_FUNC_ADD};
+  for (unsigned i = 0; i < 3; i++) {
+    uint32_t status = 0, got = 0;
+    memset(w, 0, sizeof w);
+    w[0] = TSR_OP_SFU | funcs[i] << 16;
+    w[3] = 1u | 8u << 16;
+    CHECK(sys_push_raw(e, w) == TSR_OK, "push");
+    CHECK(sys_wait_stopped(e, SYS_POLL_LIMIT, &status) == TSR_OK, "func %u hangs", funcs[i]);
+    CHECK(sys_rd(e, TSR_ERR_CODE_REG_OFFSET, &got) == TSR_OK, "read");
+    CHECK(got == TSR_ERR_PARAM, "func %u with bad parameters: ERR_CODE %u", funcs[i], got);
+    CHECK(sys_soft_reset(e) == TSR_OK, "soft reset");
+  }
+  memset(w, 0, sizeof w);
+  w[0] = TSR_OP_SFU | 6u << 16;
+  w[3] = 1u | 8u << 16;
+  if (expect_error(e, w, TSR_ERR_OPCODE, "FUNC 6") != 0) {
+    return -1;
+  }
+  w[0] = TSR_OP_SFU | TSR_FUNC_MAP << 16;
+  w[3] = 0u | 8u << 16;
+  if (expect_error(e, w, TSR_ERR_DIM, "ROWS 0") != 0) {
+    return -1;
+  }
+  w[3] = 1u | 8u << 16;
+  w[1] = e->dev.info.spad_rows;
+  if (expect_error(e, w, TSR_ERR_SPAD_RANGE, "SRC past the scratchpad") != 0) {
+    return -1;
+  }
+  w[0] = TSR_OP_SFU | TSR_FUNC_REDUCE << 16;
+  w[1] = 0u;
+  w[2] = e->dev.info.acc_rows;
+  if (expect_error(e, w, TSR_ERR_ACC_RANGE, "REDUCE DST past the accumulator") != 0) {
+    return -1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  uint32_t dim = 0, seed = 0, count = 8;
+  int pass_argc = 1;
+  char *pass_argv[8] = {argv[0]};
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--break") == 0) {
+      g_break = 1;
+    } else if (strcmp(argv[i], "--count") == 0 && i + 1 < argc) {
+      count = (uint32_t)strtoul(argv[++i], NULL, 0);
+    } else if (pass_argc < 7) {
+      pass_argv[pass_argc++] = argv[i];
+    }
+  }
+  if (sys_parse_dim_seed("test_sys_sfu", pass_argc, pass_argv, &dim, &seed) != 0) {
+    return 2;
+  }
+  sys_env_t e;
+  char err[256];
+  tsr_sim_cfg_t cfg;
+  sys_sim_cfg_default(&cfg);
+  cfg.stall_pct = 20;
+  cfg.seed = seed;
+  if (sys_open(&e, dim, &cfg, err, sizeof err) != TSR_OK) {
+    fprintf(stderr, "test_sys_sfu: %s\n", err);
+    return 1;
+  }
+  static const char *names[6] = {"", "map", "reduce", "softmax", "layernorm", "add"};
+  for (uint32_t i = 0; i < count; i++) {
+    for (unsigned f = TSR_FUNC_MAP; f <= TSR_FUNC_ADD; f++) {
+      (void)run_case(&e, seed + i * 16u + f, f);
+    }
+  }
+  (void)error_cases(&e);
+  for (unsigned f = TSR_FUNC_MAP; f <= TSR_FUNC_ADD; f++) {
+    printf("test_sys_sfu: N=%u %-9s %6" PRIu64 " elements, %.1f busy cycles per element\n", dim,
+           names[f], g_stats[f].elems,
+           g_stats[f].elems ? (double)g_stats[f].cycles / (double)g_stats[f].elems : 0.0);
+  }
+  sys_close(&e);
+  if (g_fail != 0) {
+    printf("test_sys_sfu: N=%u FAILED (%u checks)\n", dim, g_fail);
+    return 1;
+  }
+  printf("test_sys_sfu: N=%u PASSED: %u cases of each function bit-exact, error paths\n", dim,
+         count);
+  return 0;
+}
