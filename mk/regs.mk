@@ -38,3 +38,21 @@ regs-lint: ## lint (verilator -Wall) and synthesize (yosys, latch check) tsr_reg
 	@mkdir -p $(BUILD)/regs
 	yosys -q -l $(BUILD)/regs/synth.log -p 'read_verilog $(REGS_RTL); synth -top tsr_regs; check -assert; select -assert-none t:$$dlatch* t:$$adlatch* t:$$_DLATCH* t:$$sr t:$$_SR_*; tee -o $(BUILD)/regs/stat.txt stat'
 	@echo "regs-lint: clean, no latches, $$(awk '/Number of cells/ {print $$4; exit}' $(BUILD)/regs/stat.txt) cells"
+
+# The SFU microcode: rtl/sfu/tsr_sfu.ucode assembled by tools/sfuasm.py into
+# the committed ROM rtl/tsr_sfu_rom.v (docs/sfu.md). regs-check also checks it.
+SFU_UCODE := rtl/sfu/tsr_sfu.ucode
+SFU_ROM   := rtl/tsr_sfu_rom.v
+
+.PHONY: sfu-rom
+sfu-rom: ## reassemble the SFU microcode ROM (rtl/tsr_sfu_rom.v)
+	$(PYTHON) tools/sfuasm.py $(SFU_UCODE) -o $(SFU_ROM)
+
+regs-check: sfu-rom-check
+.PHONY: sfu-rom-check
+sfu-rom-check:
+	@mkdir -p $(REGS_CHECK_DIR)
+	@$(PYTHON) tools/sfuasm.py $(SFU_UCODE) -o $(REGS_CHECK_DIR)/tsr_sfu_rom.v
+	@cmp -s $(SFU_ROM) $(REGS_CHECK_DIR)/tsr_sfu_rom.v || \
+	  { echo "regs-check: $(SFU_ROM) is stale (or missing): run 'make sfu-rom'"; exit 1; }
+	@echo "regs-check: SFU microcode ROM is up to date"
