@@ -18,6 +18,8 @@
 #   test_sys_counters  CNT_* after a GEMM and after directed commands; clear; soft reset
 #   test_sys_directed  what the firmware does not use: KEEP_WEIGHTS, LOAD chunking and zero
 #                      fill for both destinations, FENCE/DONE interrupts
+#   test_sys_sfu       every SFU function on random tensors with memory stalls, bit-exact
+#                      against the golden model; bad parameters, FUNC and ranges
 #   test_sys_reset     hard reset (rst_ni) and soft reset at random cycles of random jobs: bus
 #                      quiet, chip idle, nothing outside C written, the next job bit-exact
 #   test_numpy.py      CLI results against numpy's matmul and requantization written in numpy
@@ -30,9 +32,10 @@ SYS_DIR         := $(BUILD)/tests/system
 SYS_OBJ_DIR     := $(SYS_DIR)/obj
 SYS_CFLAGS       = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
 SYS_LIB_SRCS    := tests/system/sys_util.c tests/system/sys_reset.c sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_driver.c \
-                   fw/tsr_gemm.c sw/tsr_golden.c sw/tsr_quant.c
+                   fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_golden.c sw/tsr_quant.c sw/tsr_sfu_golden.c \
+                   sw/tsr_sfu_prep.c
 SYS_LIB_OBJS    := $(patsubst %.c,$(SYS_OBJ_DIR)/%.o,$(SYS_LIB_SRCS))
-SYS_SUITES      := gemm errors wrap counters directed reset busfault
+SYS_SUITES      := gemm errors wrap counters directed reset busfault sfu
 SYS_CMOCKA      := errors wrap counters directed reset busfault
 SYS_BINS        := $(patsubst %,$(SYS_DIR)/test_sys_%,$(SYS_SUITES))
 SYS_ARGS        ?=

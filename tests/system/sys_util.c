@@ -412,6 +412,9 @@ void sys_case_make(uint32_t seed, const sys_shape_cfg_t *shape, uint64_t mem_siz
       d->act_min = a < b ? a : b;
       d->act_max = a < b ? b : a;
     }
+    /* The fused activation of the store path (docs/sfu.md): a random table, leaky ReLU. */
+    d->has_lut = sys_rng_pct(&r, 25u);
+    d->leaky = sys_rng_pct(&r, 25u);
   }
 
   /* Strides and placement: every region at a random (often odd) address,
@@ -420,7 +423,7 @@ void sys_case_make(uint32_t seed, const sys_shape_cfg_t *shape, uint64_t mem_siz
   d->lda = d->k + draw_pad(&r);
   d->ldb = d->n + draw_pad(&r);
   d->ldc = d->n * es + draw_pad(&r);
-  enum { R_A, R_B, R_C, R_BIAS, R_MULT, R_SHIFT, R_COUNT };
+  enum { R_A, R_B, R_C, R_BIAS, R_MULT, R_SHIFT, R_LUT, R_MNEG, R_SNEG, R_COUNT };
   uint64_t size[R_COUNT] = {
       (uint64_t)(d->m - 1u) * d->lda + d->k,
       (uint64_t)(d->k - 1u) * d->ldb + d->n,
@@ -428,8 +431,11 @@ void sys_case_make(uint32_t seed, const sys_shape_cfg_t *shape, uint64_t mem_siz
       d->has_bias ? 4ull * d->n : 0u,
       d->per_channel ? 4ull * d->n : 0u,
       d->per_channel ? 4ull * d->n : 0u,
+      d->has_lut ? 256u : 0u,
+      d->leaky ? 4ull * d->n : 0u,
+      d->leaky ? 4ull * d->n : 0u,
   };
-  unsigned order[R_COUNT] = {R_A, R_B, R_C, R_BIAS, R_MULT, R_SHIFT};
+  unsigned order[R_COUNT] = {R_A, R_B, R_C, R_BIAS, R_MULT, R_SHIFT, R_LUT, R_MNEG, R_SNEG};
   for (unsigned i = R_COUNT - 1u; i > 0u; i--) {
     unsigned j = (unsigned)(sys_rng_next(&r) % (i + 1u));
     unsigned t = order[i];
@@ -454,6 +460,9 @@ void sys_case_make(uint32_t seed, const sys_shape_cfg_t *shape, uint64_t mem_siz
   d->bias_addr = d->has_bias ? base[R_BIAS] : 0u;
   d->mult_addr = d->per_channel ? base[R_MULT] : 0u;
   d->shift_addr = d->per_channel ? base[R_SHIFT] : 0u;
+  d->lut_addr = d->has_lut ? base[R_LUT] : 0u;
+  d->mult_neg_addr = d->leaky ? base[R_MNEG] : 0u;
+  d->shift_neg_addr = d->leaky ? base[R_SNEG] : 0u;
 
   /* Planner limits in some cases: several m-tiles, K chunks, forced buffering. */
   if (sys_rng_pct(&r, 30u)) {
@@ -491,10 +500,11 @@ void sys_case_describe(const sys_case_t *c, char *buf, size_t len) {
   }
   snprintf(buf, len,
            "m %u k %u n %u, %s operands, A 0x%x lda %u, B 0x%x ldb %u, C 0x%x ldc %u, "
-           "bias %s (2^%u), %s, plan max_mt %u max_kc %u spad %s acc %s, "
+           "bias %s (2^%u), %s%s%s, plan max_mt %u max_kc %u spad %s acc %s, "
            "memory rd_lat %u wr_lat %u stall %u%% bw %u B/cycle",
            d->m, d->k, d->n, k_ops[c->operands % 3u], d->a_addr, d->lda, d->b_addr, d->ldb,
-           d->c_addr, d->ldc, d->has_bias ? "yes" : "no", c->bias_bits, rq, c->opts.max_mt,
+           d->c_addr, d->ldc, d->has_bias ? "yes" : "no", c->bias_bits, rq,
+           d->has_lut ? ", LUT" : "", d->leaky ? ", leaky" : "", c->opts.max_mt,
            c->opts.max_kc, k_buf[c->opts.spad_buf % 3u], k_buf[c->opts.acc_buf % 3u],
            c->sim.rd_latency, c->sim.wr_latency, c->sim.stall_pct, c->sim.bytes_per_cycle);
 }
@@ -577,12 +587,15 @@ int sys_case_run(sys_env_t *e, const sys_case_t *c, sys_case_result_t *res, char
   int32_t *bias = calloc(d->n, sizeof *bias);
   int32_t *mult = calloc(d->n, sizeof *mult);
   int32_t *shift = calloc(d->n, sizeof *shift);
+  int32_t *mult_neg = calloc(d->n, sizeof *mult_neg);
+  int32_t *shift_neg = calloc(d->n, sizeof *shift_neg);
+  int8_t lut[256];
   int32_t *g32 = calloc(mn, sizeof *g32);
   int8_t *g8 = calloc(mn, 1u);
   memset(res, 0, sizeof *res);
   msg[0] = '\0';
   if (img == NULL || want == NULL || bias == NULL || mult == NULL || shift == NULL ||
-      g32 == NULL || g8 == NULL) {
+      mult_neg == NULL || shift_neg == NULL || g32 == NULL || g8 == NULL) {
     snprintf(msg, len, "out of host memory");
     goto done;
   }
@@ -613,6 +626,20 @@ int sys_case_run(sys_env_t *e, const sys_case_t *c, sys_case_result_t *res, char
       put32(img + d->mult_addr + 4u * j, mult[j]);
       put32(img + d->shift_addr + 4u * j, shift[j]);
     }
+    /* Leaky slope: the negative side's multiplier is the positive one's times alpha < 1. */
+    mult_neg[j] = draw_mult(&r);
+    shift_neg[j] = clamp_shift((int64_t)(d->per_channel ? shift[j] : d->shift) -
+                               sys_rng_range(&r, 0, 4));
+    if (d->leaky) {
+      put32(img + d->mult_neg_addr + 4u * j, mult_neg[j]);
+      put32(img + d->shift_neg_addr + 4u * j, shift_neg[j]);
+    }
+  }
+  for (unsigned i = 0; i < 256u; i++) {
+    lut[i] = (int8_t)sys_rng_range(&r, -128, 127);
+  }
+  if (d->has_lut) {
+    memcpy(img + d->lut_addr, lut, sizeof lut);
   }
   tsr_status_t st = tsr_hal_mem_write(&e->hal, 0u, img, mem);
   if (st != TSR_OK) {
@@ -684,6 +711,9 @@ int sys_case_run(sys_env_t *e, const sys_case_t *c, sys_case_result_t *res, char
   gp.out_zp = d->out_zp;
   gp.act_min = d->act_min;
   gp.act_max = d->act_max;
+  gp.lut = d->has_lut ? lut : NULL;
+  gp.mult_neg = d->leaky ? mult_neg : NULL;
+  gp.shift_neg = d->leaky ? shift_neg : NULL;
   if (tsr_golden_gemm(d->m, d->k, d->n, (const int8_t *)(img + d->a_addr), d->lda,
                       (const int8_t *)(img + d->b_addr), d->ldb, &gp, g32, g8) != 0) {
     snprintf(msg, len, "the golden model rejected the case");
@@ -770,6 +800,8 @@ done:
   free(bias);
   free(mult);
   free(shift);
+  free(mult_neg);
+  free(shift_neg);
   free(g32);
   free(g8);
   return rc;
