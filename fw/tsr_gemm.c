@@ -4,11 +4,16 @@
 /*
  * Memory layout chosen by the planner (N = array dim, kcb = kc / N):
  *
- *   scratchpad:  [A buf 0: mt*kcb rows][A buf 1]...[W buf 0: kc rows][W buf 1]
+ *   scratchpad:  [A buf 0: mt*kcb rows][A buf 1]...[W buf 0: kc rows][W buf 1][table]
  *                An A chunk of mt rows x kc bytes lands as kcb blocks of mt
  *                rows (LOAD cuts each row into N-byte chunks); block b feeds
  *                the MATMUL of k-block b. A W chunk is kc rows of N bytes.
- *   accumulator: [tile buf 0: mt rows | bias | mult | shift][tile buf 1 ...]
+ *                With has_lut the activation table (256/N rows) follows; it
+ *                is loaded once at job start and made the SFU's table by an
+ *                SFU LUT_LOAD (its own load -> compute token pair), so every
+ *                STORE can apply it.
+ *   accumulator: [tile buf 0: mt rows | bias | mult | shift (| mult_neg | shift_neg)][tile buf 1 ...]
+ *                (the last two with leaky: STORE's LEAKY flag reads them)
  *
  * Dependency tokens (docs/commands.md). Stages: load (scratchpad LOADs),
  * compute (MATMUL, accumulator LOADs, NOP), store (STORE). A "group" is one
@@ -38,10 +43,12 @@
  *
  * Every push is matched by exactly one pop, so all four counters are back to
  * zero at the end of a job; in program order each pop follows its push, so
- * the serial engine never pops an empty counter; counters never exceed 2.
+ * the serial engine never pops an empty counter; counters never exceed 2 (3
+ * with a table: the load stage may run ahead by its token and those of two
+ * groups).
  */
 
-#define PARAM_ROWS 3u
+#define PARAM_ROWS_MAX TSR_STORE_PARAM_ROWS_LEAKY
 #define MAX16 0xffffu
 
 /* Assumptions of the cycle estimate (serial engine, one command at a time). */
@@ -54,6 +61,20 @@ static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static uint32_t ceil_div(uint32_t a, uint32_t b) { return a / b + (a % b != 0u ? 1u : 0u); }
 
 static bool is_int8(int32_t v) { return v >= -128 && v <= 127; }
+
+/* Accumulator rows after each tile: bias, mult, shift (+ mult_neg, shift_neg with leaky). */
+static uint32_t param_rows(const tsr_gemm_desc_t *d) {
+  return d->leaky ? TSR_STORE_PARAM_ROWS_LEAKY : TSR_STORE_PARAM_ROWS;
+}
+
+/* Scratchpad rows of the activation table (0 without one). */
+static uint32_t lut_rows(const tsr_gemm_desc_t *d, uint32_t dim) {
+  return d->has_lut ? ceil_div(TSR_SFU_LUT_ENTRIES, dim) : 0u;
+}
+
+static uint32_t n_params(const tsr_gemm_desc_t *d) {
+  return (d->has_bias ? 1u : 0u) + (d->per_channel ? 2u : 0u) + (d->leaky ? 2u : 0u);
+}
 
 static void set_err(tsr_dev_t *dev, const char *a, const char *b) {
   size_t i = 0u;
@@ -116,16 +137,28 @@ tsr_status_t tsr_gemm_check_desc(const tsr_gemm_desc_t *d, const char **why) {
   span_t bias = region(d->bias_addr, 0u, 1u, (uint64_t)d->n * 4u);
   span_t mult = region(d->mult_addr, 0u, 1u, (uint64_t)d->n * 4u);
   span_t shift = region(d->shift_addr, 0u, 1u, (uint64_t)d->n * 4u);
+  span_t mult_neg = region(d->mult_neg_addr, 0u, 1u, (uint64_t)d->n * 4u);
+  span_t shift_neg = region(d->shift_neg_addr, 0u, 1u, (uint64_t)d->n * 4u);
+  span_t lut = region(d->lut_addr, 0u, 1u, TSR_SFU_LUT_ENTRIES);
   if (a.hi > k4G || b.hi > k4G || c.hi > k4G) {
     *why = "a matrix extends past the 32-bit address space";
     return TSR_BAD_ARG;
   }
-  if ((d->has_bias && bias.hi > k4G) || (d->per_channel && (mult.hi > k4G || shift.hi > k4G))) {
-    *why = "a parameter vector extends past the 32-bit address space";
+  if ((d->has_bias && bias.hi > k4G) || (d->per_channel && (mult.hi > k4G || shift.hi > k4G)) ||
+      (d->leaky && (mult_neg.hi > k4G || shift_neg.hi > k4G)) || (d->has_lut && lut.hi > k4G)) {
+    *why = "a parameter vector or the table extends past the 32-bit address space";
     return TSR_BAD_ARG;
   }
   if (d->per_channel && !d->requant) {
     *why = "per-channel parameters need requant";
+    return TSR_BAD_ARG;
+  }
+  if (d->has_lut && !d->requant) {
+    *why = "an activation table needs requant (it maps the int8 outputs)";
+    return TSR_BAD_ARG;
+  }
+  if (d->leaky && !d->requant) {
+    *why = "leaky needs requant (negative values get their own multiplier)";
     return TSR_BAD_ARG;
   }
   if (d->requant) {
@@ -144,7 +177,9 @@ tsr_status_t tsr_gemm_check_desc(const tsr_gemm_desc_t *d, const char **why) {
   }
   /* C is written while later tiles still read the inputs: no aliasing. */
   if (overlaps(c, a) || overlaps(c, b) || (d->has_bias && overlaps(c, bias)) ||
-      (d->per_channel && (overlaps(c, mult) || overlaps(c, shift)))) {
+      (d->per_channel && (overlaps(c, mult) || overlaps(c, shift))) ||
+      (d->leaky && (overlaps(c, mult_neg) || overlaps(c, shift_neg))) ||
+      (d->has_lut && overlaps(c, lut))) {
     *why = "the output region overlaps an input region";
     return TSR_BAD_ARG;
   }
@@ -188,7 +223,12 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
   cyc += (uint64_t)p->n_blocks * p->k_blocks * ((uint64_t)d->m + (uint64_t)p->m_tiles * 2u * dim);
   /* Parameter rows and STORE rows (the output stage also reads 3 rows). */
   cyc += (uint64_t)p->m_tiles * p->n_params * ncols_cost_p;
-  cyc += (uint64_t)d->m * ncols_cost_c + (uint64_t)p->tiles * PARAM_ROWS;
+  cyc += (uint64_t)d->m * ncols_cost_c + (uint64_t)p->tiles * p->param_rows;
+  /* The table: one LOAD and a LUT_LOAD reading 256/N rows. */
+  if (d->has_lut) {
+    cyc += row_cost(TSR_SFU_LUT_ENTRIES, beat) + lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD +
+           EST_DMA_LATENCY;
+  }
   /* Fixed costs per command and per DMA command. */
   cyc += p->cmds * EST_CMD_OVERHEAD;
   cyc += (p->cmd_loads + p->cmd_params + p->cmd_stores) * EST_DMA_LATENCY;
@@ -199,15 +239,16 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
 
 static void count_plan(const tsr_gemm_desc_t *d, tsr_gemm_plan_t *p) {
   uint64_t a_loads = p->a_resident ? p->m_tiles : p->groups;
-  p->cmd_loads = a_loads + p->groups;
+  const uint64_t lut = d->has_lut ? 1u : 0u; /* one LOAD of the table and one SFU LUT_LOAD */
+  p->cmd_loads = a_loads + p->groups + lut;
   p->cmd_matmuls = (uint64_t)p->tiles * p->k_blocks;
   p->cmd_params = (uint64_t)p->tiles * p->n_params;
   p->cmd_stores = p->tiles;
-  p->cmds = p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores;
+  p->cmds = p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores + lut;
   uint64_t es = d->requant ? 1u : 4u;
   p->dma_rd_bytes = (uint64_t)d->m * d->k * (p->a_resident ? 1u : p->n_blocks) +
                     (uint64_t)p->m_tiles * d->k * d->n +
-                    (uint64_t)p->m_tiles * d->n * 4u * p->n_params;
+                    (uint64_t)p->m_tiles * d->n * 4u * p->n_params + lut * TSR_SFU_LUT_ENTRIES;
   p->dma_wr_bytes = (uint64_t)d->m * d->n * es;
   p->macs = (uint64_t)d->m * d->k * d->n;
 }
@@ -224,18 +265,24 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   const uint32_t chunks = ceil_div(kb, kcb);
   kcb = ceil_div(kb, chunks);
 
-  /* Tile rows: accumulator (3 parameter rows per buffer), scratchpad, fields. */
+  /* Tile rows: accumulator (3 or 5 parameter rows per buffer), scratchpad
+   * (less the table), fields. */
+  const uint32_t prows = param_rows(d);
   const uint32_t acc_per_buf = info->acc_rows / abufs;
-  if (acc_per_buf < 1u + PARAM_ROWS) {
+  if (acc_per_buf < 1u + prows) {
     return false;
   }
-  const uint32_t spad_per_buf = info->spad_rows / sbufs;
+  const uint32_t lrows = lut_rows(d, dim);
+  if (info->spad_rows <= lrows) {
+    return false;
+  }
+  const uint32_t spad_per_buf = (info->spad_rows - lrows) / sbufs;
   const uint64_t w_rows = (uint64_t)kcb * dim;
   if (w_rows >= spad_per_buf) {
     return false;
   }
   uint32_t mt = (spad_per_buf - (uint32_t)w_rows) / kcb;
-  mt = min32(mt, acc_per_buf - PARAM_ROWS);
+  mt = min32(mt, acc_per_buf - prows);
   mt = min32(mt, MAX16);
   mt = min32(mt, d->m);
   if (max_mt != 0u) {
@@ -271,14 +318,16 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   p->acc_bufs = abufs;
   p->a_rows = mt * kcb;
   p->w_rows = (uint32_t)w_rows;
-  p->acc_stride = mt + PARAM_ROWS;
+  p->acc_stride = mt + prows;
+  p->param_rows = prows;
   for (uint32_t i = 0u; i < 2u; i++) {
     bool used = i < sbufs;
     p->a_base[i] = used ? i * p->a_rows : 0u;
     p->w_base[i] = used ? sbufs * p->a_rows + i * p->w_rows : 0u;
     p->acc_base[i] = i < abufs ? i * p->acc_stride : 0u;
   }
-  p->n_params = (d->has_bias ? 1u : 0u) + (d->per_channel ? 2u : 0u);
+  p->lut_base = d->has_lut ? sbufs * (p->a_rows + p->w_rows) : 0u;
+  p->n_params = n_params(d);
   count_plan(d, p);
   p->est_cycles = tsr_gemm_predict_cycles(info, d, p);
   return true;
@@ -339,9 +388,9 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
       }
       /* Candidate chunks: all of K, halvings of it, and the largest chunk that
        * still allows the largest tile the accumulator can take. */
-      uint32_t mt_cap = min32(min32(desc->m, MAX16), info->acc_rows / ab > PARAM_ROWS
-                                                          ? info->acc_rows / ab - PARAM_ROWS
-                                                          : 1u);
+      const uint32_t prows = param_rows(desc);
+      uint32_t mt_cap = min32(min32(desc->m, MAX16),
+                              info->acc_rows / ab > prows ? info->acc_rows / ab - prows : 1u);
       if (max_mt != 0u) {
         mt_cap = min32(mt_cap, max_mt);
       }
@@ -352,7 +401,9 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
         c = ceil_div(c, 2u);
         cands[nc++] = c;
       }
-      uint32_t fit = (info->spad_rows / sb) / (mt_cap + dim);
+      const uint32_t lrows = lut_rows(desc, dim);
+      const uint32_t spad = info->spad_rows > lrows ? info->spad_rows - lrows : 0u;
+      uint32_t fit = (spad / sb) / (mt_cap + dim);
       cands[nc++] = fit < 1u ? 1u : min32(fit, kcb_cap);
       for (uint32_t i = 0u; i < nc; i++) {
         if (!make_candidate(info, desc, sb, ab, cands[i], max_mt, plan)) {
@@ -399,8 +450,8 @@ static tsr_status_t push_load(tsr_dev_t *dev, uint32_t deps, tsr_load_dest_t des
 /* Parameter vectors of a tile, in accumulator-row order after the tile rows. */
 static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d, uint32_t n0,
                                 uint32_t ncols, uint32_t prow, uint32_t last_deps) {
-  uint32_t addr[PARAM_ROWS];
-  uint32_t row[PARAM_ROWS];
+  uint32_t addr[PARAM_ROWS_MAX];
+  uint32_t row[PARAM_ROWS_MAX];
   uint32_t cnt = 0u;
   if (d->has_bias) {
     addr[cnt] = d->bias_addr + 4u * n0;
@@ -411,6 +462,12 @@ static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d, uint32
     row[cnt++] = prow + 1u;
     addr[cnt] = d->shift_addr + 4u * n0;
     row[cnt++] = prow + 2u;
+  }
+  if (d->leaky) {
+    addr[cnt] = d->mult_neg_addr + 4u * n0;
+    row[cnt++] = prow + 3u;
+    addr[cnt] = d->shift_neg_addr + 4u * n0;
+    row[cnt++] = prow + 4u;
   }
   for (uint32_t i = 0u; i < cnt; i++) {
     uint32_t deps = (i + 1u == cnt) ? last_deps : 0u;
@@ -431,8 +488,9 @@ static bool plan_consistent(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d
          p->m_tiles == ceil_div(d->m, p->mt) && p->n_blocks == ceil_div(d->n, dim) &&
          p->k_chunks == ceil_div(d->k, p->kc) && p->k_blocks == ceil_div(d->k, dim) &&
          p->tiles == p->m_tiles * p->n_blocks && p->groups == p->tiles * p->k_chunks &&
-         p->a_resident == (p->k_chunks == 1u) &&
-         p->n_params == (d->has_bias ? 1u : 0u) + (d->per_channel ? 2u : 0u);
+         p->a_resident == (p->k_chunks == 1u) && p->n_params == n_params(d) &&
+         p->param_rows == param_rows(d) && p->acc_stride == p->mt + p->param_rows &&
+         (!d->has_lut || (uint64_t)p->lut_base + lut_rows(d, dim) <= info->spad_rows);
 }
 
 tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
@@ -454,6 +512,11 @@ tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_ge
   uint32_t g = 0u;   /* group index */
   uint32_t tau = 0u; /* tile index */
   tsr_status_t st = TSR_OK;
+
+  /* The activation table, once, in rows no buffer uses. */
+  if (d->has_lut && (st = tsr_sfu_load_lut(dev, d->lut_addr, p->lut_base)) != TSR_OK) {
+    return st;
+  }
 
   for (uint32_t t = 0u; t < p->m_tiles; t++) {
     const uint32_t m0 = t * p->mt;
@@ -541,6 +604,9 @@ tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_ge
       sa.bias = d->has_bias;
       sa.requant = d->requant;
       sa.per_channel = d->per_channel;
+      sa.spad = false;
+      sa.lut = d->has_lut;
+      sa.leaky = d->leaky;
       sa.mult = d->mult;
       sa.shift = d->shift;
       sa.out_zp = d->out_zp;

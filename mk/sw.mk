@@ -10,7 +10,8 @@ SW_BIN      := $(BUILD)/bin/tessera
 SW_OBJ_DIR  := $(BUILD)/sw/obj
 SW_CFLAGS    = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
 SW_SRCS     := sw/tessera.c sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_hal_devmem.c sw/tsr_driver.c \
-               fw/tsr_gemm.c sw/tsr_golden.c sw/tsr_quant.c sw/tsr_npy.c
+               fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_golden.c sw/tsr_sfu_golden.c sw/tsr_sfu_prep.c \
+               sw/tsr_quant.c sw/tsr_npy.c
 SW_OBJS     := $(patsubst %.c,$(SW_OBJ_DIR)/%.o,$(SW_SRCS))
 
 # Rebuild when the flags change (e.g. SAN on or off).
@@ -37,7 +38,8 @@ sw: $(SW_BIN) ## build the tessera CLI (build/bin/tessera)
 
 # ---- unit tests (mk/unit.mk builds tests/unit/test_*.c) ----------------------------
 UNIT_SRCS_test_driver := sw/tsr_driver.c sw/tsr_hal.c
-UNIT_SRCS_test_tiler := fw/tsr_gemm.c sw/tsr_driver.c sw/tsr_hal.c
+UNIT_SRCS_test_tiler := fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_driver.c sw/tsr_hal.c tests/unit/fake_chip.c
+UNIT_SRCS_test_sfu_fw := fw/tsr_sfu_ops.c fw/tsr_gemm.c sw/tsr_driver.c sw/tsr_hal.c tests/unit/fake_chip.c
 UNIT_SRCS_test_hal_devmem := sw/tsr_hal_devmem.c sw/tsr_hal_baremetal.c sw/tsr_hal.c
 
 # ---- CLI error handling ----------------------------------------------------------------
@@ -53,7 +55,12 @@ test-cli: $(SW_BIN) ## check the CLI's one-line errors for bad options and input
 	  np.save(d+"/a34.npy", np.ones((3,4), np.int8)); np.save(d+"/b52.npy", np.ones((5,2), np.int8)); \
 	  np.save(d+"/b42.npy", np.ones((4,2), np.int8)); np.save(d+"/a34i32.npy", np.ones((3,4), np.int32)); \
 	  np.save(d+"/bias3.npy", np.ones(3, np.int32)); np.save(d+"/sh2.npy", np.array([0, 40], np.int32)); \
-	  np.save(d+"/a1d.npy", np.ones(4, np.int8)); open(d+"/junk.npy","wb").write(b"not a npy file")'
+	  np.save(d+"/a1d.npy", np.ones(4, np.int8)); open(d+"/junk.npy","wb").write(b"not a npy file"); \
+	  np.save(d+"/lut256.npy", np.zeros(256, np.int8)); np.save(d+"/lut255.npy", np.zeros(255, np.int8)); \
+	  np.save(d+"/lut256u8.npy", np.zeros(256, np.uint8)); np.save(d+"/x3d.npy", np.ones((2,2,2), np.int8)); \
+	  np.save(d+"/empty.npy", np.ones((0,4), np.int8)); np.save(d+"/long.npy", np.ones((1,65536), np.int8)); \
+	  np.save(d+"/g5.npy", np.ones(5, np.int8)); np.save(d+"/b4u8.npy", np.ones(4, np.uint8)); \
+	  np.save(d+"/b4i32.npy", np.ones(4, np.int32))'
 	@set -u; fail=0; n=0; \
 	check() { want_rc=$$1; want_msg=$$2; shift 2; n=$$((n+1)); \
 	  out=$$(TSR_SIM_LIB_DIR=$(CLI_TMP)/nolib $(SW_BIN) "$$@" 2>&1 >/dev/null); rc=$$?; \
@@ -94,12 +101,60 @@ test-cli: $(SW_BIN) ## check the CLI's one-line errors for bad options and input
 	check 2 "cannot open /nonexistent/uio7" info --device uio:/nonexistent/uio7; \
 	check 2 "not 4-byte aligned" info --device devmem:0x43c00002; \
 	check 2 "--mem-latency applies to the simulator" info --device uio:/dev/uio0 --mem-latency 3; \
+	G="gemm --a $$D/a34.npy --b $$D/b42.npy"; L="--op lut --lut $$D/lut256.npy"; \
+	check 2 "sfu: --op is required" sfu --in $$D/a34.npy; \
+	check 2 "--op: unknown function 'foo'" sfu --op foo --in $$D/a34.npy; \
+	check 2 "sfu: --in-scale is required" sfu --op gelu --in $$D/a34.npy --out-scale 1; \
+	check 2 "sfu: --out-scale is required" sfu --op gelu --in $$D/a34.npy --in-scale 1; \
+	check 2 "--in-scale: 0 is not a valid scale" sfu --op gelu --in $$D/a34.npy --in-scale 0 --out-scale 1; \
+	check 2 "--out-scale: -1 is not a valid scale" sfu --op tanh --in $$D/a34.npy --in-scale 1 --out-scale -1; \
+	check 2 "--in-scale: 'nan' is not a finite number" sfu --op silu --in $$D/a34.npy --in-scale nan --out-scale 1; \
+	check 2 "--in-zp: 200 is outside -128..127" sfu --op exp --in $$D/a34.npy --in-scale 1 --out-scale 1 --in-zp 200; \
+	check 2 "sfu: --lut is required" sfu --op lut --in $$D/a34.npy; \
+	check 2 "a lookup table must have shape (256,), got (255,)" sfu --op lut --lut $$D/lut255.npy --in $$D/a34.npy; \
+	check 2 "a lookup table must be int8 (256,), got uint8" sfu --op lut --lut $$D/lut256u8.npy --in $$D/a34.npy; \
+	check 2 "--in-scale applies to a named function" sfu $$L --in $$D/a34.npy --in-scale 1; \
+	check 2 "--lut goes with --op lut" sfu --op gelu --lut $$D/lut256.npy --in $$D/a34.npy --in-scale 1 --out-scale 1; \
+	check 2 "sfu: --in is required" sfu $$L; \
+	check 2 "expected int8, got int32" sfu $$L --in $$D/a34i32.npy; \
+	check 2 "expected a 1-D or 2-D array" sfu $$L --in $$D/x3d.npy; \
+	check 2 "has no elements" sfu $$L --in $$D/empty.npy; \
+	check 2 "the SFU takes at most 65535 per row" sfu $$L --in $$D/long.npy; \
+	check 2 "$$D/junk.npy" sfu $$L --in $$D/junk.npy; \
+	check 2 "softmax: --in-scale is required" softmax --in $$D/a34.npy; \
+	check 2 "--beta: 0 must be > 0" softmax --in $$D/a34.npy --in-scale 0.1 --beta 0; \
+	check 2 "gives no usable multiplier" softmax --in $$D/a34.npy --in-scale 1e-9; \
+	check 2 "unknown option '--out-scale'" softmax --in $$D/a34.npy --in-scale 0.1 --out-scale 1; \
+	check 2 "layernorm: --gamma is required" layernorm --in $$D/a34.npy --in-scale 0.1; \
+	check 2 "gamma must have shape (4,) like a row of the input, got (5,)" layernorm --in $$D/a34.npy --in-scale 0.1 --gamma $$D/g5.npy --gamma-scale 0.1 --beta $$D/b4i32.npy --out-scale 0.1; \
+	check 2 "gamma must be int8, got int32" layernorm --in $$D/a34.npy --in-scale 0.1 --gamma $$D/b4i32.npy --gamma-scale 0.1 --beta $$D/b4i32.npy --out-scale 0.1; \
+	check 2 "beta must be float32 or int32, got uint8" layernorm --in $$D/a34.npy --in-scale 0.1 --gamma $$D/a1d.npy --gamma-scale 0.1 --beta $$D/b4u8.npy --out-scale 0.1; \
+	check 2 "--eps: -1 must be >= 0" layernorm --in $$D/a34.npy --in-scale 0.1 --gamma $$D/a1d.npy --gamma-scale 0.1 --beta $$D/b4i32.npy --out-scale 0.1 --eps -1; \
+	check 2 "--gamma-zp: 128 is outside -128..127" layernorm --in $$D/a34.npy --in-scale 0.1 --gamma $$D/a1d.npy --gamma-scale 0.1 --gamma-zp 128 --beta $$D/b4i32.npy --out-scale 0.1; \
+	check 2 "add: --b is required" add --a $$D/a34.npy; \
+	check 2 "add: --a-scale is required" add --a $$D/a34.npy --b $$D/a34.npy --b-scale 1 --out-scale 1; \
+	check 2 "A is (3,4) but B is (4,2): the shapes must be equal" add --a $$D/a34.npy --b $$D/b42.npy --a-scale 1 --b-scale 1 --out-scale 1; \
+	check 2 "--b-zp: -129 is outside -128..127" add --a $$D/a34.npy --b $$D/a34.npy --a-scale 1 --b-scale 1 --out-scale 1 --b-zp -129; \
+	check 2 "reduce: --in is required" reduce; \
+	check 2 "unknown option '--in-scale'" reduce --in $$D/a34.npy --in-scale 1; \
+	check 2 "unknown option '--op'" info --op gelu; \
+	check 2 "--act needs --mult or --mult-npy" $$G --act gelu; \
+	check 2 "--act: unknown function 'foo'" $$G --mult 1073741824 --act foo; \
+	check 2 "--act needs --out-scale" $$G --mult 1073741824 --act gelu; \
+	check 2 "give --act or --act-lut, not both" $$G --mult 1073741824 --act gelu --act-lut $$D/lut256.npy --out-scale 1; \
+	check 2 "a lookup table must have shape (256,)" $$G --mult 1073741824 --act-lut $$D/lut255.npy; \
+	check 2 "--leaky: alpha 2 is outside 0..1" $$G --mult 1073741824 --leaky 2; \
+	check 2 "--out-scale applies to --act" $$G --mult 1073741824 --out-scale 0.1; \
+	check 2 "--leaky applies to --a/--b operands" gemm --m 3 --k 4 --n 5 --leaky 0.1; \
+	check 2 "no simulator build for --dim 64" softmax --in $$D/a34.npy --in-scale 0.1 --dim 64; \
+	check 2 "no simulator build for --dim 64" $$G --mult 1073741824 --act gelu --out-scale 0.1 --leaky 0.1 --dim 64; \
 	if [ $$fail -ne 0 ]; then exit 1; fi; echo "test-cli: all $$n cases passed"
 
 # ---- firmware size (RV32IM, freestanding) ------------------------------------------------
 FW_RV_PREFIX ?= riscv64-unknown-elf-
 FW_RV_FLAGS  := -march=rv32im -mabi=ilp32 -ffreestanding -nostdlib -Os
-FW_RV_SRCS   := fw/tsr_gemm.c sw/tsr_driver.c sw/tsr_hal.c sw/tsr_hal_baremetal.c sw/tsr_quant.c
+FW_RV_SRCS   := fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_driver.c sw/tsr_hal.c sw/tsr_hal_baremetal.c \
+                sw/tsr_quant.c
 FW_RV_DIR    := $(BUILD)/fw/rv32im
 FW_RV_OBJS   := $(patsubst %.c,$(FW_RV_DIR)/%.o,$(FW_RV_SRCS))
 

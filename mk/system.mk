@@ -3,7 +3,7 @@
 #   make test-system                 every suite below for N = 4, 8 and 16 (builds what it needs)
 #   make test-system SYS_DIMS=8      one array size
 #   make test-system-gemm DIM=8      one suite for one size (also -errors, -wrap, -counters,
-#                                    -directed, -numpy)
+#                                    -directed, -numpy, -sfu-cli)
 #   make test-system-cli-asan        `make test-cli` against an ASan+UBSan build of the CLI
 #   TSR_SEED=<n> make test-system    replay a run (every suite prints the seed it used)
 #
@@ -23,7 +23,9 @@
 #   test_sys_reset     hard reset (rst_ni) and soft reset at random cycles of random jobs: bus
 #                      quiet, chip idle, nothing outside C written, the next job bit-exact
 #   test_numpy.py      CLI results against numpy's matmul and requantization written in numpy
-#   cli-asan           the 33 CLI error cases of `make test-cli` under ASan+UBSan
+#   test_sfu_cli.py    the SFU commands of the CLI (sfu, softmax, layernorm, add, reduce, gemm
+#                      --act/--leaky): --check against the golden model, and numpy where exact
+#   cli-asan           the CLI error cases of `make test-cli` under ASan+UBSan
 # SYS_ARGS adds options to the C suites of the per-suite targets, e.g.
 #   make test-system-gemm DIM=4 SYS_ARGS='--count 20 --verbose'
 
@@ -55,6 +57,8 @@ sys_cmd = TSR_SIM_LIB_DIR=$(BUILD)/lib $(SYS_DIR)/test_sys_$(1) --dim $(2) \
   $(if $(filter gemm,$(1)),--count $(SYS_GEMM_COUNT_$(2)))
 sys_numpy_cmd = $(PYTHON) tests/system/test_numpy.py --tessera $(SW_BIN) \
   --dims $(subst $(sys_space),$(sys_comma),$(strip $(1))) --tmp $(SYS_DIR)/numpy
+sys_sfu_cli_cmd = $(PYTHON) tests/system/test_sfu_cli.py --tessera $(SW_BIN) \
+  --dims $(subst $(sys_space),$(sys_comma),$(strip $(1))) --tmp $(SYS_DIR)/sfu-cli
 sys_asan_cmd = $(SYS_ASAN_ENV) $(MAKE) --no-print-directory BUILD=$(SYS_ASAN_BUILD) \
   SAN='$(SYS_ASAN_FLAGS)' test-cli
 
@@ -103,7 +107,8 @@ SYS_NEED_NUMPY = @$(PYTHON) -c 'import numpy' 2>/dev/null || \
   { echo "test-system: numpy not found: pip install numpy (or apt-get install python3-numpy)"; exit 1; }
 
 .PHONY: test-system test-system-gemm test-system-errors test-system-wrap test-system-counters \
-        test-system-directed test-system-reset test-system-numpy test-system-cli-asan
+        test-system-directed test-system-reset test-system-numpy test-system-sfu-cli \
+        test-system-cli-asan
 
 test-system: ## whole-chip tests on the Verilated RTL for N = 4, 8, 16 (SYS_DIMS): GEMMs, errors, wrap, counters, directed, numpy, CLI under ASan
 	$(SYS_NEED_NUMPY)
@@ -112,6 +117,7 @@ test-system: ## whole-chip tests on the Verilated RTL for N = 4, 8, 16 (SYS_DIMS
 	@set -u; start=$$(date +%s); times=""; \
 	  $(foreach d,$(SYS_DIMS),$(foreach s,$(SYS_SUITES),$(call sys_step,$(s) N=$(d),$(call sys_cmd,$(s),$(d)) $(SYS_ARGS)))) \
 	  $(call sys_step,numpy N=$(subst $(sys_space),$(sys_comma),$(strip $(SYS_DIMS))),$(call sys_numpy_cmd,$(SYS_DIMS))) \
+	  $(call sys_step,sfu-cli N=$(subst $(sys_space),$(sys_comma),$(strip $(SYS_DIMS))),$(call sys_sfu_cli_cmd,$(SYS_DIMS))) \
 	  $(call sys_step,cli-asan,$(sys_asan_cmd)) \
 	  echo "test-system: time per step:$$times"; \
 	  echo "test-system: PASSED for N = $(SYS_DIMS) in $$(( $$(date +%s) - start )) s"
@@ -133,5 +139,8 @@ test-system-reset: $(SYS_ONE) $(SYS_DIR)/test_sys_reset ## hard and soft resets 
 test-system-numpy: $(SYS_ONE) $(SW_BIN) ## tessera CLI on the DIM=N model against numpy
 	$(SYS_NEED_NUMPY)
 	$(call sys_numpy_cmd,$(DIM))
+test-system-sfu-cli: $(SYS_ONE) $(SW_BIN) ## the CLI's SFU commands on the DIM=N model against the golden model and numpy
+	$(SYS_NEED_NUMPY)
+	$(call sys_sfu_cli_cmd,$(DIM))
 test-system-cli-asan: ## the CLI error cases of test-cli against an ASan+UBSan build of the CLI (build/asan)
 	$(sys_asan_cmd)

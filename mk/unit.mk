@@ -21,7 +21,7 @@
 
 UNIT_DIR       := $(BUILD)/tests/unit
 UNIT_OBJ_DIR   := $(UNIT_DIR)/obj
-UNIT_LIB_SRCS  := sw/tsr_quant.c sw/tsr_golden.c sw/tsr_npy.c
+UNIT_LIB_SRCS  := sw/tsr_quant.c sw/tsr_golden.c sw/tsr_npy.c sw/tsr_sfu_golden.c sw/tsr_sfu_prep.c
 UNIT_LIB       := $(UNIT_DIR)/libtsr_unit.a
 UNIT_TESTS     := $(patsubst tests/unit/%.c,%,$(sort $(wildcard tests/unit/test_*.c)))
 UNIT_BINS      := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))
@@ -29,9 +29,13 @@ UNIT_CFLAGS     = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
 UNIT_LDLIBS    := -lcmocka -lm
 # Under SAN, any undefined behaviour fails the run instead of only printing a line.
 UNIT_RUN_ENV   := UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:$$UBSAN_OPTIONS"
-# tsr_quant.c is also linked into the RV32IM firmware: check it stays freestanding.
+# tsr_quant.c and the SFU golden model are also linked into the RV32IM
+# firmware: check they stay freestanding (together they call nothing else).
 UNIT_RV_PREFIX ?= riscv64-unknown-elf-
 UNIT_RV_FLAGS  := -march=rv32im -mabi=ilp32 -ffreestanding -nostdlib -Os
+UNIT_RV_SRCS   := sw/tsr_quant.c sw/tsr_sfu_golden.c
+UNIT_RV_DIR    := $(UNIT_DIR)/rv32
+UNIT_RV_OBJS   := $(patsubst sw/%.c,$(UNIT_RV_DIR)/%.o,$(UNIT_RV_SRCS))
 
 # Object of a source file under $(UNIT_OBJ_DIR); non-.c entries pass through.
 unit_objs = $(patsubst %.c,$(UNIT_OBJ_DIR)/%.o,$(1))
@@ -78,12 +82,18 @@ $(UNIT_DIR)/test_%: $(UNIT_OBJ_DIR)/tests/unit/test_%.o $$(call unit_objs,$$(UNI
 	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(filter %.o %.a %.so,$^) $(UNIT_LDLIBS_test_$*) $(UNIT_LDLIBS)
 
 .PHONY: unit-freestanding
-unit-freestanding: $(UNIT_DIR)/tsr_quant.rv32.o ## check sw/tsr_quant.c builds for RV32IM freestanding, calling nothing
+unit-freestanding: $(UNIT_RV_DIR)/freestanding.o ## check sw/tsr_quant.c and sw/tsr_sfu_golden.c build for RV32IM freestanding, calling nothing
 	@undef=$$($(UNIT_RV_PREFIX)nm -u $<); \
-	  if [ -n "$$undef" ]; then echo "unit-freestanding: tsr_quant.c needs external symbols:" $$undef; exit 1; fi
-	@$(UNIT_RV_PREFIX)size $< | tail -n 1 | awk '{print "unit-freestanding: tsr_quant.c OK, " $$1 " bytes of RV32IM code (-Os)"}'
+	  if [ -n "$$undef" ]; then echo "unit-freestanding: $(UNIT_RV_SRCS) need external symbols:" $$undef; exit 1; fi
+	@for o in $(UNIT_RV_OBJS); do \
+	  $(UNIT_RV_PREFIX)size $$o | tail -n 1 | awk -v f="$$(basename $$o .o).c" '{print "unit-freestanding: " f " OK, " $$1 " bytes of RV32IM code (-Os)"}'; \
+	done
 
-$(UNIT_DIR)/tsr_quant.rv32.o: sw/tsr_quant.c sw/include/tsr_quant.h
+# The partial link of the objects must leave no undefined symbol.
+$(UNIT_RV_DIR)/freestanding.o: $(UNIT_RV_OBJS)
+	$(UNIT_RV_PREFIX)gcc $(UNIT_RV_FLAGS) -Wl,-r -o $@ $^
+
+$(UNIT_RV_DIR)/%.o: sw/%.c sw/include/tsr_quant.h sw/include/tsr_sfu.h
 	@command -v $(UNIT_RV_PREFIX)gcc >/dev/null || { echo "unit-freestanding: $(UNIT_RV_PREFIX)gcc not found: install gcc-riscv64-unknown-elf"; exit 1; }
 	@mkdir -p $(@D)
 	$(UNIT_RV_PREFIX)gcc $(UNIT_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -c $< -o $@

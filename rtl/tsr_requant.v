@@ -77,7 +77,17 @@ module tsr_requant (
   wire [31:0] hi        = {{24{act_max_i[7]}}, act_max_i};
   wire [31:0] clamped   = ($signed(y) < $signed(lo)) ? lo :
                           ($signed(y) > $signed(hi)) ? hi : y;
-  wire [7:0]  lut_entry = lut_i[8*clamped[7:0] +: 8];
+  // The table entry of the clamped value (a 256-way multiplexer).
+  reg  [7:0]  lut_entry;
+  integer k;
+  always @(*) begin
+    lut_entry = 8'h0;
+    for (k = 0; k < 256; k = k + 1) begin
+      if (clamped[7:0] == k[7:0]) begin
+        lut_entry = lut_i[8*k +: 8];
+      end
+    end
+  end
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -164,23 +164,45 @@ module tsr_sfu #(
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // All 32 operand sources side by side; a, b and c pick one each.
-  reg [32*64-1:0] srcs;
-  integer s;
-  always @(*) begin
-    srcs = {(32*64){1'b0}};
-    srcs[16*64-1:0] = rf_q;
-    for (s = 0; s < NParams; s = s + 1) begin
-      srcs[64*(16+s) +: 64] = {{32{p_q[32*s+31]}}, p_q[32*s +: 32]};
+  // Operand source s (written as a case, not a variable part-select, so
+  // synthesis builds a 32-way multiplexer instead of a wide shifter).
+  function automatic [63:0] operand(input [4:0] sel, input [16*64-1:0] rf,
+                                    input [NParams*32-1:0] p, input [7:0] x, input [7:0] x2,
+                                    input [31:0] beta, input [15:0] len);
+    integer k;
+    operand = 64'h0;
+    for (k = 0; k < 16; k = k + 1) begin
+      if (sel == k[4:0]) begin
+        operand = rf[64*k +: 64];
+      end
     end
-    srcs[64*SrcX +: 64]    = {{56{x_q[7]}}, x_q};
-    srcs[64*SrcX2 +: 64]   = {{56{x2_q[7]}}, x2_q};
-    srcs[64*SrcBeta +: 64] = {{32{beta_q[31]}}, beta_q};
-    srcs[64*SrcLen +: 64]  = {48'h0, len_q};
-  end
-  wire [63:0] va = srcs[64*sa +: 64];
-  wire [63:0] vb = srcs[64*sb +: 64];
-  wire [63:0] vc = srcs[64*sc +: 64];
+    for (k = 0; k < NParams; k = k + 1) begin
+      if (sel == 5'd16 + k[4:0]) begin
+        operand = {{32{p[32*k+31]}}, p[32*k +: 32]};
+      end
+    end
+    case (sel)
+      SrcX:    operand = {{56{x[7]}}, x};
+      SrcX2:   operand = {{56{x2[7]}}, x2};
+      SrcBeta: operand = {{32{beta[31]}}, beta};
+      SrcLen:  operand = {48'h0, len};
+      default: ;
+    endcase
+  endfunction
+  wire [63:0] va = operand(sa, rf_q, p_q, x_q, x2_q, beta_q, len_q);
+  wire [63:0] vb = operand(sb, rf_q, p_q, x_q, x2_q, beta_q, len_q);
+  wire [63:0] vc = operand(sc, rf_q, p_q, x_q, x2_q, beta_q, len_q);
+
+  // Table entry idx of a flat 256-entry table (a 256-way multiplexer).
+  function automatic [7:0] tsr_lut_read(input [2047:0] table_bits, input [7:0] idx);
+    integer k;
+    tsr_lut_read = 8'h0;
+    for (k = 0; k < 256; k = k + 1) begin
+      if (idx == k[7:0]) begin
+        tsr_lut_read = table_bits[8*k +: 8];
+      end
+    end
+  endfunction
 
   // ---------------------------------------------------------------- datapath
   // The multiplier: MUL takes b, the srdhm forms b or the immediate.
@@ -426,7 +448,7 @@ module tsr_sfu #(
           end
           URet: pc_d = ret_q;
           UOut, UOutlut: begin
-            obuf_d[8*lane_q +: 8] = (op == UOut) ? va[7:0] : lut_q[8*va[7:0] +: 8];
+            obuf_d[8*lane_q +: 8] = (op == UOut) ? va[7:0] : tsr_lut_read(lut_q, va[7:0]);
             if (lane_last) begin
               spad_we    = 1'b1;
               spad_waddr = out_addr;
@@ -500,21 +522,28 @@ module tsr_sfu #(
   end
 
   // The table: cleared by reset and soft reset (docs/sfu.md).
+  integer t;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       lut_q <= 2048'h0;
     end else if (clr_i) begin
       lut_q <= 2048'h0;
     end else if (cap_lut) begin
-      lut_q[8*N*({23'h0, cnt_q} - 32'h1) +: 8*N] <= spad_rdata_i;
+      for (t = 0; t < LutRows32; t = t + 1) begin
+        if ({23'h0, cnt_q} == t + 1) begin
+          lut_q[8*N*t +: 8*N] <= spad_rdata_i;
+        end
+      end
     end
   end
 
   // Datapath registers: only read after a microprogram or fetch wrote them.
   integer i;
   always @(posedge clk_i) begin
-    if (rf_we) begin
-      rf_q[64*rd +: 64] <= alu;
+    for (i = 0; i < 16; i = i + 1) begin
+      if (rf_we && rd == i[3:0]) begin
+        rf_q[64*i +: 64] <= alu;
+      end
     end
     if (cap_x) begin
       x_q    <= spad_rdata_i[8*lane_q +: 8];

@@ -1,9 +1,10 @@
-/* tessera.c: the `tessera` command line: run GEMMs on the simulated (or real) accelerator. */
+/* tessera.c: the `tessera` command line: run GEMMs and special functions on the simulated (or real) accelerator. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "tsr_golden.h"
 #include "tsr_hal.h"
 #include "tsr_npy.h"
+#include "tsr_sfu.h"
 #include "tsr_sim.h"
 
 /*
@@ -62,15 +64,41 @@ static void usage(FILE *f) {
           "usage:\n"
           "  tessera gemm --a A.npy --b B.npy [--bias BIAS.npy] [--mult M | --mult-npy F]\n"
           "               [--shift S | --shift-npy F] [--out-zp Z] [--act-min LO --act-max HI]\n"
-          "               [--out C.npy] [--check] [common options]\n"
+          "               [--act NAME --out-scale S [--act-out-scale S --act-out-zp Z]\n"
+          "                | --act-lut T.npy] [--leaky ALPHA] [--out C.npy] [--check] [common options]\n"
           "  tessera gemm --m M --k K --n N [--seed S] [--raw] [--out C.npy] [common options]\n"
+          "  tessera sfu --op NAME --in X.npy --in-scale S [--in-zp Z] --out-scale S [--out-zp Z]\n"
+          "              [--out Y.npy] [--check] [common options]\n"
+          "  tessera sfu --op lut --lut T.npy --in X.npy [--out Y.npy] [--check] [common options]\n"
+          "  tessera softmax --in X.npy --in-scale S [--beta B] [--out Y.npy] [--check] [common options]\n"
+          "  tessera layernorm --in X.npy --in-scale S --gamma G.npy --gamma-scale S [--gamma-zp Z]\n"
+          "              --beta B.npy [--eps E] --out-scale S [--out-zp Z] [--out Y.npy] [--check] [...]\n"
+          "  tessera add --a A.npy --a-scale S [--a-zp Z] --b B.npy --b-scale S [--b-zp Z]\n"
+          "              --out-scale S [--out-zp Z] [--out Y.npy] [--check] [common options]\n"
+          "  tessera reduce --in X.npy [--out Y.npy] [--check] [common options]\n"
           "  tessera info [common options]\n"
           "\n"
-          "A is int8 (M,K), B int8 (K,N), BIAS int32 (N,), per-channel multipliers and shifts\n"
-          "int32 (N,). Without --mult the output is int32 (acc + bias); with it, int8 through\n"
-          "TFLite requantization (--mult without --shift means shift 0). --m/--k/--n makes\n"
-          "random operands and requantization parameters from --seed and always compares\n"
-          "with the golden model (--raw: int32 output instead).\n"
+          "gemm: A is int8 (M,K), B int8 (K,N), BIAS int32 (N,), per-channel multipliers and\n"
+          "shifts int32 (N,). Without --mult the output is int32 (acc + bias); with it, int8\n"
+          "through TFLite requantization (--mult without --shift means shift 0). --m/--k/--n\n"
+          "makes random operands and requantization parameters from --seed and always compares\n"
+          "with the golden model (--raw: int32 output instead). Fused in the output stage (needs\n"
+          "--mult): --act NAME tabulates NAME for the int8 output of real scale --out-scale and\n"
+          "zero point --out-zp (the table's output has the same scale and zero point unless\n"
+          "--act-out-scale/--act-out-zp say otherwise); --act-lut takes an int8 (256,) table\n"
+          "indexed by the output byte; --leaky ALPHA (0..1) requantizes negative values with\n"
+          "ALPHA times the multiplier.\n"
+          "\n"
+          "Special functions (SFU, docs/sfu.md): X is int8, 1-D (len,) or 2-D (rows, len),\n"
+          "len <= 65535; the function works on each row. NAME is one of sigmoid, tanh, gelu,\n"
+          "gelu-tanh, silu, exp, hardswish (a 256-entry table built as TFLite's LUTPopulate);\n"
+          "--op lut maps through an int8 (256,) table: y = T[x mod 256]. softmax: TFLite int8\n"
+          "softmax (default beta 1), output scale 1/256, zero point -128. layernorm: G int8\n"
+          "(len,), B float32 (quantized to gamma-scale * 2^-12) or int32 (len,), default eps\n"
+          "1e-5. add: TFLite int8 ADD of equal shapes. reduce: int32 (rows, 3) per row: max,\n"
+          "sum, sum of squares. Zero points default to 0. --check compares with the golden\n"
+          "model; --json reports op, rows, len, cycles, cycles_per_element, dma_rd_bytes,\n"
+          "dma_wr_bytes and the plan.\n"
           "\n"
           "common options:\n"
           "  --dim N              array size of the simulator build (default 8)\n"
@@ -92,43 +120,97 @@ static void usage(FILE *f) {
 typedef enum opt_id {
   O_A, O_B, O_BIAS, O_MULT, O_MULT_NPY, O_SHIFT, O_SHIFT_NPY, O_OUT_ZP, O_ACT_MIN, O_ACT_MAX,
   O_OUT, O_M, O_K, O_N, O_SEED, O_CHECK, O_RAW, O_DIM, O_JSON, O_TRACE, O_MEM_LATENCY,
-  O_MEM_BW, O_STALL_PCT, O_MAX_MT, O_MAX_KC, O_DEVICE, O_DMA, O_COUNT
+  O_MEM_BW, O_STALL_PCT, O_MAX_MT, O_MAX_KC, O_DEVICE, O_DMA,
+  /* special functions (docs/sfu.md) */
+  O_OP, O_IN, O_IN_SCALE, O_IN_ZP, O_OUT_SCALE, O_LUT, O_BETA, O_GAMMA, O_GAMMA_SCALE,
+  O_GAMMA_ZP, O_EPS, O_A_SCALE, O_A_ZP, O_B_SCALE, O_B_ZP, O_ACT, O_ACT_LUT, O_ACT_OUT_SCALE,
+  O_ACT_OUT_ZP, O_LEAKY, O_COUNT
 } opt_id_t;
+
+/* The commands, as bits of opt_def_t.cmds. */
+enum {
+  C_GEMM = 1u << 0,
+  C_INFO = 1u << 1,
+  C_SFU = 1u << 2,
+  C_SOFTMAX = 1u << 3,
+  C_LAYERNORM = 1u << 4,
+  C_ADD = 1u << 5,
+  C_REDUCE = 1u << 6,
+  C_SFUS = C_SFU | C_SOFTMAX | C_LAYERNORM | C_ADD | C_REDUCE,
+  C_ALL = C_GEMM | C_INFO | C_SFUS
+};
+
+static const struct {
+  const char *name;
+  unsigned bit;
+} k_cmds[] = {{"gemm", C_GEMM},           {"info", C_INFO}, {"sfu", C_SFU},
+              {"softmax", C_SOFTMAX},     {"layernorm", C_LAYERNORM}, {"add", C_ADD},
+              {"reduce", C_REDUCE}};
+
+/* The command bit of `name`, 0 if it is not a command. */
+static unsigned cmd_bit(const char *name) {
+  for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; i++) {
+    if (strcmp(k_cmds[i].name, name) == 0) {
+      return k_cmds[i].bit;
+    }
+  }
+  return 0u;
+}
 
 typedef struct opt_def {
   const char *name;
   bool has_value;
-  bool gemm_only;
+  unsigned cmds; /* the commands that take it */
 } opt_def_t;
 
 static const opt_def_t k_opts[O_COUNT] = {
-    [O_A] = {"a", true, true},
-    [O_B] = {"b", true, true},
-    [O_BIAS] = {"bias", true, true},
-    [O_MULT] = {"mult", true, true},
-    [O_MULT_NPY] = {"mult-npy", true, true},
-    [O_SHIFT] = {"shift", true, true},
-    [O_SHIFT_NPY] = {"shift-npy", true, true},
-    [O_OUT_ZP] = {"out-zp", true, true},
-    [O_ACT_MIN] = {"act-min", true, true},
-    [O_ACT_MAX] = {"act-max", true, true},
-    [O_OUT] = {"out", true, true},
-    [O_M] = {"m", true, true},
-    [O_K] = {"k", true, true},
-    [O_N] = {"n", true, true},
-    [O_SEED] = {"seed", true, false},
-    [O_CHECK] = {"check", false, true},
-    [O_RAW] = {"raw", false, true},
-    [O_DIM] = {"dim", true, false},
-    [O_JSON] = {"json", false, false},
-    [O_TRACE] = {"trace", true, false},
-    [O_MEM_LATENCY] = {"mem-latency", true, false},
-    [O_MEM_BW] = {"mem-bw", true, false},
-    [O_STALL_PCT] = {"stall-pct", true, false},
-    [O_MAX_MT] = {"max-mt", true, true},
-    [O_MAX_KC] = {"max-kc", true, true},
-    [O_DEVICE] = {"device", true, false},
-    [O_DMA] = {"dma", true, false},
+    [O_A] = {"a", true, C_GEMM | C_ADD},
+    [O_B] = {"b", true, C_GEMM | C_ADD},
+    [O_BIAS] = {"bias", true, C_GEMM},
+    [O_MULT] = {"mult", true, C_GEMM},
+    [O_MULT_NPY] = {"mult-npy", true, C_GEMM},
+    [O_SHIFT] = {"shift", true, C_GEMM},
+    [O_SHIFT_NPY] = {"shift-npy", true, C_GEMM},
+    [O_OUT_ZP] = {"out-zp", true, C_GEMM | C_SFU | C_LAYERNORM | C_ADD},
+    [O_ACT_MIN] = {"act-min", true, C_GEMM},
+    [O_ACT_MAX] = {"act-max", true, C_GEMM},
+    [O_OUT] = {"out", true, C_GEMM | C_SFUS},
+    [O_M] = {"m", true, C_GEMM},
+    [O_K] = {"k", true, C_GEMM},
+    [O_N] = {"n", true, C_GEMM},
+    [O_SEED] = {"seed", true, C_ALL},
+    [O_CHECK] = {"check", false, C_GEMM | C_SFUS},
+    [O_RAW] = {"raw", false, C_GEMM},
+    [O_DIM] = {"dim", true, C_ALL},
+    [O_JSON] = {"json", false, C_ALL},
+    [O_TRACE] = {"trace", true, C_ALL},
+    [O_MEM_LATENCY] = {"mem-latency", true, C_ALL},
+    [O_MEM_BW] = {"mem-bw", true, C_ALL},
+    [O_STALL_PCT] = {"stall-pct", true, C_ALL},
+    [O_MAX_MT] = {"max-mt", true, C_GEMM},
+    [O_MAX_KC] = {"max-kc", true, C_GEMM},
+    [O_DEVICE] = {"device", true, C_ALL},
+    [O_DMA] = {"dma", true, C_ALL},
+    [O_OP] = {"op", true, C_SFU},
+    [O_IN] = {"in", true, C_SFU | C_SOFTMAX | C_LAYERNORM | C_REDUCE},
+    [O_IN_SCALE] = {"in-scale", true, C_SFU | C_SOFTMAX | C_LAYERNORM},
+    [O_IN_ZP] = {"in-zp", true, C_SFU},
+    [O_OUT_SCALE] = {"out-scale", true, C_GEMM | C_SFU | C_LAYERNORM | C_ADD},
+    [O_LUT] = {"lut", true, C_SFU},
+    [O_BETA] = {"beta", true, C_SOFTMAX | C_LAYERNORM},
+    [O_GAMMA] = {"gamma", true, C_LAYERNORM},
+    [O_GAMMA_SCALE] = {"gamma-scale", true, C_LAYERNORM},
+    [O_GAMMA_ZP] = {"gamma-zp", true, C_LAYERNORM},
+    [O_EPS] = {"eps", true, C_LAYERNORM},
+    [O_A_SCALE] = {"a-scale", true, C_ADD},
+    [O_A_ZP] = {"a-zp", true, C_ADD},
+    [O_B_SCALE] = {"b-scale", true, C_ADD},
+    [O_B_ZP] = {"b-zp", true, C_ADD},
+    [O_ACT] = {"act", true, C_GEMM},
+    [O_ACT_LUT] = {"act-lut", true, C_GEMM},
+    [O_ACT_OUT_SCALE] = {"act-out-scale", true, C_GEMM},
+    [O_ACT_OUT_ZP] = {"act-out-zp", true, C_GEMM},
+    [O_LEAKY] = {"leaky", true, C_GEMM},
 };
 
 typedef struct args {
@@ -140,7 +222,7 @@ typedef struct args {
 static int parse_args(int argc, char **argv, args_t *a) {
   memset(a, 0, sizeof *a);
   a->cmd = argv[1];
-  bool gemm = strcmp(a->cmd, "gemm") == 0;
+  const unsigned cmd = cmd_bit(a->cmd);
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i];
     if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
@@ -158,7 +240,7 @@ static int parse_args(int argc, char **argv, args_t *a) {
         break;
       }
     }
-    if (id < 0 || (k_opts[id].gemm_only && !gemm)) {
+    if (id < 0 || (k_opts[id].cmds & cmd) == 0u) {
       die_line("%s: unknown option '%.*s' (see 'tessera --help')", a->cmd, (int)(len + 2), arg);
       return -1;
     }
@@ -248,6 +330,13 @@ typedef struct job {
   int32_t mult_scalar, shift_scalar, out_zp, act_min, act_max;
   bool random;
   uint32_t seed;
+  /* fused activation (docs/sfu.md): a table after the clamp, leaky ReLU */
+  bool has_lut;
+  int8_t lut[256];
+  const char *act;         /* --act name, or "table" for --act-lut, or NULL */
+  bool leaky;
+  double alpha;
+  int32_t *mult_neg, *shift_neg; /* per column (leaky) */
   /* storage owned by the job */
   tsr_npy_t na, nb, nbias, nmult, nshift;
   int32_t *own_bias, *own_mult, *own_shift;
@@ -265,6 +354,8 @@ static void job_free(job_t *j) {
   free(j->own_shift);
   free(j->own_a);
   free(j->own_b);
+  free(j->mult_neg);
+  free(j->shift_neg);
 }
 
 static const char *shape_str(const tsr_npy_t *t, char *buf, size_t len) {
@@ -276,6 +367,175 @@ static const char *shape_str(const tsr_npy_t *t, char *buf, size_t len) {
     snprintf(buf + used, len - used, t->ndim == 1 ? ",)" : ")");
   }
   return buf;
+}
+
+/* ---- Special-function helpers (shared by gemm --act and the SFU commands) ----------------------- */
+
+/* Parse a finite real number. */
+static int get_double(const args_t *a, opt_id_t id, double *out) {
+  const char *s = a->val[id];
+  errno = 0;
+  char *end = NULL;
+  double v = strtod(s, &end);
+  if (errno == ERANGE || end == s || *end != '\0' || !isfinite(v)) {
+    die_line("--%s: '%s' is not a finite number", k_opts[id].name, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+/* A scale: finite and > 0. */
+static int get_scale(const args_t *a, opt_id_t id, double *out) {
+  if (get_double(a, id, out) != 0) {
+    return -1;
+  }
+  if (!(*out > 0.0) || *out > 1e30) {
+    die_line("--%s: %s is not a valid scale (it must be > 0)", k_opts[id].name, a->val[id]);
+    return -1;
+  }
+  return 0;
+}
+
+/* A zero point: -128..127, default 0 when the option is absent. */
+static int get_zp(const args_t *a, opt_id_t id, int32_t *out) {
+  *out = 0;
+  if (!a->set[id]) {
+    return 0;
+  }
+  int64_t v = 0;
+  if (get_int(a, id, -128, 127, &v) != 0) {
+    return -1;
+  }
+  *out = (int32_t)v;
+  return 0;
+}
+
+/* Table functions by name (docs/sfu.md, "Lookup tables"). */
+static const struct {
+  const char *name;
+  tsr_lut_fn_t fn;
+} k_lut_fns[] = {{"sigmoid", TSR_LUT_LOGISTIC}, {"tanh", TSR_LUT_TANH},
+                 {"gelu", TSR_LUT_GELU},        {"gelu-tanh", TSR_LUT_GELU_TANH},
+                 {"silu", TSR_LUT_SILU},        {"exp", TSR_LUT_EXP},
+                 {"hardswish", TSR_LUT_HARDSWISH}};
+#define LUT_FN_NAMES "sigmoid, tanh, gelu, gelu-tanh, silu, exp, hardswish"
+
+static int lut_fn_of(const char *name, tsr_lut_fn_t *fn) {
+  for (size_t i = 0; i < sizeof k_lut_fns / sizeof k_lut_fns[0]; i++) {
+    if (strcmp(k_lut_fns[i].name, name) == 0) {
+      *fn = k_lut_fns[i].fn;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* A table from a .npy file: int8, shape (256,). */
+static int load_lut_npy(const char *path, int8_t lut[256]) {
+  tsr_npy_t t;
+  memset(&t, 0, sizeof t);
+  char err[512];
+  if (tsr_npy_read(path, &t, err, sizeof err) != 0) {
+    die_line("%s", err);
+    return -1;
+  }
+  char shp[128];
+  int rc = -1;
+  if (t.dtype != TSR_NPY_INT8) {
+    die_line("%s: a lookup table must be int8 (256,), got %s %s", path,
+             tsr_npy_dtype_name(t.dtype), shape_str(&t, shp, sizeof shp));
+  } else if (t.ndim != 1 || t.shape[0] != 256) {
+    die_line("%s: a lookup table must have shape (256,), got %s", path,
+             shape_str(&t, shp, sizeof shp));
+  } else {
+    memcpy(lut, t.data, 256);
+    rc = 0;
+  }
+  tsr_npy_free(&t);
+  return rc;
+}
+
+/* gemm --act / --act-lut / --leaky: the table and the negative-side multipliers. */
+static int job_activation(const args_t *ar, job_t *j) {
+  const opt_id_t act_only[] = {O_OUT_SCALE, O_ACT_OUT_SCALE, O_ACT_OUT_ZP};
+  for (size_t i = 0; i < sizeof act_only / sizeof act_only[0]; i++) {
+    if (ar->set[act_only[i]] && !ar->set[O_ACT]) {
+      die_line("gemm: --%s applies to --act (the table built for the int8 output)",
+               k_opts[act_only[i]].name);
+      return -1;
+    }
+  }
+  if (ar->set[O_ACT] && ar->set[O_ACT_LUT]) {
+    die_line("gemm: give --act or --act-lut, not both");
+    return -1;
+  }
+  if (ar->set[O_ACT]) {
+    tsr_lut_fn_t fn;
+    if (lut_fn_of(ar->val[O_ACT], &fn) != 0) {
+      die_line("gemm: --act: unknown function '%s' (" LUT_FN_NAMES ")", ar->val[O_ACT]);
+      return -1;
+    }
+    if (!ar->set[O_OUT_SCALE]) {
+      die_line("gemm: --act needs --out-scale, the real scale of the int8 output (the table's input)");
+      return -1;
+    }
+    double in_scale = 0.0;
+    double out_scale = 0.0;
+    int32_t out_zp = j->out_zp;
+    if (get_scale(ar, O_OUT_SCALE, &in_scale) != 0) {
+      return -1;
+    }
+    out_scale = in_scale;
+    if (ar->set[O_ACT_OUT_SCALE] && get_scale(ar, O_ACT_OUT_SCALE, &out_scale) != 0) {
+      return -1;
+    }
+    if (ar->set[O_ACT_OUT_ZP] && get_zp(ar, O_ACT_OUT_ZP, &out_zp) != 0) {
+      return -1;
+    }
+    if (tsr_lut_populate(fn, (float)in_scale, j->out_zp, (float)out_scale, out_zp, j->lut) != 0) {
+      die_line("gemm: --act %s: cannot tabulate with input scale %g and output scale %g",
+               ar->val[O_ACT], in_scale, out_scale);
+      return -1;
+    }
+    j->has_lut = true;
+    j->act = ar->val[O_ACT];
+  } else if (ar->set[O_ACT_LUT]) {
+    if (load_lut_npy(ar->val[O_ACT_LUT], j->lut) != 0) {
+      return -1;
+    }
+    j->has_lut = true;
+    j->act = "table";
+  }
+  if (ar->set[O_LEAKY]) {
+    if (get_double(ar, O_LEAKY, &j->alpha) != 0) {
+      return -1;
+    }
+    if (j->alpha < 0.0 || j->alpha > 1.0) {
+      die_line("gemm: --leaky: alpha %g is outside 0..1", j->alpha);
+      return -1;
+    }
+    j->mult_neg = malloc((size_t)j->n * sizeof *j->mult_neg);
+    j->shift_neg = malloc((size_t)j->n * sizeof *j->shift_neg);
+    if (j->mult_neg == NULL || j->shift_neg == NULL) {
+      die_line("gemm: out of memory");
+      return -1;
+    }
+    /* The negative side scales by alpha * (the column's real multiplier). */
+    for (uint32_t c = 0; c < j->n; c++) {
+      int32_t m = j->per_channel ? j->mult[c] : j->mult_scalar;
+      int32_t s = j->per_channel ? j->shift[c] : j->shift_scalar;
+      double real = j->alpha * ldexp((double)m, s - 31);
+      if (m < 0 || tsr_requant_multiplier(real, &j->mult_neg[c], &j->shift_neg[c]) != TSR_OK) {
+        die_line("gemm: --leaky %g: the negative-side multiplier of column %u (alpha * %d * 2^%d)"
+                 " cannot be represented",
+                 j->alpha, c, m, s - 31);
+        return -1;
+      }
+    }
+    j->leaky = true;
+  }
+  return 0;
 }
 
 /* Read `path` and check it is `dtype` with `ndim` dimensions. */
@@ -363,7 +623,9 @@ static int job_from_files(const args_t *ar, job_t *j) {
     return -1;
   }
   j->requant = ar->set[O_MULT] || ar->set[O_MULT_NPY];
-  const opt_id_t needs_mult[] = {O_SHIFT, O_SHIFT_NPY, O_OUT_ZP, O_ACT_MIN, O_ACT_MAX};
+  const opt_id_t needs_mult[] = {O_SHIFT,  O_SHIFT_NPY, O_OUT_ZP, O_ACT_MIN,     O_ACT_MAX,
+                                 O_ACT,    O_ACT_LUT,   O_LEAKY,  O_OUT_SCALE,   O_ACT_OUT_SCALE,
+                                 O_ACT_OUT_ZP};
   for (size_t i = 0; i < sizeof needs_mult / sizeof needs_mult[0]; i++) {
     if (ar->set[needs_mult[i]] && !j->requant) {
       die_line("gemm: --%s needs --mult or --mult-npy (it only applies to requantized output)",
@@ -441,13 +703,15 @@ static int job_from_files(const args_t *ar, job_t *j) {
       return -1;
     }
   }
-  return 0;
+  return job_activation(ar, j);
 }
 
 /* Random operands and requantization parameters from the seed. */
 static int job_random(const args_t *ar, job_t *j) {
-  const opt_id_t file_only[] = {O_BIAS,      O_MULT,   O_MULT_NPY, O_SHIFT,
-                                O_SHIFT_NPY, O_OUT_ZP, O_ACT_MIN,  O_ACT_MAX};
+  const opt_id_t file_only[] = {O_BIAS,    O_MULT,      O_MULT_NPY,      O_SHIFT,
+                                O_SHIFT_NPY, O_OUT_ZP, O_ACT_MIN,       O_ACT_MAX,
+                                O_ACT,     O_ACT_LUT,   O_ACT_OUT_SCALE, O_ACT_OUT_ZP,
+                                O_LEAKY,   O_OUT_SCALE};
   for (size_t i = 0; i < sizeof file_only / sizeof file_only[0]; i++) {
     if (ar->set[file_only[i]]) {
       die_line("gemm: --%s applies to --a/--b operands, not to random ones (--m/--k/--n)",
@@ -659,7 +923,7 @@ static void progress_clear(progress_t *p) {
 /* ---- gemm ------------------------------------------------------------------------------------------------- */
 
 typedef struct layout {
-  uint32_t a, b, bias, mult, shift, c;
+  uint32_t a, b, bias, mult, shift, c, lut, mult_neg, shift_neg;
   uint64_t end;
 } layout_t;
 
@@ -678,6 +942,12 @@ static int make_layout(const job_t *j, layout_t *l) {
   p = align_up(p + 4ull * j->n, 64);
   uint64_t shift = p;
   p = align_up(p + 4ull * j->n, 64);
+  uint64_t lut = p;
+  p = align_up(p + 256u, 64);
+  uint64_t mult_neg = p;
+  p = align_up(p + 4ull * j->n, 64);
+  uint64_t shift_neg = p;
+  p = align_up(p + 4ull * j->n, 64);
   uint64_t c = p;
   p = align_up(p + (uint64_t)j->m * j->n * es, 64);
   if (p > (1ull << 32)) {
@@ -690,6 +960,9 @@ static int make_layout(const job_t *j, layout_t *l) {
   l->bias = (uint32_t)bias;
   l->mult = (uint32_t)mult;
   l->shift = (uint32_t)shift;
+  l->lut = (uint32_t)lut;
+  l->mult_neg = (uint32_t)mult_neg;
+  l->shift_neg = (uint32_t)shift_neg;
   l->c = (uint32_t)c;
   l->end = p;
   return 0;
@@ -800,6 +1073,11 @@ static int cmd_gemm(const args_t *ar) {
   d.out_zp = j.out_zp;
   d.act_min = j.act_min;
   d.act_max = j.act_max;
+  d.has_lut = j.has_lut;
+  d.lut_addr = lay.lut;
+  d.leaky = j.leaky;
+  d.mult_neg_addr = lay.mult_neg;
+  d.shift_neg_addr = lay.shift_neg;
   tsr_gemm_plan_t plan;
   tsr_status_t st = tsr_gemm_plan_opts(&e.dev.info, &d, &opts, &plan);
   if (st != TSR_OK) {
@@ -824,6 +1102,9 @@ static int cmd_gemm(const args_t *ar) {
       (j.bias != NULL && put(&e, lay.bias, j.bias, 4u * j.n, "the bias") != 0) ||
       (j.per_channel && put(&e, lay.mult, j.mult, 4u * j.n, "the multipliers") != 0) ||
       (j.per_channel && put(&e, lay.shift, j.shift, 4u * j.n, "the shifts") != 0) ||
+      (j.has_lut && put(&e, lay.lut, j.lut, 256u, "the activation table") != 0) ||
+      (j.leaky && put(&e, lay.mult_neg, j.mult_neg, 4u * j.n, "the leaky multipliers") != 0) ||
+      (j.leaky && put(&e, lay.shift_neg, j.shift_neg, 4u * j.n, "the leaky shifts") != 0) ||
       put(&e, lay.c, out, out_bytes, "the output pattern") != 0) {
     goto done;
   }
@@ -873,6 +1154,9 @@ static int cmd_gemm(const args_t *ar) {
     p.out_zp = j.out_zp;
     p.act_min = j.act_min;
     p.act_max = j.act_max;
+    p.lut = j.has_lut ? j.lut : NULL;
+    p.mult_neg = j.leaky ? j.mult_neg : NULL;
+    p.shift_neg = j.leaky ? j.shift_neg : NULL;
     size_t mn = (size_t)j.m * j.n;
     if (j.requant) {
       g8 = malloc(mn);
@@ -928,6 +1212,12 @@ static int cmd_gemm(const args_t *ar) {
     printf(", \"output\": \"%s\", \"requant\": %s, \"per_channel\": %s, \"bias\": %s",
            j.requant ? "int8" : "int32", j.requant ? "true" : "false",
            j.per_channel ? "true" : "false", j.bias != NULL ? "true" : "false");
+    if (j.act != NULL) {
+      printf(", \"act\": \"%s\"", j.act);
+    }
+    if (j.leaky) {
+      printf(", \"leaky\": %g", j.alpha);
+    }
     if (j.random) {
       printf(", \"seed\": %u", j.seed);
     }
@@ -948,6 +1238,13 @@ static int cmd_gemm(const args_t *ar) {
            e.hal.ops->name, j.requant ? "int8" : "int32",
            j.requant ? (j.per_channel ? ", per-channel requantization" : ", per-tensor requantization")
                      : "");
+    if (j.act != NULL) {
+      printf("  fused activation: %s (lookup table in the output stage)\n", j.act);
+    }
+    if (j.leaky) {
+      printf("  fused leaky ReLU: alpha %g (negative side requantized by its own multiplier)\n",
+             j.alpha);
+    }
     printf("  tiles: %u x %u rows, K chunk %u (%u chunk%s), %" PRIu64 " commands\n", plan.m_tiles,
            plan.mt, plan.kc, plan.k_chunks, plan.k_chunks == 1 ? "" : "s", plan.cmds);
     printf("  bit-exact: %s\n", !check ? "skipped (use --check)" : mismatch ? "NO" : "yes");
@@ -969,6 +1266,589 @@ done:
   free(g8);
   tsr_hal_close(&e.hal);
   job_free(&j);
+  return rc;
+}
+
+/* ---- Special-function commands: sfu, softmax, layernorm, add, reduce ----------------------------- */
+
+typedef struct sfu_job {
+  const char *cmd;       /* the command, for messages */
+  const char *op;        /* "op" of the JSON: sigmoid, ..., lut, softmax, layernorm, add, reduce */
+  uint32_t func;         /* TSR_FUNC_* */
+  uint32_t rows, len;
+  int ndim;              /* of the input: the output keeps its shape */
+  tsr_npy_t nin, nin2, nbeta;
+  const int8_t *in, *in2; /* in2: B (add) or gamma (layernorm) */
+  int32_t *beta;          /* layernorm: beta at the accumulator scale */
+  int32_t param[TSR_ADD_PARAM_WORDS];
+  uint32_t param_words;
+  bool has_lut;
+  int8_t lut[256];
+} sfu_job_t;
+
+static void sfu_job_free(sfu_job_t *j) {
+  tsr_npy_free(&j->nin);
+  tsr_npy_free(&j->nin2);
+  tsr_npy_free(&j->nbeta);
+  free(j->beta);
+}
+
+/* An option the command cannot do without. */
+static int need(const args_t *ar, opt_id_t id, const char *cmd, const char *what) {
+  if (!ar->set[id]) {
+    die_line("%s: --%s is required (%s)", cmd, k_opts[id].name, what);
+    return -1;
+  }
+  return 0;
+}
+
+/* An int8 tensor of 1 or 2 dimensions, the last one LEN (1..65535), at least one row. */
+static int load_tensor(const char *cmd, const char *path, tsr_npy_t *t, uint32_t *rows,
+                       uint32_t *len, int *ndim) {
+  char err[512];
+  if (tsr_npy_read(path, t, err, sizeof err) != 0) {
+    die_line("%s", err);
+    return -1;
+  }
+  char shp[128];
+  if (t->dtype != TSR_NPY_INT8) {
+    die_line("%s: expected int8, got %s %s", path, tsr_npy_dtype_name(t->dtype),
+             shape_str(t, shp, sizeof shp));
+    return -1;
+  }
+  if (t->ndim != 1 && t->ndim != 2) {
+    die_line("%s: expected a 1-D or 2-D array (rows x len), got shape %s", path,
+             shape_str(t, shp, sizeof shp));
+    return -1;
+  }
+  size_t r = t->ndim == 2 ? t->shape[0] : 1u;
+  size_t l = t->shape[t->ndim - 1];
+  if (r == 0 || l == 0) {
+    die_line("%s: shape %s has no elements", path, shape_str(t, shp, sizeof shp));
+    return -1;
+  }
+  if (l > TSR_SFU_LEN_MAX) {
+    die_line("%s: %s: rows of %zu elements are too long: the SFU takes at most %d per row", cmd,
+             path, l, TSR_SFU_LEN_MAX);
+    return -1;
+  }
+  if (r > UINT32_MAX || (uint64_t)r * l > (1ull << 30)) {
+    die_line("%s: %s: %zu x %zu elements do not fit the 4 GiB address space", cmd, path, r, l);
+    return -1;
+  }
+  *rows = (uint32_t)r;
+  *len = (uint32_t)l;
+  *ndim = t->ndim;
+  return 0;
+}
+
+/* A 1-D vector of `len` values of one of the given types. */
+static int load_row_vector(const char *cmd, const char *path, const char *what, uint32_t len,
+                           tsr_npy_dtype_t d1, tsr_npy_dtype_t d2, tsr_npy_t *t) {
+  char err[512];
+  if (tsr_npy_read(path, t, err, sizeof err) != 0) {
+    die_line("%s", err);
+    return -1;
+  }
+  char shp[128];
+  if (t->dtype != d1 && t->dtype != d2) {
+    if (d1 == d2) {
+      die_line("%s: %s: %s must be %s, got %s %s", cmd, path, what, tsr_npy_dtype_name(d1),
+               tsr_npy_dtype_name(t->dtype), shape_str(t, shp, sizeof shp));
+    } else {
+      die_line("%s: %s: %s must be %s or %s, got %s %s", cmd, path, what, tsr_npy_dtype_name(d1),
+               tsr_npy_dtype_name(d2), tsr_npy_dtype_name(t->dtype), shape_str(t, shp, sizeof shp));
+    }
+    return -1;
+  }
+  if (t->ndim != 1 || t->shape[0] != len) {
+    die_line("%s: %s: %s must have shape (%u,) like a row of the input, got %s", cmd, path, what,
+             len, shape_str(t, shp, sizeof shp));
+    return -1;
+  }
+  return 0;
+}
+
+/* sfu --op NAME|lut: the table. */
+static int sfu_job_map(const args_t *ar, sfu_job_t *j) {
+  if (need(ar, O_OP, j->cmd, LUT_FN_NAMES " or lut") != 0) {
+    return -1;
+  }
+  const char *op = ar->val[O_OP];
+  j->func = TSR_FUNC_MAP;
+  j->has_lut = true;
+  j->op = op;
+  if (strcmp(op, "lut") == 0) {
+    const opt_id_t named_only[] = {O_IN_SCALE, O_IN_ZP, O_OUT_SCALE, O_OUT_ZP};
+    for (size_t i = 0; i < sizeof named_only / sizeof named_only[0]; i++) {
+      if (ar->set[named_only[i]]) {
+        die_line("sfu: --%s applies to a named function; --op lut uses the table as it is",
+                 k_opts[named_only[i]].name);
+        return -1;
+      }
+    }
+    if (need(ar, O_LUT, j->cmd, "--op lut maps through the int8 table in T.npy") != 0) {
+      return -1;
+    }
+    return load_lut_npy(ar->val[O_LUT], j->lut);
+  }
+  tsr_lut_fn_t fn;
+  if (lut_fn_of(op, &fn) != 0) {
+    die_line("sfu: --op: unknown function '%s' (" LUT_FN_NAMES ", or lut with --lut T.npy)", op);
+    return -1;
+  }
+  if (ar->set[O_LUT]) {
+    die_line("sfu: --lut goes with --op lut (--op %s builds its own table)", op);
+    return -1;
+  }
+  double in_scale = 0.0;
+  double out_scale = 0.0;
+  int32_t in_zp = 0;
+  int32_t out_zp = 0;
+  if (need(ar, O_IN_SCALE, j->cmd, "the real scale of the int8 input") != 0 ||
+      need(ar, O_OUT_SCALE, j->cmd, "the real scale of the int8 output") != 0 ||
+      get_scale(ar, O_IN_SCALE, &in_scale) != 0 || get_scale(ar, O_OUT_SCALE, &out_scale) != 0 ||
+      get_zp(ar, O_IN_ZP, &in_zp) != 0 || get_zp(ar, O_OUT_ZP, &out_zp) != 0) {
+    return -1;
+  }
+  if (tsr_lut_populate(fn, (float)in_scale, in_zp, (float)out_scale, out_zp, j->lut) != 0) {
+    die_line("sfu: --op %s: cannot tabulate with --in-scale %g and --out-scale %g", op, in_scale,
+             out_scale);
+    return -1;
+  }
+  return 0;
+}
+
+static int sfu_job_softmax(const args_t *ar, sfu_job_t *j) {
+  double in_scale = 0.0;
+  double beta = 1.0;
+  if (need(ar, O_IN_SCALE, j->cmd, "the real scale of the int8 input") != 0 ||
+      get_scale(ar, O_IN_SCALE, &in_scale) != 0) {
+    return -1;
+  }
+  if (ar->set[O_BETA]) {
+    if (get_double(ar, O_BETA, &beta) != 0) {
+      return -1;
+    }
+    if (!(beta > 0.0)) {
+      die_line("softmax: --beta: %s must be > 0", ar->val[O_BETA]);
+      return -1;
+    }
+  }
+  tsr_softmax_params_t p;
+  if (tsr_softmax_prepare(beta, in_scale, &p) != 0) {
+    die_line("softmax: --beta %g with --in-scale %g gives no usable multiplier "
+             "(beta * in-scale * 2^26 must be above 1)",
+             beta, in_scale);
+    return -1;
+  }
+  j->func = TSR_FUNC_SOFTMAX;
+  j->op = "softmax";
+  j->param_words = TSR_SOFTMAX_PARAM_WORDS;
+  memcpy(j->param, &p, sizeof p);
+  return 0;
+}
+
+static int sfu_job_layernorm(const args_t *ar, sfu_job_t *j) {
+  double in_scale = 0.0;
+  double gamma_scale = 0.0;
+  double out_scale = 0.0;
+  double eps = 1e-5;
+  int32_t gamma_zp = 0;
+  int32_t out_zp = 0;
+  if (need(ar, O_IN_SCALE, j->cmd, "the real scale of the int8 input") != 0 ||
+      need(ar, O_GAMMA, j->cmd, "int8 G.npy, one value per element of a row") != 0 ||
+      need(ar, O_GAMMA_SCALE, j->cmd, "the real scale of gamma") != 0 ||
+      need(ar, O_BETA, j->cmd, "B.npy, float32 or int32, one value per element of a row") != 0 ||
+      need(ar, O_OUT_SCALE, j->cmd, "the real scale of the int8 output") != 0 ||
+      get_scale(ar, O_IN_SCALE, &in_scale) != 0 ||
+      get_scale(ar, O_GAMMA_SCALE, &gamma_scale) != 0 ||
+      get_scale(ar, O_OUT_SCALE, &out_scale) != 0 || get_zp(ar, O_GAMMA_ZP, &gamma_zp) != 0 ||
+      get_zp(ar, O_OUT_ZP, &out_zp) != 0) {
+    return -1;
+  }
+  if (ar->set[O_EPS]) {
+    if (get_double(ar, O_EPS, &eps) != 0) {
+      return -1;
+    }
+    if (eps < 0.0) {
+      die_line("layernorm: --eps: %s must be >= 0", ar->val[O_EPS]);
+      return -1;
+    }
+  }
+  if (load_row_vector(j->cmd, ar->val[O_GAMMA], "gamma", j->len, TSR_NPY_INT8, TSR_NPY_INT8,
+                      &j->nin2) != 0 ||
+      load_row_vector(j->cmd, ar->val[O_BETA], "beta", j->len, TSR_NPY_FLOAT32, TSR_NPY_INT32,
+                      &j->nbeta) != 0) {
+    return -1;
+  }
+  j->in2 = j->nin2.data;
+  tsr_layernorm_params_t p;
+  if (tsr_layernorm_prepare(j->len, in_scale, eps, gamma_zp, gamma_scale, out_scale, out_zp, &p) !=
+      0) {
+    die_line("layernorm: no parameters for --in-scale %g --eps %g --gamma-scale %g --out-scale %g"
+             " (epsilon too large, or the output multiplier gamma-scale / 2^12 / out-scale is not"
+             " representable)",
+             in_scale, eps, gamma_scale, out_scale);
+    return -1;
+  }
+  j->beta = malloc((size_t)j->len * sizeof *j->beta);
+  if (j->beta == NULL) {
+    die_line("layernorm: out of memory");
+    return -1;
+  }
+  if (j->nbeta.dtype == TSR_NPY_INT32) {
+    memcpy(j->beta, j->nbeta.data, (size_t)j->len * sizeof *j->beta);
+  } else if (tsr_layernorm_quantize_beta(j->len, j->nbeta.data, gamma_scale, j->beta) != 0) {
+    die_line("layernorm: %s: a beta value is NaN or does not fit int32 at the accumulator scale "
+             "gamma-scale * 2^-12 = %g",
+             ar->val[O_BETA], gamma_scale / 4096.0);
+    return -1;
+  }
+  j->func = TSR_FUNC_LAYERNORM;
+  j->op = "layernorm";
+  j->param_words = TSR_LAYERNORM_PARAM_WORDS;
+  memcpy(j->param, &p, sizeof p);
+  return 0;
+}
+
+static int sfu_job_add(const args_t *ar, sfu_job_t *j) {
+  double sa = 0.0;
+  double sb = 0.0;
+  double so = 0.0;
+  int32_t za = 0;
+  int32_t zb = 0;
+  int32_t zo = 0;
+  if (need(ar, O_A_SCALE, j->cmd, "the real scale of A") != 0 ||
+      need(ar, O_B_SCALE, j->cmd, "the real scale of B") != 0 ||
+      need(ar, O_OUT_SCALE, j->cmd, "the real scale of the int8 output") != 0 ||
+      get_scale(ar, O_A_SCALE, &sa) != 0 || get_scale(ar, O_B_SCALE, &sb) != 0 ||
+      get_scale(ar, O_OUT_SCALE, &so) != 0 || get_zp(ar, O_A_ZP, &za) != 0 ||
+      get_zp(ar, O_B_ZP, &zb) != 0 || get_zp(ar, O_OUT_ZP, &zo) != 0) {
+    return -1;
+  }
+  uint32_t rows2 = 0;
+  uint32_t len2 = 0;
+  int ndim2 = 0;
+  if (load_tensor(j->cmd, ar->val[O_B], &j->nin2, &rows2, &len2, &ndim2) != 0) {
+    return -1;
+  }
+  if (ndim2 != j->ndim || rows2 != j->rows || len2 != j->len) {
+    char s1[128];
+    char s2[128];
+    die_line("add: A is %s but B is %s: the shapes must be equal", shape_str(&j->nin, s1, sizeof s1),
+             shape_str(&j->nin2, s2, sizeof s2));
+    return -1;
+  }
+  j->in2 = j->nin2.data;
+  tsr_add_params_t p;
+  if (tsr_add_prepare(sa, za, sb, zb, so, zo, &p) != 0) {
+    die_line("add: --a-scale %g, --b-scale %g and --out-scale %g give an output multiplier that "
+             "cannot be represented",
+             sa, sb, so);
+    return -1;
+  }
+  j->func = TSR_FUNC_ADD;
+  j->op = "add";
+  j->param_words = TSR_ADD_PARAM_WORDS;
+  memcpy(j->param, &p, sizeof p);
+  return 0;
+}
+
+/* The golden result: int8 [rows][len], or int32 [rows][3] for reduce. */
+static int sfu_golden(const sfu_job_t *j, void *out) {
+  const size_t n = (size_t)j->rows * j->len;
+  switch (j->func) {
+    case TSR_FUNC_MAP:
+      tsr_golden_map(j->lut, n, j->in, out);
+      return 0;
+    case TSR_FUNC_REDUCE:
+      tsr_golden_reduce(j->rows, j->len, j->in, out);
+      return 0;
+    case TSR_FUNC_SOFTMAX: {
+      tsr_softmax_params_t p;
+      memcpy(&p, j->param, sizeof p);
+      return tsr_golden_softmax(j->rows, j->len, j->in, &p, out);
+    }
+    case TSR_FUNC_LAYERNORM: {
+      tsr_layernorm_params_t p;
+      memcpy(&p, j->param, sizeof p);
+      return tsr_golden_layernorm(j->rows, j->len, j->in, j->in2, j->beta, &p, out);
+    }
+    default: {
+      tsr_add_params_t p;
+      memcpy(&p, j->param, sizeof p);
+      return tsr_golden_add(n, j->in, j->in2, &p, out);
+    }
+  }
+}
+
+typedef struct sfu_layout {
+  uint32_t in, in2, beta, param, lut, out;
+  uint64_t end;
+} sfu_layout_t;
+
+static int sfu_make_layout(const sfu_job_t *j, size_t out_bytes, sfu_layout_t *l) {
+  const uint64_t n = (uint64_t)j->rows * j->len;
+  uint64_t p = 0x1000; /* keep address 0 unused */
+  l->in = (uint32_t)p;
+  p = align_up(p + n, 64);
+  l->in2 = (uint32_t)p;
+  p = align_up(p + (j->func == TSR_FUNC_ADD ? n : j->len), 64);
+  l->beta = (uint32_t)p;
+  p = align_up(p + 4ull * j->len, 64);
+  l->param = (uint32_t)p;
+  p = align_up(p + 4ull * TSR_ADD_PARAM_WORDS, 64);
+  l->lut = (uint32_t)p;
+  p = align_up(p + 256u, 64);
+  l->out = (uint32_t)p;
+  p = align_up(p + out_bytes, 64);
+  if (p > (1ull << 32)) {
+    die_line("%s: the tensors need %" PRIu64 " bytes of external memory; addresses are 32-bit", j->cmd,
+             p);
+    return -1;
+  }
+  l->end = p;
+  return 0;
+}
+
+static const char *func_name(uint32_t func) {
+  static const char *const names[] = {"LUT_LOAD", "MAP", "REDUCE", "SOFTMAX", "LAYERNORM", "ADD"};
+  return func < sizeof names / sizeof names[0] ? names[func] : "?";
+}
+
+/* sfu, softmax, layernorm, add, reduce: one SFU job through fw/tsr_sfu_ops.c. */
+static int cmd_sfu_family(const args_t *ar) {
+  int rc = EXIT_ERROR;
+  sfu_job_t j;
+  memset(&j, 0, sizeof j);
+  env_t e;
+  memset(&e, 0, sizeof e);
+  uint8_t *out = NULL;
+  uint8_t *gold = NULL;
+  const unsigned cmd = cmd_bit(ar->cmd);
+  j.cmd = ar->cmd;
+
+  /* The input tensor(s). */
+  const opt_id_t in_opt = cmd == C_ADD ? O_A : O_IN;
+  if (need(ar, in_opt, j.cmd, cmd == C_ADD ? "int8 A.npy" : "int8 X.npy, 1-D or 2-D") != 0 ||
+      (cmd == C_ADD && need(ar, O_B, j.cmd, "int8 B.npy, the shape of A") != 0)) {
+    goto done;
+  }
+  if (load_tensor(j.cmd, ar->val[in_opt], &j.nin, &j.rows, &j.len, &j.ndim) != 0) {
+    goto done;
+  }
+  j.in = j.nin.data;
+  int st_job = 0;
+  switch (cmd) {
+    case C_SFU:
+      st_job = sfu_job_map(ar, &j);
+      break;
+    case C_SOFTMAX:
+      st_job = sfu_job_softmax(ar, &j);
+      break;
+    case C_LAYERNORM:
+      st_job = sfu_job_layernorm(ar, &j);
+      break;
+    case C_ADD:
+      st_job = sfu_job_add(ar, &j);
+      break;
+    default:
+      j.func = TSR_FUNC_REDUCE;
+      j.op = "reduce";
+      break;
+  }
+  if (st_job != 0) {
+    goto done;
+  }
+  const bool check = ar->set[O_CHECK];
+  const bool json = ar->set[O_JSON];
+  const bool reduce = j.func == TSR_FUNC_REDUCE;
+  const size_t n = (size_t)j.rows * j.len;
+  const size_t out_bytes = reduce ? (size_t)j.rows * 12u : n;
+  sfu_layout_t lay;
+  if (sfu_make_layout(&j, out_bytes, &lay) != 0 || open_device(ar, lay.end, &e) != 0) {
+    goto done;
+  }
+
+  /* The job in device terms. */
+  tsr_sfu_desc_t d;
+  memset(&d, 0, sizeof d);
+  d.func = j.func;
+  d.rows = j.rows;
+  d.len = j.len;
+  d.in_addr = lay.in;
+  d.in2_addr = lay.in2;
+  d.beta_addr = lay.beta;
+  d.param_addr = lay.param;
+  d.has_lut = j.has_lut;
+  d.lut_addr = lay.lut;
+  d.out_addr = lay.out;
+  tsr_sfu_plan_t plan;
+  const char *why = "";
+  tsr_status_t st = tsr_sfu_plan(&e.dev.info, &d, &plan, &why);
+  if (st != TSR_OK) {
+    die_line("%s: %u x %u does not run on this device (N = %u, %u scratchpad rows, %u accumulator"
+             " rows): %s",
+             j.cmd, j.rows, j.len, e.dev.info.dim, e.dev.info.spad_rows, e.dev.info.acc_rows, why);
+    goto done;
+  }
+  out = malloc(out_bytes);
+  if (out == NULL) {
+    die_line("%s: out of memory for the %zu-byte result", j.cmd, out_bytes);
+    goto done;
+  }
+  /* A pattern in the output, so an element the hardware never writes cannot pass by luck. */
+  memset(out, 0x5a, out_bytes);
+  if (put(&e, lay.in, j.in, n, "the input") != 0 ||
+      (j.func == TSR_FUNC_ADD && put(&e, lay.in2, j.in2, n, "B") != 0) ||
+      (j.func == TSR_FUNC_LAYERNORM && put(&e, lay.in2, j.in2, j.len, "gamma") != 0) ||
+      (j.func == TSR_FUNC_LAYERNORM && put(&e, lay.beta, j.beta, 4u * j.len, "beta") != 0) ||
+      (j.param_words != 0 && put(&e, lay.param, j.param, 4u * j.param_words, "the parameters") != 0) ||
+      (j.has_lut && put(&e, lay.lut, j.lut, 256u, "the table") != 0) ||
+      put(&e, lay.out, out, out_bytes, "the output pattern") != 0) {
+    goto done;
+  }
+  if ((st = tsr_soft_reset(&e.dev)) != TSR_OK || (st = tsr_counters_clear(&e.dev)) != TSR_OK) {
+    die_line("%s: %s", j.cmd, tsr_dev_error(&e.dev));
+    goto done;
+  }
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  uint64_t cyc0 = tsr_hal_cycles(&e.hal);
+  st = tsr_sfu_run(&e.dev, &d, &plan);
+  double wall = seconds_since(&t0);
+  uint64_t sim_cycles = tsr_hal_cycles(&e.hal) - cyc0;
+  if (st != TSR_OK) {
+    die_line("%s: %s", j.cmd, tsr_dev_error(&e.dev));
+    goto done;
+  }
+  tsr_counters_t cnt;
+  if ((st = tsr_counters_read(&e.dev, &cnt)) != TSR_OK) {
+    die_line("%s: reading counters: %s", j.cmd, tsr_dev_error(&e.dev));
+    goto done;
+  }
+  if ((st = tsr_hal_mem_read(&e.hal, lay.out, out, out_bytes)) != TSR_OK) {
+    die_line("%s: reading the result back failed: %s", j.cmd, tsr_status_str(st));
+    goto done;
+  }
+
+  /* Compare with the golden model. */
+  const char *verdict = "skipped";
+  bool mismatch = false;
+  size_t bad_r = 0;
+  size_t bad_c = 0;
+  int32_t got = 0;
+  int32_t want = 0;
+  if (check) {
+    gold = malloc(out_bytes);
+    if (gold == NULL) {
+      die_line("%s: out of memory for the golden result", j.cmd);
+      goto done;
+    }
+    if (sfu_golden(&j, gold) != 0) {
+      die_line("%s: the golden model rejected the parameters", j.cmd);
+      goto done;
+    }
+    const size_t cols = reduce ? 3u : j.len;
+    for (size_t i = 0; i < (reduce ? (size_t)j.rows * 3u : n) && !mismatch; i++) {
+      int32_t hw;
+      int32_t gv;
+      if (reduce) {
+        memcpy(&hw, out + 4 * i, 4);
+        memcpy(&gv, gold + 4 * i, 4);
+      } else {
+        hw = (int8_t)out[i];
+        gv = (int8_t)gold[i];
+      }
+      if (hw != gv) {
+        mismatch = true;
+        bad_r = i / cols;
+        bad_c = i % cols;
+        got = hw;
+        want = gv;
+      }
+    }
+    verdict = mismatch ? "fail" : "pass";
+  }
+  if (ar->set[O_OUT]) {
+    tsr_npy_t t;
+    memset(&t, 0, sizeof t);
+    if (reduce) {
+      t.dtype = TSR_NPY_INT32;
+      t.ndim = 2;
+      t.shape[0] = j.rows;
+      t.shape[1] = 3;
+      t.count = (size_t)j.rows * 3u;
+    } else {
+      t.dtype = TSR_NPY_INT8;
+      t.ndim = j.ndim;
+      t.shape[0] = j.ndim == 2 ? j.rows : j.len;
+      t.shape[1] = j.ndim == 2 ? j.len : 0;
+      t.count = n;
+    }
+    t.data = out;
+    char err[512];
+    if (tsr_npy_write(ar->val[O_OUT], &t, err, sizeof err) != 0) {
+      die_line("%s", err);
+      goto done;
+    }
+  }
+
+  const double cpe = (double)cnt.cycles / (double)n;
+  if (json) {
+    printf("{\"op\": \"%s\", \"func\": \"%s\", \"rows\": %u, \"len\": %u, \"dim\": %u"
+           ", \"cycles\": %" PRIu64 ", \"busy_cycles\": %" PRIu64 ", \"cycles_per_element\": %.4f"
+           ", \"dma_rd_bytes\": %" PRIu64 ", \"dma_wr_bytes\": %" PRIu64 ", \"commands\": %" PRIu64
+           ", \"check\": \"%s\"",
+           j.op, func_name(j.func), j.rows, j.len, e.dim, cnt.cycles, cnt.busy, cpe, cnt.dma_rd,
+           cnt.dma_wr, cnt.cmds, verdict);
+    if (mismatch) {
+      printf(", \"mismatch\": {\"row\": %zu, \"col\": %zu, \"got\": %d, \"expected\": %d}", bad_r,
+             bad_c, got, want);
+    }
+    if (j.param_words != 0) {
+      printf(", \"params\": [");
+      for (uint32_t i = 0; i < j.param_words; i++) {
+        printf("%s%d", i != 0 ? ", " : "", j.param[i]);
+      }
+      printf("]");
+    }
+    printf(", \"plan\": {\"blocks\": %u, \"block_rows\": %u, \"bufs\": %u, \"chunks\": %u"
+           ", \"commands\": %" PRIu64 ", \"dma_rd_bytes\": %" PRIu64 ", \"dma_wr_bytes\": %" PRIu64
+           "}",
+           plan.blocks, plan.block_rows, plan.bufs, plan.chunks, plan.cmds, plan.dma_rd_bytes,
+           plan.dma_wr_bytes);
+    printf(", \"wall_seconds\": %.3f", wall);
+    if (e.is_sim) {
+      printf(", \"sim_cycles\": %" PRIu64 ", \"sim_cycles_per_second\": %.0f", sim_cycles,
+             wall > 0 ? (double)sim_cycles / wall : 0.0);
+    }
+    printf("}\n");
+  } else {
+    printf("%s%s%s %ux%u on a %ux%u array (%s)\n", cmd == C_SFU ? "sfu " : "", j.op,
+           cmd == C_SFU ? " (table)" : "", j.rows, j.len, e.dim, e.dim, e.hal.ops->name);
+    printf("  blocks: %u x %u rows, %u chunk row%s per row, %" PRIu64 " commands\n", plan.blocks,
+           plan.block_rows, plan.chunks, plan.chunks == 1 ? "" : "s", plan.cmds);
+    printf("  bit-exact: %s\n", !check ? "skipped (use --check)" : mismatch ? "NO" : "yes");
+    printf("  cycles: %" PRIu64 ", %.2f per element, DMA %" PRIu64 " B read, %" PRIu64
+           " B written, %.2f s\n",
+           cnt.cycles, cpe, cnt.dma_rd, cnt.dma_wr, wall);
+  }
+  fflush(stdout);
+  if (mismatch) {
+    die_line("%s: mismatch at (row %zu, %s %zu): got %d, expected %d", j.cmd, bad_r,
+             reduce ? "lane" : "col", bad_c, got, want);
+    rc = EXIT_MISMATCH;
+    goto done;
+  }
+  rc = 0;
+
+done:
+  free(out);
+  free(gold);
+  tsr_hal_close(&e.hal);
+  sfu_job_free(&j);
   return rc;
 }
 
@@ -1014,8 +1894,10 @@ int main(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
-  if (strcmp(argv[1], "gemm") != 0 && strcmp(argv[1], "info") != 0) {
-    die_line("unknown command '%s' (commands: gemm, info; see 'tessera --help')", argv[1]);
+  if (cmd_bit(argv[1]) == 0u) {
+    die_line("unknown command '%s' (commands: gemm, sfu, softmax, layernorm, add, reduce, info;"
+             " see 'tessera --help')",
+             argv[1]);
     return EXIT_ERROR;
   }
   for (int i = 2; i < argc; i++) {
@@ -1028,5 +1910,12 @@ int main(int argc, char **argv) {
   if (parse_args(argc, argv, &ar) != 0) {
     return EXIT_ERROR;
   }
-  return strcmp(ar.cmd, "gemm") == 0 ? cmd_gemm(&ar) : cmd_info(&ar);
+  switch (cmd_bit(ar.cmd)) {
+    case C_GEMM:
+      return cmd_gemm(&ar);
+    case C_INFO:
+      return cmd_info(&ar);
+    default:
+      return cmd_sfu_family(&ar);
+  }
 }

@@ -127,7 +127,7 @@ const char *tsr_hw_error_str(uint32_t code) {
     case TSR_ERR_BUS_WRITE:
       return "BUS_WRITE: SLVERR or DECERR on a DMA write";
     case TSR_ERR_PARAM:
-      return "PARAM: shift outside -31..30 or ACT_MIN > ACT_MAX";
+      return "PARAM: shift outside -31..30, ACT_MIN > ACT_MAX, a STORE flag combination or an SFU parameter";
     case TSR_ERR_DEP_TOKEN:
       return "DEP_TOKEN: dependency token popped while empty, overflowed, or not usable by the stage";
     case TSR_ERR_CMDQ_OVERFLOW:
@@ -153,6 +153,8 @@ static const char *opcode_name(uint32_t op) {
       return "STORE";
     case TSR_OP_FENCE:
       return "FENCE";
+    case TSR_OP_SFU:
+      return "SFU";
     default:
       return "?";
   }
@@ -475,14 +477,29 @@ tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t
     return TSR_BAD_ARG;
   }
   tsr_status_t st;
-  if ((st = check_range(dev, "STORE", "SRC+ROWS", (uint64_t)a->src + a->rows,
-                        dev->info.acc_rows, "ACC_ROWS")) != TSR_OK ||
+  if ((st = a->spad ? check_range(dev, "STORE", "SRC+ROWS", (uint64_t)a->src + a->rows,
+                                  dev->info.spad_rows, "SPAD_ROWS")
+                    : check_range(dev, "STORE", "SRC+ROWS", (uint64_t)a->src + a->rows,
+                                  dev->info.acc_rows, "ACC_ROWS")) != TSR_OK ||
       (st = check_range(dev, "STORE", "PARAM+3", (uint64_t)a->param + 3u, dev->info.acc_rows,
                         "ACC_ROWS")) != TSR_OK) {
     return st;
   }
+  if (a->leaky && (st = check_range(dev, "STORE", "LEAKY: PARAM+5", (uint64_t)a->param + 5u,
+                                     dev->info.acc_rows, "ACC_ROWS")) != TSR_OK) {
+    return st;
+  }
+  if (a->spad && (a->bias || a->requant || a->per_channel || a->lut || a->leaky)) {
+    return bad(dev, "STORE", "SPAD copies scratchpad bytes: no BIAS, REQUANT, PER_CHANNEL, LUT or LEAKY");
+  }
   if (a->per_channel && !a->requant) {
     return bad(dev, "STORE", "PER_CHANNEL needs REQUANT");
+  }
+  if (a->lut && !a->requant) {
+    return bad(dev, "STORE", "LUT needs REQUANT");
+  }
+  if (a->leaky && !a->requant) {
+    return bad(dev, "STORE", "LEAKY needs REQUANT");
   }
   uint32_t w7 = 0u;
   uint32_t mult = 0u;
@@ -507,14 +524,17 @@ tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t
     w7 = ((uint32_t)a->shift & 0xffu) | (((uint32_t)a->out_zp & 0xffu) << 8) |
          (((uint32_t)a->act_min & 0xffu) << 16) | (((uint32_t)a->act_max & 0xffu) << 24);
   }
-  uint64_t bytes = (uint64_t)a->cols * (a->requant ? 1u : 4u);
+  uint64_t bytes = (uint64_t)a->cols * (a->requant || a->spad ? 1u : 4u);
   if (!dram_ok(a->addr, a->stride, a->rows, bytes)) {
     return bad(dev, "STORE", "ADDR+(ROWS-1)*STRIDE+row bytes exceeds 2^32");
   }
   cmd_zero(cmd);
   cmd->w[0] = TSR_OP_STORE | deps | ((a->bias ? 1u : 0u) << TSR_STORE_BIAS_BIT) |
               ((a->requant ? 1u : 0u) << TSR_STORE_REQUANT_BIT) |
-              ((a->per_channel ? 1u : 0u) << TSR_STORE_PER_CHANNEL_BIT);
+              ((a->per_channel ? 1u : 0u) << TSR_STORE_PER_CHANNEL_BIT) |
+              ((a->spad ? 1u : 0u) << TSR_STORE_SPAD_BIT) |
+              ((a->lut ? 1u : 0u) << TSR_STORE_LUT_BIT) |
+              ((a->leaky ? 1u : 0u) << TSR_STORE_LEAKY_BIT);
   cmd->w[1] = a->addr;
   cmd->w[2] = a->stride;
   cmd->w[3] = a->rows | (a->cols << 16);
@@ -522,6 +542,129 @@ tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t
   cmd->w[5] = a->param;
   cmd->w[6] = mult;
   cmd->w[7] = w7;
+  return TSR_OK;
+}
+
+static const char *sfu_name(uint32_t func) {
+  switch (func) {
+    case TSR_FUNC_LUT_LOAD:
+      return "SFU LUT_LOAD";
+    case TSR_FUNC_MAP:
+      return "SFU MAP";
+    case TSR_FUNC_REDUCE:
+      return "SFU REDUCE";
+    case TSR_FUNC_SOFTMAX:
+      return "SFU SOFTMAX";
+    case TSR_FUNC_LAYERNORM:
+      return "SFU LAYERNORM";
+    case TSR_FUNC_ADD:
+      return "SFU ADD";
+    default:
+      return "SFU";
+  }
+}
+
+/* Parameter block words of an SFU function (0: none). */
+static uint32_t sfu_param_words(uint32_t func) {
+  switch (func) {
+    case TSR_FUNC_SOFTMAX:
+      return TSR_SFU_SOFTMAX_WORDS;
+    case TSR_FUNC_LAYERNORM:
+      return TSR_SFU_LAYERNORM_WORDS;
+    case TSR_FUNC_ADD:
+      return TSR_SFU_ADD_WORDS;
+    default:
+      return 0u;
+  }
+}
+
+tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a, tsr_cmd_t *cmd) {
+  if (!dev_ready(dev) || a == NULL || cmd == NULL) {
+    return TSR_BAD_ARG;
+  }
+  err_clear(dev);
+  if ((deps & ~TSR_DEP_MASK) != 0u) {
+    return bad(dev, "SFU", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  }
+  if (a->func >= TSR_FUNC_COUNT) {
+    err_set(dev, "SFU: FUNC = ");
+    err_u32(dev, a->func);
+    err_add(dev, " is not a function (0 LUT_LOAD .. 5 ADD)");
+    return TSR_BAD_ARG;
+  }
+  const char *what = sfu_name(a->func);
+  const uint32_t dim = dev->info.dim;
+  const uint32_t spad = dev->info.spad_rows;
+  const uint32_t accr = dev->info.acc_rows;
+  tsr_status_t st;
+  if (a->func == TSR_FUNC_LUT_LOAD) {
+    const uint32_t lut_rows = (TSR_SFU_LUT_ENTRIES + dim - 1u) / dim;
+    if ((st = check_range(dev, what, "SRC+256/N", (uint64_t)a->src + lut_rows, spad,
+                          "SPAD_ROWS")) != TSR_OK) {
+      return st;
+    }
+    cmd_zero(cmd);
+    cmd->w[0] = TSR_OP_SFU | deps | (a->func << TSR_SFU_FUNC_OFFSET);
+    cmd->w[1] = a->src;
+    cmd->w[3] = 1u | (TSR_SFU_LUT_ENTRIES << 16);
+    return TSR_OK;
+  }
+  if (a->rows == 0u || a->rows > TSR_CMD_MAX_ROWS) {
+    return bad(dev, what, "ROWS must be 1..65535");
+  }
+  if (a->len == 0u || a->len > TSR_CMD_MAX_ROWS) {
+    return bad(dev, what, "LEN must be 1..65535");
+  }
+  /* Chunk rows of one tensor row, and of the whole tensor. */
+  const uint64_t c = (a->len + dim - 1u) / dim;
+  const uint64_t tensor = c * a->rows;
+  if ((st = check_range(dev, what, "SRC+C*ROWS", a->src + tensor, spad, "SPAD_ROWS")) != TSR_OK) {
+    return st;
+  }
+  if (a->func == TSR_FUNC_REDUCE) {
+    st = check_range(dev, what, "DST+ROWS", (uint64_t)a->dst + a->rows, accr, "ACC_ROWS");
+  } else {
+    st = check_range(dev, what, "DST+C*ROWS", a->dst + tensor, spad, "SPAD_ROWS");
+  }
+  if (st != TSR_OK) {
+    return st;
+  }
+  uint32_t src2 = 0u;
+  uint32_t param = 0u;
+  uint32_t aux = 0u;
+  if (a->func == TSR_FUNC_ADD) {
+    if ((st = check_range(dev, what, "SRC2+C*ROWS", a->src2 + tensor, spad, "SPAD_ROWS")) !=
+        TSR_OK) {
+      return st;
+    }
+    src2 = a->src2;
+  }
+  if (a->func == TSR_FUNC_LAYERNORM) {
+    if ((st = check_range(dev, what, "SRC2+C (gamma)", a->src2 + c, spad, "SPAD_ROWS")) !=
+            TSR_OK ||
+        (st = check_range(dev, what, "AUX+C (beta)", a->aux + c, accr, "ACC_ROWS")) != TSR_OK) {
+      return st;
+    }
+    src2 = a->src2;
+    aux = a->aux;
+  }
+  const uint32_t words = sfu_param_words(a->func);
+  if (words != 0u) {
+    const uint32_t prow = (words + dim - 1u) / dim;
+    if ((st = check_range(dev, what, "PARAM+ceil(P/N)", (uint64_t)a->param + prow, accr,
+                          "ACC_ROWS")) != TSR_OK) {
+      return st;
+    }
+    param = a->param;
+  }
+  cmd_zero(cmd);
+  cmd->w[0] = TSR_OP_SFU | deps | (a->func << TSR_SFU_FUNC_OFFSET);
+  cmd->w[1] = a->src;
+  cmd->w[2] = a->dst;
+  cmd->w[3] = a->rows | (a->len << 16);
+  cmd->w[4] = src2;
+  cmd->w[5] = param;
+  cmd->w[6] = aux;
   return TSR_OK;
 }
 

@@ -30,8 +30,13 @@ int tsr_golden_check_params(const tsr_gemm_params_t *p, size_t n) {
   if (p == NULL) {
     return -1;
   }
+  const int leaky = p->mult_neg != NULL || p->shift_neg != NULL;
   if (!p->requant) {
-    return 0; /* raw int32 output uses only the bias */
+    /* Raw int32 output uses only the bias; LUT and LEAKY need REQUANT. */
+    return (p->lut != NULL || leaky) ? -1 : 0;
+  }
+  if (leaky && (p->mult_neg == NULL || p->shift_neg == NULL)) {
+    return -1; /* LEAKY needs both the negative-side multipliers and shifts */
   }
   /* As the hardware: the per-tensor shift is checked whenever requantizing. */
   if (!in_range(p->shift_scalar, TSR_QUANT_SHIFT_MIN, TSR_QUANT_SHIFT_MAX)) {
@@ -40,6 +45,13 @@ int tsr_golden_check_params(const tsr_gemm_params_t *p, size_t n) {
   if (p->shift != NULL) {
     for (size_t j = 0; j < n; j++) {
       if (!in_range(p->shift[j], TSR_QUANT_SHIFT_MIN, TSR_QUANT_SHIFT_MAX)) {
+        return -1;
+      }
+    }
+  }
+  if (p->shift_neg != NULL) {
+    for (size_t j = 0; j < n; j++) {
+      if (!in_range(p->shift_neg[j], TSR_QUANT_SHIFT_MIN, TSR_QUANT_SHIFT_MAX)) {
         return -1;
       }
     }
@@ -60,14 +72,23 @@ int32_t tsr_golden_output(int32_t acc, size_t col, const tsr_gemm_params_t *p) {
     return x;
   }
 
-  const int32_t mult = p->mult != NULL ? p->mult[col] : p->mult_scalar;
-  const int32_t shift = p->shift != NULL ? p->shift[col] : p->shift_scalar;
+  int32_t mult = p->mult != NULL ? p->mult[col] : p->mult_scalar;
+  int32_t shift = p->shift != NULL ? p->shift[col] : p->shift_scalar;
+  if (p->mult_neg != NULL && p->shift_neg != NULL && x < 0) {
+    /* LEAKY: TFLite's LEAKY_RELU on the accumulator; the negative side has
+     * its own multiplier (alpha * scale) and shift. */
+    mult = p->mult_neg[col];
+    shift = p->shift_neg[col];
+  }
   int32_t y = add_wrap(tsr_mbqm(x, mult, (int)shift), p->out_zp);
   if (y < p->act_min) {
     y = p->act_min;
   }
   if (y > p->act_max) {
     y = p->act_max;
+  }
+  if (p->lut != NULL) {
+    y = p->lut[(uint32_t)y & 0xffu]; /* LUT: after the clamp, index = y mod 256 */
   }
   return y;
 }

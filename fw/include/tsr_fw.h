@@ -1,4 +1,4 @@
-/* tsr_fw.h: Tessera firmware: GEMM tiler (planner) and executor. */
+/* tsr_fw.h: Tessera firmware: GEMM tiler (planner) and executor, SFU job runners. */
 #ifndef TSR_FW_H
 #define TSR_FW_H
 
@@ -16,7 +16,8 @@
  *         LOAD B[k0:+kc, n0:+nt] -> scratchpad
  *         MATMUL per N-wide k-block, accumulating into the tile's rows
  *       LOAD bias / multipliers / shifts -> the tile's 3 parameter rows
- *       STORE the tile through the output stage
+ *         (5 with leaky: + negative-side multipliers and shifts)
+ *       STORE the tile through the output stage (+ table with has_lut)
  *
  * tsr_gemm_plan() chooses the sizes and the buffer layout (a pure function);
  * tsr_gemm_run() emits the commands. fw/tsr_gemm.c documents the dependency
@@ -49,6 +50,11 @@ typedef struct tsr_gemm_desc {
   int32_t shift;          /**< per-tensor shift, -31..30 */
   int32_t out_zp;         /**< int8 output zero point */
   int32_t act_min, act_max; /**< int8 clamp bounds */
+  /* Fused activation (docs/sfu.md, STORE additions); both need requant. */
+  bool has_lut;           /**< send every int8 output through the 256-entry table at lut_addr */
+  uint32_t lut_addr;      /**< 256 int8, loaded once at job start (SFU LUT_LOAD) */
+  bool leaky;             /**< negative x uses int32 mult_neg[n] / shift_neg[n] (leaky ReLU) */
+  uint32_t mult_neg_addr, shift_neg_addr;
 } tsr_gemm_desc_t;
 
 /** Buffering choices (for tests and experiments; TSR_BUF_AUTO normally). */
@@ -85,8 +91,10 @@ typedef struct tsr_gemm_plan {
   uint32_t w_base[2];     /**< scratchpad row of each W buffer */
   uint32_t w_rows;        /**< rows of one W buffer: kc */
   uint32_t acc_base[2];   /**< accumulator row of each tile buffer */
-  uint32_t acc_stride;    /**< mt + 3: tile rows followed by bias, mult, shift rows */
-  uint32_t n_params;      /**< parameter LOADs per tile (0..3) */
+  uint32_t acc_stride;    /**< mt + param_rows: tile rows followed by the parameter rows */
+  uint32_t param_rows;    /**< 3 (bias, mult, shift), 5 with leaky (+ mult_neg, shift_neg) */
+  uint32_t n_params;      /**< parameter LOADs per tile (0..5) */
+  uint32_t lut_base;      /**< has_lut: scratchpad row of the table (after the A/W buffers) */
   /* Predictions for the whole job. */
   uint64_t cmds;          /**< commands submitted */
   uint64_t cmd_loads;     /**< scratchpad LOADs */
@@ -135,6 +143,105 @@ typedef void (*tsr_gemm_progress_fn)(void *user, uint32_t tiles_submitted, uint3
  */
 tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *desc, const tsr_gemm_plan_t *plan,
                           tsr_gemm_progress_fn progress, void *user);
+
+/* ---- SFU jobs (fw/tsr_sfu_ops.c, docs/sfu.md) ------------------------------------------------ */
+
+/*
+ * An SFU job works on row-major int8 tensors [rows][len] in external memory
+ * (row r at addr + r * len). The runner loads blocks of rows into the
+ * scratchpad (one LOAD: each row lands as C = ceil(len / N) chunk rows),
+ * runs one SFU command per block with the result in place, and stores every
+ * chunk column with a SPAD STORE (REDUCE: one raw int32 STORE of 3 columns
+ * per block). The parameter block, gamma, beta and the table are loaded once.
+ */
+
+/** One SFU job in external memory. All addresses are device byte addresses. */
+typedef struct tsr_sfu_desc {
+  uint32_t func;       /**< TSR_FUNC_MAP, _REDUCE, _SOFTMAX, _LAYERNORM or _ADD */
+  uint32_t rows;       /**< >= 1 */
+  uint32_t len;        /**< elements per row, 1..65535 */
+  uint32_t in_addr;    /**< int8 [rows][len] (ADD: A) */
+  uint32_t in2_addr;   /**< ADD: int8 B [rows][len]; LAYERNORM: int8 gamma [len] */
+  uint32_t beta_addr;  /**< LAYERNORM: int32 beta [len] */
+  uint32_t param_addr; /**< SOFTMAX, LAYERNORM, ADD: the int32 parameter block (docs/sfu.md) */
+  bool has_lut;        /**< MAP: load the table at lut_addr first (else use the loaded one) */
+  uint32_t lut_addr;   /**< 256 int8 */
+  uint32_t out_addr;   /**< int8 [rows][len]; REDUCE: int32 [rows][3] (max, sum, sum of squares) */
+} tsr_sfu_desc_t;
+
+/** Where an SFU job lives on the chip, and what it costs. */
+typedef struct tsr_sfu_plan {
+  uint32_t dim;          /**< N of the device the plan is for */
+  uint32_t chunks;       /**< C = ceil(len / N): scratchpad rows per tensor row */
+  uint32_t block_rows;   /**< tensor rows per block (<= 65535) */
+  uint32_t blocks;       /**< ceil(rows / block_rows) */
+  uint32_t bufs;         /**< 1 or 2 block buffers (2: an overlapping engine can overlap) */
+  uint32_t a_base[2];    /**< scratchpad row of each A buffer (the result is written in place) */
+  uint32_t b_base[2];    /**< ADD: scratchpad row of each B buffer */
+  uint32_t red_base[2];  /**< REDUCE: accumulator row of each result buffer */
+  uint32_t lut_row;      /**< has_lut: scratchpad row of the table */
+  uint32_t gamma_row;    /**< LAYERNORM: scratchpad row of gamma */
+  uint32_t param_row;    /**< accumulator row of the parameter block */
+  uint32_t beta_row;     /**< LAYERNORM: accumulator row of beta */
+  uint32_t beta_loads;   /**< LAYERNORM: LOADs beta takes (COLS is 16-bit) */
+  uint64_t cmds;         /**< commands submitted */
+  uint64_t dma_rd_bytes; /**< payload bytes read */
+  uint64_t dma_wr_bytes; /**< bytes written */
+} tsr_sfu_plan_t;
+
+/**
+ * Check `desc` alone (function, sizes, 2^32 ranges, and that the output
+ * overlaps no input except by being exactly the same tensor as A, or B for
+ * ADD). On failure a one-line reason in *why (why may be NULL).
+ */
+tsr_status_t tsr_sfu_check_desc(const tsr_sfu_desc_t *desc, const char **why);
+
+/**
+ * Check `desc` and choose block sizes and memory regions for the device
+ * `info`. Pure. TSR_BAD_ARG for a bad descriptor, TSR_UNSUPPORTED when one
+ * tensor row (C chunk rows, 2C for ADD, plus gamma, beta, table and
+ * parameter rows) does not fit the chip's memories; *why says which (why may
+ * be NULL).
+ */
+tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *desc,
+                          tsr_sfu_plan_t *plan, const char **why);
+
+/**
+ * Submit the commands of `plan` for `desc` and wait until the engine is idle.
+ * The plan must come from tsr_sfu_plan for this device and descriptor. On
+ * failure the reason is in tsr_dev_error(dev).
+ */
+tsr_status_t tsr_sfu_run(tsr_dev_t *dev, const tsr_sfu_desc_t *desc, const tsr_sfu_plan_t *plan);
+
+/**
+ * Submit (without waiting) the two commands that make the 256 int8 at
+ * `lut_addr` the SFU's table: a scratchpad LOAD to rows spad_row ..
+ * spad_row + 256/N - 1 (PUSH_NEXT) and SFU LUT_LOAD (POP_PREV). Those rows
+ * must stay untouched until the LUT_LOAD has run.
+ */
+tsr_status_t tsr_sfu_load_lut(tsr_dev_t *dev, uint32_t lut_addr, uint32_t spad_row);
+
+/* Whole operations: plan + run for one function. Rows are packed (stride len). */
+
+/** Load the table at lut_addr, then out = LUT[in] for in [rows][len]. */
+tsr_status_t tsr_sfu_run_lut(tsr_dev_t *dev, uint32_t lut_addr, uint32_t rows, uint32_t len,
+                             uint32_t in_addr, uint32_t out_addr);
+/** out = LUT[in] with the table of the last LUT_LOAD. */
+tsr_status_t tsr_sfu_run_map(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t in_addr,
+                             uint32_t out_addr);
+/** int32 out[rows][3] = max, sum, sum of squares of each row. */
+tsr_status_t tsr_sfu_run_reduce(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t in_addr,
+                                uint32_t out_addr);
+/** Softmax of each row; param_addr holds the 3-word block (tsr_softmax_params_t). */
+tsr_status_t tsr_sfu_run_softmax(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t in_addr,
+                                 uint32_t param_addr, uint32_t out_addr);
+/** Layer norm of each row; int8 gamma[len], int32 beta[len], the 8-word block at param_addr. */
+tsr_status_t tsr_sfu_run_layernorm(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t in_addr,
+                                   uint32_t gamma_addr, uint32_t beta_addr, uint32_t param_addr,
+                                   uint32_t out_addr);
+/** out = A + B (TFLite int8 ADD); the 11-word block at param_addr. */
+tsr_status_t tsr_sfu_run_add(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t a_addr,
+                             uint32_t b_addr, uint32_t param_addr, uint32_t out_addr);
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,7 @@ extern "C" {
 #define TSR_OP_MATMUL 2u
 #define TSR_OP_STORE 3u
 #define TSR_OP_FENCE 4u
+#define TSR_OP_SFU 5u
 
 #define TSR_CMD_OPCODE_MASK 0xffu
 /* Dependency flags of word 0: pass an OR of these as `deps`. */
@@ -50,12 +51,35 @@ extern "C" {
 #define TSR_STORE_BIAS_BIT 16u
 #define TSR_STORE_REQUANT_BIT 17u
 #define TSR_STORE_PER_CHANNEL_BIT 18u
+#define TSR_STORE_SPAD_BIT 19u
+#define TSR_STORE_LUT_BIT 20u
+#define TSR_STORE_LEAKY_BIT 21u
 #define TSR_FENCE_IRQ_BIT 16u
+#define TSR_SFU_FUNC_OFFSET 16u
+#define TSR_SFU_FUNC_MASK 0xfu
 /* Field limits. */
 #define TSR_CMD_LOCAL_MASK 0xffffffu  /**< 24-bit local (scratchpad/accumulator) row fields */
 #define TSR_CMD_MAX_ROWS 0xffffu      /**< 16-bit ROWS/COLS/M fields */
 #define TSR_SHIFT_MIN (-31)
 #define TSR_SHIFT_MAX 30
+
+/* SFU functions (docs/sfu.md, word 0 bits 19:16 of opcode 5). */
+#define TSR_FUNC_LUT_LOAD 0u  /**< table of 256 int8 from scratchpad row SRC */
+#define TSR_FUNC_MAP 1u       /**< out = LUT[in] */
+#define TSR_FUNC_REDUCE 2u    /**< per row: max, sum, sum of squares into accumulator row DST + r */
+#define TSR_FUNC_SOFTMAX 3u   /**< TFLite int8 softmax per row */
+#define TSR_FUNC_LAYERNORM 4u /**< integer layer normalization per row */
+#define TSR_FUNC_ADD 5u       /**< TFLite int8 ADD, element-wise */
+#define TSR_FUNC_COUNT 6u
+/* Parameter block sizes in int32 words (docs/sfu.md; the golden model's
+ * TSR_*_PARAM_WORDS in tsr_sfu.h have the same values). */
+#define TSR_SFU_SOFTMAX_WORDS 3u
+#define TSR_SFU_LAYERNORM_WORDS 8u
+#define TSR_SFU_ADD_WORDS 11u
+#define TSR_SFU_LUT_ENTRIES 256u /**< bytes of a lookup table */
+/* Accumulator rows after PARAM that a LEAKY store reads (PARAM+3, PARAM+4). */
+#define TSR_STORE_PARAM_ROWS 3u
+#define TSR_STORE_PARAM_ROWS_LEAKY 5u
 
 /** One command: 8 words, word 0 first. */
 typedef struct tsr_cmd {
@@ -90,23 +114,44 @@ typedef struct tsr_matmul_args {
   bool keep_weights;/**< reuse the weights in the array (w_addr, k, n ignored) */
 } tsr_matmul_args_t;
 
-/** STORE arguments (docs/commands.md, STORE). */
+/** STORE arguments (docs/commands.md, STORE; docs/sfu.md, STORE additions). */
 typedef struct tsr_store_args {
   uint32_t addr;     /**< external byte address of the first output row */
   uint32_t stride;   /**< bytes between output rows */
   uint32_t rows;     /**< 1..65535 */
-  uint32_t cols;     /**< output elements per row, 1..N */
-  uint32_t src;      /**< first accumulator row */
-  uint32_t param;    /**< accumulator row of the bias; +1 multipliers, +2 shifts */
+  uint32_t cols;     /**< output elements (SPAD: bytes) per row, 1..N */
+  uint32_t src;      /**< first accumulator row (SPAD: first scratchpad row) */
+  uint32_t param;    /**< accumulator row of the bias; +1 multipliers, +2 shifts (+3, +4 LEAKY) */
   bool bias;         /**< add the bias row */
   bool requant;      /**< requantize to int8 (else raw int32) */
   bool per_channel;  /**< multiplier/shift per column from rows param+1/param+2 */
+  bool spad;         /**< copy scratchpad rows out unchanged (no BIAS/REQUANT/PER_CHANNEL/LUT/LEAKY) */
+  bool lut;          /**< send each int8 result through the table of the last SFU LUT_LOAD (needs REQUANT) */
+  bool leaky;        /**< negative x: multiplier/shift from rows param+3/param+4 (needs REQUANT) */
   int32_t mult;      /**< per-tensor multiplier */
   int32_t shift;     /**< per-tensor shift, -31..30, positive = left */
   int32_t out_zp;    /**< int8 */
   int32_t act_min;   /**< int8 */
   int32_t act_max;   /**< int8, >= act_min */
 } tsr_store_args_t;
+
+/**
+ * SFU arguments (docs/sfu.md, opcode 5). Tensors are int8 in the scratchpad
+ * in LOAD's layout: element (r, j) of a tensor at row BASE is byte j mod N
+ * of row BASE + (j div N) * rows + r. Only the fields `func` uses are
+ * checked and packed (the others are written as 0); LUT_LOAD packs ROWS = 1,
+ * LEN = 256, the shape of the table.
+ */
+typedef struct tsr_sfu_args {
+  uint32_t func;   /**< TSR_FUNC_* */
+  uint32_t src;    /**< scratchpad row of tensor A (LUT_LOAD: of the table) */
+  uint32_t dst;    /**< scratchpad row of the int8 result (REDUCE: accumulator row) */
+  uint32_t rows;   /**< 1..65535 */
+  uint32_t len;    /**< elements per row, 1..65535 */
+  uint32_t src2;   /**< scratchpad row of B (ADD) or of gamma (LAYERNORM, one row of len) */
+  uint32_t param;  /**< accumulator row of the parameter block (SOFTMAX, LAYERNORM, ADD) */
+  uint32_t aux;    /**< accumulator row of beta (LAYERNORM: len int32) */
+} tsr_sfu_args_t;
 
 /* ---- Device ---------------------------------------------------------------- */
 
@@ -165,9 +210,23 @@ tsr_status_t tsr_cmd_load(tsr_dev_t *dev, uint32_t deps, const tsr_load_args_t *
 /** Pack a MATMUL (compute stage). */
 tsr_status_t tsr_cmd_matmul(tsr_dev_t *dev, uint32_t deps, const tsr_matmul_args_t *a,
                             tsr_cmd_t *cmd);
-/** Pack a STORE (store stage: only POP_PREV/PUSH_PREV). */
+/**
+ * Pack a STORE (store stage: only POP_PREV/PUSH_PREV). Besides the field
+ * ranges it rejects what the chip refuses with ERR_PARAM at decode (LUT or
+ * LEAKY without REQUANT; SPAD with BIAS, REQUANT, PER_CHANNEL, LUT or LEAKY;
+ * a per-tensor SHIFT outside -31..30; ACT_MIN > ACT_MAX), PARAM+5 beyond the
+ * accumulator with LEAKY, and with SPAD, SRC+ROWS beyond the scratchpad.
+ */
 tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t *a,
                            tsr_cmd_t *cmd);
+/**
+ * Pack an SFU command (compute stage). Rejects, with a one-line message,
+ * everything the chip refuses at decode: an unknown FUNC, ROWS or LEN of 0
+ * (or above 65535), and any region the function uses that leaves its memory
+ * (docs/sfu.md, "Range checks"). Parameter values are checked by the chip
+ * when it reads the block, not here.
+ */
+tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a, tsr_cmd_t *cmd);
 /** Pack a FENCE; `irq` sets IRQ_STATUS.FENCE when it retires. A fence
  *  belongs to no stage, so it takes no dependency flags. */
 tsr_status_t tsr_cmd_fence(tsr_dev_t *dev, bool irq, tsr_cmd_t *cmd);

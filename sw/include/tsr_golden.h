@@ -26,14 +26,21 @@ typedef struct tsr_gemm_params {
   int32_t out_zp;       /**< output zero point, -128..127 */
   int32_t act_min;      /**< lower clamp bound, -128..127 */
   int32_t act_max;      /**< upper clamp bound, act_min..127 */
+  /* Fused activation of the STORE (docs/sfu.md); zero-initialised = off. */
+  const int8_t *lut;          /**< 256-entry table applied after the clamp (y = lut[y mod 256]), or NULL */
+  const int32_t *mult_neg;    /**< LEAKY: n per-column multipliers for x < 0, or NULL (with shift_neg) */
+  const int32_t *shift_neg;   /**< LEAKY: n per-column shifts for x < 0, -31..30, or NULL (with mult_neg) */
 } tsr_gemm_params_t;
 
 /**
  * Check the output-stage settings the way the hardware's STORE does.
- * Returns 0 if they are valid for `n` columns, -1 if p is NULL or, when
- * p->requant is set, if a shift (scalar or one of the n per-channel ones)
- * is outside -31..30, out_zp/act_min/act_max is outside int8, or
- * act_min > act_max (the hardware reports ERR_PARAM for these).
+ * Returns 0 if they are valid for `n` columns, -1 if p is NULL, if lut,
+ * mult_neg or shift_neg is set without p->requant (LUT or LEAKY without
+ * REQUANT), if exactly one of mult_neg and shift_neg is NULL, or, when
+ * p->requant is set, if a shift (scalar, one of the n per-channel ones or
+ * one of the n negative-side ones) is outside -31..30, out_zp/act_min/act_max
+ * is outside int8, or act_min > act_max (the hardware reports ERR_PARAM for
+ * these).
  */
 int tsr_golden_check_params(const tsr_gemm_params_t *p, size_t n);
 
@@ -42,10 +49,13 @@ int tsr_golden_check_params(const tsr_gemm_params_t *p, size_t n);
  *   x = acc + bias[col]                           (wrapping int32; no bias if bias is NULL)
  *   requant = 0: return x
  *   requant = 1: y = mbqm(x, mult, shift) + out_zp (wrapping int32)
- *                return clamp(y, act_min, act_max)
+ *                y = clamp(y, act_min, act_max)
+ *                return lut ? lut[y mod 256] : y
  * mult and shift are mult[col]/shift[col], or the scalars when the arrays
- * are NULL. p must not be NULL and col must index the arrays; the settings
- * should pass tsr_golden_check_params (then the requant result fits int8).
+ * are NULL; with LEAKY (mult_neg and shift_neg set) a negative x uses
+ * mult_neg[col]/shift_neg[col] instead. p must not be NULL and col must
+ * index the arrays; the settings should pass tsr_golden_check_params (then
+ * the requant result fits int8).
  */
 int32_t tsr_golden_output(int32_t acc, size_t col, const tsr_gemm_params_t *p);
 

@@ -495,6 +495,311 @@ static void store_rejects_out_of_range_arguments(void **state) {
   assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_BAD_ARG);
 }
 
+/* ---- STORE additions and SFU (docs/sfu.md) ------------------------------------------------- */
+
+static void store_packs_spad_lut_and_leaky_flags(void **state) {
+  (void)state;
+  open_dev(BIG_DIM, BIG_MEM, BIG_MEM, false);
+  tsr_store_args_t a = {.addr = 0x1000u, .stride = 0x40u, .rows = 7u, .cols = 16u, .src = 0x123456u,
+                        .param = 0x20000u, .spad = true};
+  tsr_cmd_t c;
+  assert_int_equal(tsr_cmd_store(&g_dev, TSR_DEP_POP_PREV, &a, &c), TSR_OK);
+  assert_int_equal(c.w[0], 0x00080103u); /* SPAD bit 19 */
+  assert_int_equal(c.w[3], 0x00100007u);
+  assert_int_equal(c.w[4], 0x123456u);
+  assert_int_equal(c.w[6], 0u);
+  assert_int_equal(c.w[7], 0u);
+  a.spad = false;
+  a.requant = true;
+  a.mult = 0x40000000;
+  a.shift = -3;
+  a.act_min = -128;
+  a.act_max = 127;
+  a.lut = true;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_OK);
+  assert_int_equal(c.w[0], 0x00120003u); /* REQUANT 17, LUT 20 */
+  a.lut = false;
+  a.leaky = true;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_OK);
+  assert_int_equal(c.w[0], 0x00220003u); /* REQUANT 17, LEAKY 21 */
+  a.lut = true;
+  a.bias = true;
+  a.per_channel = true;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_OK);
+  assert_int_equal(c.w[0], 0x00370003u);
+  assert_int_equal(c.w[5], 0x20000u);
+  assert_int_equal(c.w[6], 0x40000000u);
+  assert_int_equal(c.w[7], 0x7f8000fdu);
+}
+
+static void store_rejects_what_the_sfu_additions_forbid(void **state) {
+  (void)state;
+  open_dev(8, 64, 16, false);
+  tsr_cmd_t c;
+  tsr_store_args_t rq = {.addr = 0, .stride = 8, .rows = 8, .cols = 8, .src = 0, .param = 11,
+                         .requant = true, .mult = 1 << 30, .shift = 0, .act_min = -128,
+                         .act_max = 127};
+  tsr_store_args_t a = rq;
+  /* LUT and LEAKY need REQUANT. */
+  a.lut = true;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_OK);
+  a.requant = false;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("LUT needs REQUANT");
+  a = rq;
+  a.leaky = true;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_OK);
+  a.requant = false;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("LEAKY needs REQUANT");
+  /* LEAKY reads PARAM+3 and PARAM+4: PARAM+5 must fit (16 rows: PARAM 11 ok, 12 not). */
+  a = rq;
+  a.leaky = true;
+  a.param = 12;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("PARAM+5 = 17 exceeds ACC_ROWS 16");
+  a.leaky = false; /* without LEAKY only PARAM+3 counts */
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_OK);
+  /* SPAD: no output-stage flag at all. */
+  tsr_store_args_t sp = {.addr = 0, .stride = 8, .rows = 8, .cols = 8, .src = 0, .param = 0,
+                         .spad = true};
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &sp, &c), TSR_OK);
+  for (int flag = 0; flag < 5; flag++) {
+    a = sp;
+    a.bias = flag == 0;
+    a.requant = flag == 1;
+    a.per_channel = flag == 2;
+    a.lut = flag == 3;
+    a.leaky = flag == 4;
+    assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+    assert_err_contains("SPAD");
+  }
+  /* SPAD: SRC+ROWS is checked against the scratchpad (64 rows), not the accumulator (16). */
+  a = sp;
+  a.src = 56;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_OK);
+  a.src = 57;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("SRC+ROWS = 65 exceeds SPAD_ROWS 64");
+  /* SPAD still needs a valid parameter block address, like every STORE. */
+  a = sp;
+  a.param = 14;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  /* SPAD writes one byte per column: the external range counts COLS bytes. */
+  a = sp;
+  a.rows = 1;
+  a.addr = 0xfffffff8u;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_OK);
+  a.addr = 0xfffffff9u;
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+}
+
+static void sfu_packs_every_field(void **state) {
+  (void)state;
+  open_dev(BIG_DIM, BIG_MEM, BIG_MEM, false);
+  tsr_sfu_args_t a = {.func = TSR_FUNC_LAYERNORM, .src = 0x123456u, .dst = 0x234567u,
+                      .rows = 0x0123u, .len = 0x0456u, .src2 = 0x345678u, .param = 0x456789u,
+                      .aux = 0x56789au};
+  tsr_cmd_t c;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, TSR_DEP_POP_PREV | TSR_DEP_PUSH_NEXT, &a, &c), TSR_OK);
+  assert_int_equal(c.w[0], 0x00040905u); /* opcode 5, FUNC 4 in 19:16, POP_PREV, PUSH_NEXT */
+  assert_int_equal(c.w[1], 0x123456u);
+  assert_int_equal(c.w[2], 0x234567u);
+  assert_int_equal(c.w[3], 0x04560123u); /* ROWS 15:0, LEN 31:16 */
+  assert_int_equal(c.w[4], 0x345678u);
+  assert_int_equal(c.w[5], 0x456789u);
+  assert_int_equal(c.w[6], 0x56789au);
+  assert_int_equal(c.w[7], 0u);
+  /* Each function packs only the fields it uses. */
+  const struct {
+    uint32_t func;
+    uint32_t w4, w5, w6;
+  } use[] = {
+      {TSR_FUNC_MAP, 0u, 0u, 0u},
+      {TSR_FUNC_REDUCE, 0u, 0u, 0u},
+      {TSR_FUNC_SOFTMAX, 0u, 0x456789u, 0u},
+      {TSR_FUNC_ADD, 0x345678u, 0x456789u, 0u},
+  };
+  a.rows = 3u;
+  a.len = 17u;
+  for (unsigned i = 0; i < sizeof use / sizeof use[0]; i++) {
+    a.func = use[i].func;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, TSR_DEP_POP_NEXT | TSR_DEP_PUSH_PREV, &a, &c), TSR_OK);
+    assert_int_equal(c.w[0], 0x00000605u | (use[i].func << 16));
+    assert_int_equal(c.w[1], 0x123456u);
+    assert_int_equal(c.w[2], 0x234567u);
+    assert_int_equal(c.w[3], 0x00110003u);
+    assert_int_equal(c.w[4], use[i].w4);
+    assert_int_equal(c.w[5], use[i].w5);
+    assert_int_equal(c.w[6], use[i].w6);
+    assert_int_equal(c.w[7], 0u);
+  }
+  /* ROWS and LEN are 16-bit fields: 65536 cannot be packed even where it would fit. */
+  a.func = TSR_FUNC_MAP;
+  a.rows = 65536u;
+  a.len = 1u;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("ROWS must be 1..65535");
+  a.rows = 1u;
+  a.len = 65536u;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("LEN must be 1..65535");
+  a.rows = 65535u;
+  a.len = 65535u;
+  a.src = 0u;
+  a.dst = 0u;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG); /* 4096 * 65535 rows */
+  a.rows = 255u;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  assert_int_equal(c.w[3], 0xffff00ffu);
+  a.src = 0x123456u;
+  a.dst = 0x234567u;
+  /* LUT_LOAD: only SRC; ROWS and LEN describe the table (1 x 256). */
+  a.func = TSR_FUNC_LUT_LOAD;
+  a.rows = 0u;
+  a.len = 0u;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  assert_int_equal(c.w[0], 0x00000005u);
+  assert_int_equal(c.w[1], 0x123456u);
+  assert_int_equal(c.w[2], 0u);
+  assert_int_equal(c.w[3], 0x01000001u);
+  for (unsigned w = 4; w < 8; w++) {
+    assert_int_equal(c.w[w], 0u);
+  }
+}
+
+static void sfu_rejects_what_the_chip_refuses_at_decode(void **state) {
+  (void)state;
+  /* N = 8, 128 scratchpad rows, 32 accumulator rows. LEN 20 -> C = 3 chunk rows. */
+  open_dev(8, 128, 32, false);
+  tsr_cmd_t c;
+  const tsr_sfu_args_t ok = {.func = TSR_FUNC_MAP, .src = 0, .dst = 60, .rows = 4, .len = 20};
+  tsr_sfu_args_t a = ok;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  /* FUNC 6..15: ERR_OPCODE on the chip. */
+  a.func = 6;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("FUNC = 6");
+  a.func = 15;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  a.func = 16; /* would spill into bit 20 */
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  /* Dependency bits: the compute stage may use all four, nothing else. */
+  assert_int_equal(tsr_cmd_sfu(&g_dev, TSR_DEP_MASK, &ok, &c), TSR_OK);
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 1u << 12, &ok, &c), TSR_BAD_ARG);
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 1u << 16, &ok, &c), TSR_BAD_ARG);
+  /* ERR_DIM: zero ROWS or LEN; the 16-bit fields cannot hold 65536. */
+  const uint32_t funcs[] = {TSR_FUNC_MAP, TSR_FUNC_REDUCE, TSR_FUNC_SOFTMAX, TSR_FUNC_LAYERNORM,
+                            TSR_FUNC_ADD};
+  for (unsigned f = 0; f < sizeof funcs / sizeof funcs[0]; f++) {
+    a = ok;
+    a.func = funcs[f];
+    a.rows = 0;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+    assert_err_contains("ROWS must be 1..65535");
+    a.rows = 65536;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+    a = ok;
+    a.func = funcs[f];
+    a.len = 0;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+    assert_err_contains("LEN must be 1..65535");
+    a.len = 65536;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  }
+  /* A: SRC .. SRC + C*ROWS - 1 (12 rows) for every function but LUT_LOAD. */
+  for (unsigned f = 0; f < sizeof funcs / sizeof funcs[0]; f++) {
+    a = ok;
+    a.func = funcs[f];
+    a.dst = 0;
+    a.src = 116;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+    a.src = 117;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+    assert_err_contains("SRC+C*ROWS = 129 exceeds SPAD_ROWS 128");
+  }
+  /* The int8 result at DST, likewise; REDUCE: accumulator rows DST .. DST+ROWS-1. */
+  const uint32_t int8_out[] = {TSR_FUNC_MAP, TSR_FUNC_SOFTMAX, TSR_FUNC_LAYERNORM, TSR_FUNC_ADD};
+  for (unsigned f = 0; f < sizeof int8_out / sizeof int8_out[0]; f++) {
+    a = ok;
+    a.func = int8_out[f];
+    a.dst = 116;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+    a.dst = 117;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+    assert_err_contains("DST+C*ROWS = 129 exceeds SPAD_ROWS 128");
+  }
+  a = ok;
+  a.func = TSR_FUNC_REDUCE;
+  a.dst = 28;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  a.dst = 29;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("DST+ROWS = 33 exceeds ACC_ROWS 32");
+  /* ADD: B at SRC2, same shape as A. */
+  a = ok;
+  a.func = TSR_FUNC_ADD;
+  a.param = 0;
+  a.src2 = 116;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  a.src2 = 117;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("SRC2+C*ROWS = 129");
+  /* LAYERNORM: gamma is one row (C rows) at SRC2, beta C accumulator rows at AUX. */
+  a = ok;
+  a.func = TSR_FUNC_LAYERNORM;
+  a.src2 = 125;
+  a.aux = 29;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  a.src2 = 126;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("SRC2+C (gamma) = 129 exceeds SPAD_ROWS 128");
+  a.src2 = 125;
+  a.aux = 30;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("AUX+C (beta) = 33 exceeds ACC_ROWS 32");
+  /* Parameter blocks: ceil(P/N) rows: SOFTMAX 3 words (1 row), LAYERNORM 8 (1), ADD 11 (2). */
+  const struct {
+    uint32_t func, last_ok;
+  } pb[] = {{TSR_FUNC_SOFTMAX, 31}, {TSR_FUNC_LAYERNORM, 31}, {TSR_FUNC_ADD, 30}};
+  for (unsigned i = 0; i < sizeof pb / sizeof pb[0]; i++) {
+    a = ok;
+    a.func = pb[i].func;
+    a.param = pb[i].last_ok;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+    a.param = pb[i].last_ok + 1u;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+    assert_err_contains("PARAM+ceil(P/N) = 33 exceeds ACC_ROWS 32");
+  }
+  /* Regions a function does not use are not checked (and not packed). */
+  a = ok;
+  a.src2 = 0xffffffu;
+  a.param = 0xffffffu;
+  a.aux = 0xffffffu;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  a.func = TSR_FUNC_REDUCE;
+  a.dst = 0;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  a.func = TSR_FUNC_SOFTMAX;
+  a.param = 0;
+  a.dst = 60;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  /* LUT_LOAD: the table's 256/N = 32 rows at SRC, whatever ROWS and LEN say. */
+  a = ok;
+  a.func = TSR_FUNC_LUT_LOAD;
+  a.rows = 0;
+  a.len = 0;
+  a.dst = 0xffffffu;
+  a.src = 96;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+  a.src = 97;
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("SRC+256/N = 129 exceeds SPAD_ROWS 128");
+  /* A failed check leaves a message; NULL arguments are refused. */
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, NULL, &c), TSR_BAD_ARG);
+  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &ok, NULL), TSR_BAD_ARG);
+}
+
 /* ---- submit ------------------------------------------------------------------------------------ */
 
 static void submit_waits_for_free_then_pushes_eight_words(void **state) {
@@ -808,6 +1113,10 @@ int main(void) {
       cmocka_unit_test(load_rejects_out_of_range_arguments),
       cmocka_unit_test(matmul_rejects_out_of_range_arguments),
       cmocka_unit_test(store_rejects_out_of_range_arguments),
+      cmocka_unit_test(store_packs_spad_lut_and_leaky_flags),
+      cmocka_unit_test(store_rejects_what_the_sfu_additions_forbid),
+      cmocka_unit_test(sfu_packs_every_field),
+      cmocka_unit_test(sfu_rejects_what_the_chip_refuses_at_decode),
       cmocka_unit_test(submit_waits_for_free_then_pushes_eight_words),
       cmocka_unit_test(submit_times_out_when_the_queue_stays_full),
       cmocka_unit_test(submit_stops_when_the_engine_stopped_on_an_error),

@@ -15,544 +15,10 @@
 #include "tsr_golden.h"
 #include "tsr_quant.h"
 
-/*
- * The fake chip below implements docs/commands.md in plain C behind the
- * register map: a command queue, the LOAD/MATMUL/STORE/FENCE/NOP semantics on
- * scratchpad, accumulator and external-memory arrays, the checks that raise
- * ERR_*, the dependency-token counters and the performance counters. The
- * firmware talks to it through an ordinary tsr_hal_t, exactly as it will talk
- * to the RTL.
- *
- * Commands are queued and executed when software next looks at STATUS (or
- * waits for the interrupt), either
- *   - serially, in program order, stopping with ERR_DEP_TOKEN on a pop of an
- *     empty counter (what every implementation must check), or
- *   - as an overlapping engine would: three in-order stages (load, compute,
- *     store) and a scheduler that, at each step, runs the head command of one
- *     stage whose pops can be satisfied. The policy decides which stage goes
- *     first (load-first lets loads run as far ahead as the tokens allow, and
- *     so on). A missing token then shows up as a wrong result, and a token
- *     cycle as a deadlock.
- */
+#include "fake_chip.h"
 
-/* ---- The fake chip ------------------------------------------------------------------------ */
-
-typedef enum policy {
-  POL_SERIAL = 0,
-  POL_LOAD_FIRST,
-  POL_COMPUTE_FIRST,
-  POL_STORE_FIRST,
-  POL_RANDOM,
-  POL_COUNT
-} policy_t;
-
-static const char *const k_policy_name[POL_COUNT] = {"serial", "load-first", "compute-first",
-                                                     "store-first", "random"};
-
-enum { TOK_L2C = 0, TOK_C2L = 1, TOK_C2S = 2, TOK_S2C = 3 };
-
-typedef struct chip {
-  uint32_t dim, spad_rows, acc_rows, axi_bytes;
-  uint8_t *spad;  /* spad_rows x dim */
-  int32_t *acc;   /* acc_rows x dim */
-  uint8_t *dram;
-  uint32_t dram_size;
-  bool weights_loaded;
-  /* queue */
-  uint32_t word[8];
-  uint32_t nwords;
-  tsr_cmd_t *prog;
-  size_t nprog, cap, next; /* commands [next, nprog) not yet executed */
-  /* state */
-  uint32_t err_code, err_idx, err_addr;
-  uint32_t tokens[4];
-  uint32_t max_token;
-  bool deadlock;
-  uint32_t irq_status, irq_enable;
-  policy_t policy;
-  uint32_t rng;
-  /* what the run did */
-  uint64_t macs, cmds, rd_bytes, wr_bytes;
-  uint64_t n_op[5], n_load_spad, n_load_acc;
-  /* fault injection: dependency bits removed from word 0 per stage */
-  uint32_t strip[3];
-} chip_t;
-
-static chip_t g_chip;
-
-static void chip_free(void) {
-  free(g_chip.spad);
-  free(g_chip.acc);
-  free(g_chip.dram);
-  free(g_chip.prog);
-  memset(&g_chip, 0, sizeof g_chip);
-}
-
-static void chip_init(uint32_t dim, uint32_t spad_rows, uint32_t acc_rows, uint32_t dram_size,
-                      policy_t pol, uint32_t seed) {
-  chip_free();
-  g_chip.dim = dim;
-  g_chip.spad_rows = spad_rows;
-  g_chip.acc_rows = acc_rows;
-  g_chip.axi_bytes = 8;
-  g_chip.spad = calloc((size_t)spad_rows * dim, 1);
-  g_chip.acc = calloc((size_t)acc_rows * dim, sizeof(int32_t));
-  g_chip.dram = calloc(dram_size, 1);
-  g_chip.dram_size = dram_size;
-  g_chip.policy = pol;
-  g_chip.rng = seed * 2654435761u + 1u;
-  assert_non_null(g_chip.spad);
-  assert_non_null(g_chip.acc);
-  assert_non_null(g_chip.dram);
-}
-
-static uint32_t chip_rand(void) {
-  uint32_t x = g_chip.rng;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  g_chip.rng = x;
-  return x;
-}
-
-static int stage_of(const tsr_cmd_t *c) {
-  uint32_t op = c->w[0] & 0xffu;
-  if (op == TSR_OP_LOAD) {
-    return ((c->w[0] >> 16) & 1u) ? 1 : 0;
-  }
-  if (op == TSR_OP_STORE) {
-    return 2;
-  }
-  if (op == TSR_OP_FENCE) {
-    return -1;
-  }
-  return 1; /* MATMUL, NOP, and unknown opcodes (which fail in compute) */
-}
-
-static void fail_cmd(uint32_t code, uint32_t idx, uint32_t addr) {
-  if (g_chip.err_code == 0) {
-    g_chip.err_code = code;
-    g_chip.err_idx = idx;
-    g_chip.err_addr = addr;
-  }
-}
-
-/* Token counter a dependency bit refers to for a stage, or -1 if the stage cannot use it. */
-static int token_of(int stage, uint32_t bit) {
-  switch (bit) {
-    case TSR_DEP_POP_PREV:
-      return stage == 1 ? TOK_L2C : stage == 2 ? TOK_C2S : -1;
-    case TSR_DEP_POP_NEXT:
-      return stage == 0 ? TOK_C2L : stage == 1 ? TOK_S2C : -1;
-    case TSR_DEP_PUSH_PREV:
-      return stage == 1 ? TOK_C2L : stage == 2 ? TOK_S2C : -1;
-    case TSR_DEP_PUSH_NEXT:
-      return stage == 0 ? TOK_L2C : stage == 1 ? TOK_C2S : -1;
-    default:
-      return -1;
-  }
-}
-
-static bool pops_ready(const tsr_cmd_t *c, int stage) {
-  const uint32_t pops[2] = {TSR_DEP_POP_PREV, TSR_DEP_POP_NEXT};
-  for (int i = 0; i < 2; i++) {
-    if (c->w[0] & pops[i]) {
-      int t = token_of(stage, pops[i]);
-      if (t >= 0 && g_chip.tokens[t] == 0) {
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
-static bool dram_in(uint64_t addr, uint64_t n) {
-  return addr <= g_chip.dram_size && n <= g_chip.dram_size - addr;
-}
-
-static void exec_load(const tsr_cmd_t *c, uint32_t idx) {
-  bool to_acc = (c->w[0] >> 16) & 1u;
-  uint32_t addr = c->w[1], stride = c->w[2];
-  uint32_t rows = c->w[3] & 0xffffu, cols = c->w[3] >> 16;
-  uint32_t local = c->w[4] & 0xffffffu;
-  uint32_t dim = g_chip.dim;
-  uint32_t chunk = to_acc ? 4 * dim : dim;
-  if (rows == 0 || cols == 0) {
-    fail_cmd(TSR_ERR_DIM, idx, 0);
-    return;
-  }
-  uint32_t nchunks = (cols + chunk - 1) / chunk;
-  uint64_t end = (uint64_t)local + (uint64_t)nchunks * rows;
-  if (end > (to_acc ? g_chip.acc_rows : g_chip.spad_rows)) {
-    fail_cmd(to_acc ? TSR_ERR_ACC_RANGE : TSR_ERR_SPAD_RANGE, idx, 0);
-    return;
-  }
-  if ((uint64_t)addr + (uint64_t)(rows - 1) * stride + cols > (1ull << 32)) {
-    fail_cmd(TSR_ERR_DRAM_RANGE, idx, 0);
-    return;
-  }
-  for (uint32_t r = 0; r < rows; r++) {
-    uint64_t ra = (uint64_t)addr + (uint64_t)r * stride;
-    if (!dram_in(ra, cols)) {
-      fail_cmd(TSR_ERR_BUS_READ, idx, (uint32_t)ra);
-      return;
-    }
-    for (uint32_t ch = 0; ch < nchunks; ch++) {
-      uint32_t lrow = local + ch * rows + r;
-      for (uint32_t i = 0; i < chunk; i++) {
-        uint32_t col = ch * chunk + i;
-        uint8_t byte = col < cols ? g_chip.dram[ra + col] : 0u;
-        if (to_acc) {
-          uint32_t *w = (uint32_t *)&g_chip.acc[(size_t)lrow * dim + i / 4];
-          uint32_t sh = 8u * (i % 4);
-          *w = (*w & ~(0xffu << sh)) | ((uint32_t)byte << sh);
-        } else {
-          g_chip.spad[(size_t)lrow * dim + i] = byte;
-        }
-      }
-    }
-  }
-  g_chip.rd_bytes += (uint64_t)rows * cols;
-  if (to_acc) {
-    g_chip.n_load_acc++;
-  } else {
-    g_chip.n_load_spad++;
-  }
-}
-
-static void exec_matmul(const tsr_cmd_t *c, uint32_t idx) {
-  bool accumulate = (c->w[0] >> 16) & 1u;
-  bool keep = (c->w[0] >> 17) & 1u;
-  uint32_t a = c->w[1] & 0xffffffu, w = c->w[2] & 0xffffffu, ca = c->w[3] & 0xffffffu;
-  uint32_t m = c->w[4] & 0xffffu, k = c->w[4] >> 16, n = c->w[5] & 0xffffu;
-  uint32_t dim = g_chip.dim;
-  if (keep) {
-    fail_cmd(TSR_ERR_NO_WEIGHTS, idx, 0); /* the firmware never keeps weights */
-    return;
-  }
-  if (m == 0 || k == 0 || n == 0 || k > dim || n > dim) {
-    fail_cmd(TSR_ERR_DIM, idx, 0);
-    return;
-  }
-  if ((uint64_t)a + m > g_chip.spad_rows || (uint64_t)w + k > g_chip.spad_rows) {
-    fail_cmd(TSR_ERR_SPAD_RANGE, idx, 0);
-    return;
-  }
-  if ((uint64_t)ca + m > g_chip.acc_rows) {
-    fail_cmd(TSR_ERR_ACC_RANGE, idx, 0);
-    return;
-  }
-  g_chip.weights_loaded = true;
-  for (uint32_t i = 0; i < m; i++) {
-    for (uint32_t j = 0; j < dim; j++) {
-      uint32_t sum = 0;
-      for (uint32_t r = 0; r < k; r++) {
-        int32_t wv = j < n ? (int8_t)g_chip.spad[(size_t)(w + r) * dim + j] : 0;
-        sum += (uint32_t)((int8_t)g_chip.spad[(size_t)(a + i) * dim + r] * wv);
-      }
-      int32_t *dst = &g_chip.acc[(size_t)(ca + i) * dim + j];
-      *dst = (int32_t)((accumulate ? (uint32_t)*dst : 0u) + sum);
-    }
-  }
-  g_chip.macs += (uint64_t)m * k * n;
-}
-
-static void exec_store(const tsr_cmd_t *c, uint32_t idx) {
-  bool bias = (c->w[0] >> 16) & 1u, requant = (c->w[0] >> 17) & 1u, pc = (c->w[0] >> 18) & 1u;
-  uint32_t addr = c->w[1], stride = c->w[2];
-  uint32_t rows = c->w[3] & 0xffffu, cols = c->w[3] >> 16;
-  uint32_t src = c->w[4] & 0xffffffu, param = c->w[5] & 0xffffffu;
-  int32_t mult = (int32_t)c->w[6];
-  int32_t shift = (int8_t)(c->w[7] & 0xffu);
-  int32_t zp = (int8_t)((c->w[7] >> 8) & 0xffu);
-  int32_t lo = (int8_t)((c->w[7] >> 16) & 0xffu);
-  int32_t hi = (int8_t)((c->w[7] >> 24) & 0xffu);
-  uint32_t dim = g_chip.dim;
-  if (rows == 0 || cols == 0 || cols > dim) {
-    fail_cmd(TSR_ERR_DIM, idx, 0);
-    return;
-  }
-  if ((uint64_t)src + rows > g_chip.acc_rows || (uint64_t)param + 3 > g_chip.acc_rows) {
-    fail_cmd(TSR_ERR_ACC_RANGE, idx, 0);
-    return;
-  }
-  if (requant) {
-    bool bad = lo > hi;
-    for (uint32_t j = 0; j < cols; j++) {
-      int32_t s = pc ? g_chip.acc[(size_t)(param + 2) * dim + j] : shift;
-      bad = bad || s < -31 || s > 30;
-    }
-    if (bad) {
-      fail_cmd(TSR_ERR_PARAM, idx, 0);
-      return;
-    }
-  }
-  uint32_t es = requant ? 1u : 4u;
-  if ((uint64_t)addr + (uint64_t)(rows - 1) * stride + (uint64_t)cols * es > (1ull << 32)) {
-    fail_cmd(TSR_ERR_DRAM_RANGE, idx, 0);
-    return;
-  }
-  for (uint32_t r = 0; r < rows; r++) {
-    uint64_t ra = (uint64_t)addr + (uint64_t)r * stride;
-    if (!dram_in(ra, (uint64_t)cols * es)) {
-      fail_cmd(TSR_ERR_BUS_WRITE, idx, (uint32_t)ra);
-      return;
-    }
-    for (uint32_t j = 0; j < cols; j++) {
-      int32_t x = g_chip.acc[(size_t)(src + r) * dim + j];
-      if (bias) {
-        x = (int32_t)((uint32_t)x + (uint32_t)g_chip.acc[(size_t)param * dim + j]);
-      }
-      if (!requant) {
-        for (uint32_t b = 0; b < 4; b++) {
-          g_chip.dram[ra + 4 * j + b] = (uint8_t)((uint32_t)x >> (8 * b));
-        }
-        continue;
-      }
-      int32_t m = pc ? g_chip.acc[(size_t)(param + 1) * dim + j] : mult;
-      int32_t s = pc ? g_chip.acc[(size_t)(param + 2) * dim + j] : shift;
-      int32_t y = (int32_t)((uint32_t)tsr_mbqm(x, m, s) + (uint32_t)zp);
-      y = y < lo ? lo : y > hi ? hi : y;
-      g_chip.dram[ra + j] = (uint8_t)(int8_t)y;
-    }
-  }
-  g_chip.wr_bytes += (uint64_t)rows * cols * es;
-}
-
-/* Execute one command: pops, the operation, pushes. */
-static void exec_cmd(size_t i) {
-  const tsr_cmd_t *c = &g_chip.prog[i];
-  uint32_t idx = (uint32_t)i;
-  int stage = stage_of(c);
-  uint32_t op = c->w[0] & 0xffu;
-  const uint32_t bits[4] = {TSR_DEP_POP_PREV, TSR_DEP_POP_NEXT, TSR_DEP_PUSH_PREV,
-                            TSR_DEP_PUSH_NEXT};
-  for (int b = 0; b < 4; b++) {
-    if ((c->w[0] & bits[b]) && (stage < 0 || token_of(stage, bits[b]) < 0)) {
-      fail_cmd(TSR_ERR_DEP_TOKEN, idx, 0);
-      return;
-    }
-  }
-  if (!pops_ready(c, stage)) {
-    fail_cmd(TSR_ERR_DEP_TOKEN, idx, 0);
-    return;
-  }
-  for (int b = 0; b < 2; b++) {
-    if (c->w[0] & bits[b]) {
-      g_chip.tokens[token_of(stage, bits[b])]--;
-    }
-  }
-  switch (op) {
-    case TSR_OP_NOP:
-    case TSR_OP_FENCE:
-      break;
-    case TSR_OP_LOAD:
-      exec_load(c, idx);
-      break;
-    case TSR_OP_MATMUL:
-      exec_matmul(c, idx);
-      break;
-    case TSR_OP_STORE:
-      exec_store(c, idx);
-      break;
-    default:
-      fail_cmd(TSR_ERR_OPCODE, idx, 0);
-      break;
-  }
-  if (g_chip.err_code != 0) {
-    return;
-  }
-  if (op <= TSR_OP_FENCE) {
-    g_chip.n_op[op]++;
-  }
-  for (int b = 2; b < 4; b++) {
-    if (c->w[0] & bits[b]) {
-      uint32_t *t = &g_chip.tokens[token_of(stage, bits[b])];
-      if (++*t > 255) {
-        fail_cmd(TSR_ERR_DEP_TOKEN, idx, 0);
-        return;
-      }
-      if (*t > g_chip.max_token) {
-        g_chip.max_token = *t;
-      }
-    }
-  }
-  g_chip.cmds++;
-}
-
-/* Run every queued command under the chip's policy. */
-static void chip_run(void) {
-  if (g_chip.err_code != 0) {
-    return;
-  }
-  if (g_chip.policy == POL_SERIAL) {
-    while (g_chip.next < g_chip.nprog && g_chip.err_code == 0) {
-      exec_cmd(g_chip.next++);
-    }
-    return;
-  }
-  /* Overlapping engine: per-stage program-order cursors. */
-  size_t cur[3];
-  size_t start = g_chip.next;
-  for (int s = 0; s < 3; s++) {
-    cur[s] = start;
-  }
-  bool *done = calloc(g_chip.nprog + 1, 1);
-  assert_non_null(done);
-  size_t remaining = g_chip.nprog - start;
-  while (remaining > 0 && g_chip.err_code == 0) {
-    int ready[3];
-    int nready = 0;
-    for (int s = 0; s < 3; s++) {
-      while (cur[s] < g_chip.nprog && (done[cur[s]] || stage_of(&g_chip.prog[cur[s]]) != s)) {
-        assert_true(stage_of(&g_chip.prog[cur[s]]) >= 0); /* no FENCE in these programs */
-        cur[s]++;
-      }
-      if (cur[s] < g_chip.nprog && pops_ready(&g_chip.prog[cur[s]], s)) {
-        ready[nready++] = s;
-      }
-    }
-    if (nready == 0) {
-      g_chip.deadlock = true;
-      fail_cmd(TSR_ERR_DEP_TOKEN, (uint32_t)cur[0], 0);
-      break;
-    }
-    int pick = ready[0];
-    switch (g_chip.policy) {
-      case POL_LOAD_FIRST:
-        pick = ready[0];
-        break;
-      case POL_STORE_FIRST:
-        pick = ready[nready - 1];
-        break;
-      case POL_COMPUTE_FIRST:
-        for (int i = 0; i < nready; i++) {
-          if (ready[i] == 1) {
-            pick = 1;
-          }
-        }
-        break;
-      default:
-        pick = ready[chip_rand() % (uint32_t)nready];
-        break;
-    }
-    size_t i = cur[pick];
-    exec_cmd(i);
-    done[i] = true;
-    remaining--;
-  }
-  free(done);
-  g_chip.next = g_chip.nprog;
-}
-
-static tsr_status_t chip_read32(void *ctx, uint32_t off, uint32_t *val) {
-  (void)ctx;
-  switch (off) {
-    case TSR_ID_REG_OFFSET:
-      *val = (0x5453u << 16) | (1u << 8);
-      break;
-    case TSR_CONFIG_REG_OFFSET:
-      *val = g_chip.dim | (g_chip.axi_bytes << 8) | (16u << 16);
-      break;
-    case TSR_SPAD_ROWS_REG_OFFSET:
-      *val = g_chip.spad_rows;
-      break;
-    case TSR_ACC_ROWS_REG_OFFSET:
-      *val = g_chip.acc_rows;
-      break;
-    case TSR_STATUS_REG_OFFSET:
-      chip_run();
-      *val = g_chip.err_code ? (1u << TSR_STATUS_ERROR_BIT) : (1u << TSR_STATUS_DONE_BIT);
-      break;
-    case TSR_IRQ_STATUS_REG_OFFSET:
-      *val = g_chip.irq_status;
-      break;
-    case TSR_IRQ_ENABLE_REG_OFFSET:
-      *val = g_chip.irq_enable;
-      break;
-    case TSR_ERR_CODE_REG_OFFSET:
-      *val = g_chip.err_code;
-      break;
-    case TSR_ERR_CMD_IDX_REG_OFFSET:
-      *val = g_chip.err_idx;
-      break;
-    case TSR_ERR_ADDR_REG_OFFSET:
-      *val = g_chip.err_addr;
-      break;
-    case TSR_CMD_IDX_REG_OFFSET:
-      *val = (uint32_t)g_chip.next;
-      break;
-    case TSR_CMDQ_STATUS_REG_OFFSET:
-      *val = 16u | (g_chip.nwords << TSR_CMDQ_STATUS_WORDS_OFFSET);
-      break;
-    case TSR_OPCODE_REG_OFFSET:
-      *val = 0;
-      break;
-    case TSR_CNT_MACS_LO_REG_OFFSET:
-      *val = (uint32_t)g_chip.macs;
-      break;
-    case TSR_CNT_CMDS_LO_REG_OFFSET:
-      *val = (uint32_t)g_chip.cmds;
-      break;
-    default:
-      *val = 0;
-      break;
-  }
-  return TSR_OK;
-}
-
-static tsr_status_t chip_write32(void *ctx, uint32_t off, uint32_t val) {
-  (void)ctx;
-  switch (off) {
-    case TSR_CMDQ_PUSH_REG_OFFSET:
-      g_chip.word[g_chip.nwords++] = val;
-      if (g_chip.nwords == 8) {
-        g_chip.nwords = 0;
-        if (g_chip.nprog == g_chip.cap) {
-          g_chip.cap = g_chip.cap ? 2 * g_chip.cap : 256;
-          g_chip.prog = realloc(g_chip.prog, g_chip.cap * sizeof *g_chip.prog);
-          assert_non_null(g_chip.prog);
-        }
-        tsr_cmd_t *c = &g_chip.prog[g_chip.nprog++];
-        memcpy(c->w, g_chip.word, sizeof c->w);
-        int s = stage_of(c);
-        if (s >= 0) {
-          c->w[0] &= ~g_chip.strip[s];
-        }
-      }
-      break;
-    case TSR_IRQ_STATUS_REG_OFFSET:
-      g_chip.irq_status &= ~val;
-      break;
-    case TSR_IRQ_ENABLE_REG_OFFSET:
-      g_chip.irq_enable = val;
-      break;
-    case TSR_CTRL_REG_OFFSET:
-      if (val & (1u << TSR_CTRL_COUNTERS_CLEAR_BIT)) {
-        g_chip.macs = g_chip.cmds = g_chip.rd_bytes = g_chip.wr_bytes = 0;
-      }
-      break;
-    default:
-      break;
-  }
-  return TSR_OK;
-}
-
-static tsr_status_t chip_wait_irq(void *ctx, uint64_t max) {
-  (void)ctx;
-  (void)max;
-  chip_run();
-  g_chip.irq_status |= g_chip.err_code ? (1u << TSR_IRQ_STATUS_ERROR_BIT)
-                                       : (1u << TSR_IRQ_STATUS_DONE_BIT);
-  return TSR_OK;
-}
-
-static const tsr_hal_ops_t k_chip_ops = {
-    .name = "fakechip",
-    .read32 = chip_read32,
-    .write32 = chip_write32,
-    .wait_irq = chip_wait_irq,
-};
+/* The chip model (tests/unit/fake_chip.c) runs the firmware serially or as an
+ * overlapping engine would; see fake_chip.h. */
 
 /* ---- Random GEMM jobs --------------------------------------------------------------------------- */
 
@@ -574,15 +40,19 @@ typedef struct job {
   tsr_gemm_desc_t d;
   int8_t *a, *b;
   int32_t *bias, *mult, *shift;
+  int32_t *mult_neg, *shift_neg; /* leaky */
+  int8_t lut[256];
   uint32_t lda, ldb;
 } job_t;
 
 static uint32_t align64(uint32_t x) { return (x + 63u) & ~63u; }
 
 /* Build a random job with padded strides, place it in the chip's DRAM behind
- * canary bytes; returns false if it does not fit. */
-static bool job_make(job_t *j, uint32_t m, uint32_t k, uint32_t n, bool requant, bool per_channel,
-                     bool bias) {
+ * canary bytes; returns false if it does not fit. With `lut` and `leaky`
+ * (requant only) the output goes through a random table and negative values
+ * get their own multipliers. */
+static bool job_make_fused(job_t *j, uint32_t m, uint32_t k, uint32_t n, bool requant,
+                           bool per_channel, bool bias, bool lut, bool leaky) {
   memset(j, 0, sizeof *j);
   tsr_gemm_desc_t *d = &j->d;
   d->m = m;
@@ -602,6 +72,12 @@ static bool job_make(job_t *j, uint32_t m, uint32_t k, uint32_t n, bool requant,
   d->mult_addr = p;
   p = align64(p + 4 * n);
   d->shift_addr = p;
+  p = align64(p + 4 * n) + 3u;
+  d->lut_addr = p;
+  p = align64(p + 256);
+  d->mult_neg_addr = p;
+  p = align64(p + 4 * n);
+  d->shift_neg_addr = p;
   p = align64(p + 4 * n) + rnd_in(0, 7);
   d->c_addr = p;
   p = align64(p + m * ldc) + 64;
@@ -624,13 +100,17 @@ static bool job_make(job_t *j, uint32_t m, uint32_t k, uint32_t n, bool requant,
   d->out_zp = (int32_t)rnd_in(0, 40) - 20;
   d->act_min = (int32_t)rnd_in(0, 100) - 128;
   d->act_max = d->act_min + (int32_t)rnd_in(0, (uint32_t)(127 - d->act_min));
+  d->has_lut = requant && lut;
+  d->leaky = requant && leaky;
 
   j->a = malloc((size_t)m * j->lda);
   j->b = malloc((size_t)k * j->ldb);
   j->bias = malloc(4u * n);
   j->mult = malloc(4u * n);
   j->shift = malloc(4u * n);
-  assert_true(j->a && j->b && j->bias && j->mult && j->shift);
+  j->mult_neg = malloc(4u * n);
+  j->shift_neg = malloc(4u * n);
+  assert_true(j->a && j->b && j->bias && j->mult && j->shift && j->mult_neg && j->shift_neg);
   for (size_t i = 0; i < (size_t)m * j->lda; i++) {
     j->a[i] = (int8_t)rnd();
   }
@@ -642,6 +122,14 @@ static bool job_make(job_t *j, uint32_t m, uint32_t k, uint32_t n, bool requant,
     j->mult[i] = (int32_t)rnd_in(1u << 30, 0x7fffffffu);
     j->shift[i] = d->shift + (int32_t)rnd_in(0, 2) - 1;
   }
+  for (uint32_t i = 0; d->leaky && i < n; i++) {
+    /* A slope below one: a smaller multiplier or a larger right shift. */
+    j->mult_neg[i] = (int32_t)rnd_in(1u << 30, 0x7fffffffu);
+    j->shift_neg[i] = d->shift - (int32_t)rnd_in(0, 3);
+  }
+  for (uint32_t i = 0; d->has_lut && i < 256; i++) {
+    j->lut[i] = (int8_t)rnd();
+  }
   /* Canary everywhere, then the operands. */
   memset(g_chip.dram, 0xa5, g_chip.dram_size);
   memcpy(g_chip.dram + d->a_addr, j->a, (size_t)m * j->lda);
@@ -649,7 +137,19 @@ static bool job_make(job_t *j, uint32_t m, uint32_t k, uint32_t n, bool requant,
   memcpy(g_chip.dram + d->bias_addr, j->bias, 4u * n);
   memcpy(g_chip.dram + d->mult_addr, j->mult, 4u * n);
   memcpy(g_chip.dram + d->shift_addr, j->shift, 4u * n);
+  if (d->has_lut) {
+    memcpy(g_chip.dram + d->lut_addr, j->lut, 256);
+  }
+  if (d->leaky) {
+    memcpy(g_chip.dram + d->mult_neg_addr, j->mult_neg, 4u * n);
+    memcpy(g_chip.dram + d->shift_neg_addr, j->shift_neg, 4u * n);
+  }
   return true;
+}
+
+static bool job_make(job_t *j, uint32_t m, uint32_t k, uint32_t n, bool requant, bool per_channel,
+                     bool bias) {
+  return job_make_fused(j, m, k, n, requant, per_channel, bias, false, false);
 }
 
 static void job_free(job_t *j) {
@@ -658,6 +158,8 @@ static void job_free(job_t *j) {
   free(j->bias);
   free(j->mult);
   free(j->shift);
+  free(j->mult_neg);
+  free(j->shift_neg);
   memset(j, 0, sizeof *j);
 }
 
@@ -674,6 +176,9 @@ static bool job_check(const job_t *j, char *why, size_t whylen) {
       .out_zp = d->out_zp,
       .act_min = d->act_min,
       .act_max = d->act_max,
+      .lut = d->has_lut ? j->lut : NULL,
+      .mult_neg = d->leaky ? j->mult_neg : NULL,
+      .shift_neg = d->leaky ? j->shift_neg : NULL,
   };
   size_t mn = (size_t)d->m * d->n;
   int32_t *g32 = calloc(mn, sizeof *g32);
@@ -738,10 +243,11 @@ static void check_plan_invariants(const tsr_dev_info_t *in, const tsr_gemm_desc_
                                   const tsr_gemm_plan_t *p) {
   const uint32_t N = in->dim;
   assert_int_equal(p->dim, N);
-  /* Tile rows: inside the accumulator with 3 parameter rows per buffer. */
-  assert_true(p->mt >= 1 && p->mt <= in->acc_rows - 3 && p->mt <= 0xffff);
+  /* Tile rows: inside the accumulator with 3 parameter rows per buffer (5 with leaky). */
+  assert_int_equal(p->param_rows, d->leaky ? 5 : 3);
+  assert_true(p->mt >= 1 && p->mt <= in->acc_rows - p->param_rows && p->mt <= 0xffff);
   assert_true(p->acc_bufs == 1 || p->acc_bufs == 2);
-  assert_int_equal(p->acc_stride, p->mt + 3);
+  assert_int_equal(p->acc_stride, p->mt + p->param_rows);
   for (uint32_t i = 0; i < p->acc_bufs; i++) {
     assert_int_equal(p->acc_base[i], i * p->acc_stride);
     assert_true(p->acc_base[i] + p->acc_stride <= in->acc_rows);
@@ -766,13 +272,17 @@ static void check_plan_invariants(const tsr_dev_info_t *in, const tsr_gemm_desc_
   assert_true(p->spad_bufs == 1 || p->spad_bufs == 2);
   assert_true(p->a_rows >= p->mt * (p->kc / N));
   assert_true(p->w_rows >= p->kc);
-  uint64_t spans[4][2];
+  uint64_t spans[5][2];
   unsigned ns = 0;
   for (uint32_t i = 0; i < p->spad_bufs; i++) {
     spans[ns][0] = p->a_base[i];
     spans[ns++][1] = (uint64_t)p->a_base[i] + p->a_rows;
     spans[ns][0] = p->w_base[i];
     spans[ns++][1] = (uint64_t)p->w_base[i] + p->w_rows;
+  }
+  if (d->has_lut) { /* the activation table: 256/N rows of its own */
+    spans[ns][0] = p->lut_base;
+    spans[ns++][1] = (uint64_t)p->lut_base + cdiv(256, N);
   }
   for (unsigned i = 0; i < ns; i++) {
     assert_true(spans[i][1] <= in->spad_rows);
@@ -781,7 +291,10 @@ static void check_plan_invariants(const tsr_dev_info_t *in, const tsr_gemm_desc_
     }
   }
   /* Predictions are self-consistent. */
-  assert_true(p->cmds == p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores);
+  assert_true(p->cmds == p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores +
+                         (d->has_lut ? 1u : 0u)); /* + SFU LUT_LOAD */
+  assert_int_equal(p->n_params, (d->has_bias ? 1 : 0) + (d->per_channel ? 2 : 0) +
+                                    (d->leaky ? 2 : 0));
   assert_true(p->macs == (uint64_t)d->m * d->k * d->n);
   assert_true(p->cmd_stores == p->tiles);
   assert_true(p->est_cycles > 0);
@@ -870,6 +383,23 @@ static void memories_too_small_are_reported_not_overrun(void **state) {
   in = info_of(4, 5, 4);
   tsr_gemm_opts_t o = {.spad_buf = TSR_BUF_DOUBLE};
   assert_int_equal(tsr_gemm_plan_opts(&in, &d, &o, &p), TSR_UNSUPPORTED);
+  /* The table takes 256/N scratchpad rows of its own, after the buffers. */
+  d.has_lut = true;
+  in = info_of(4, 5, 4);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_UNSUPPORTED);
+  in = info_of(4, 5 + 64, 4);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_OK);
+  check_plan_invariants(&in, &d, &p);
+  assert_int_equal(p.lut_base, 5);
+  /* Leaky needs 5 parameter rows after each tile. */
+  d.has_lut = false;
+  d.leaky = true;
+  in = info_of(4, 5, 5);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_UNSUPPORTED);
+  in = info_of(4, 5, 6);
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_OK);
+  check_plan_invariants(&in, &d, &p);
+  assert_int_equal(p.acc_stride, 6);
 }
 
 static void bad_descriptors_are_rejected(void **state) {
@@ -910,7 +440,20 @@ static void bad_descriptors_are_rejected(void **state) {
   REJECT(b.act_min = -129, "int8");
   REJECT((b.act_min = 3, b.act_max = 2), "act_min");
   REJECT((b.requant = false, b.ldc = 16, b.per_channel = true), "requant");
+  REJECT((b.requant = false, b.ldc = 16, b.has_lut = true, b.lut_addr = 0x100000u), "requant");
+  REJECT((b.requant = false, b.ldc = 16, b.leaky = true), "requant");
+  REJECT((b.has_lut = true, b.lut_addr = 0xffffff01u), "table");
+  REJECT((b.leaky = true, b.mult_neg_addr = 0xfffffff1u), "parameter");
+  REJECT((b.leaky = true, b.shift_neg_addr = 0xfffffff1u), "parameter");
+  REJECT((b.has_lut = true, b.lut_addr = 0x80000000u - 255u), "overlaps");
+  REJECT((b.leaky = true, b.mult_neg_addr = 0x80000000u - 15u, b.shift_neg_addr = 0x2000), "overlaps");
+  REJECT((b.leaky = true, b.mult_neg_addr = 0x2000, b.shift_neg_addr = 0x80000003u), "overlaps");
 #undef REJECT
+  /* Without the flags the table and negative-side addresses are not looked at. */
+  b = d;
+  b.lut_addr = 0xffffffffu;
+  b.mult_neg_addr = 0x80000000u;
+  assert_int_equal(tsr_gemm_check_desc(&b, &why), TSR_OK);
   assert_int_equal(tsr_gemm_plan(NULL, &d, &p), TSR_BAD_ARG);
   assert_int_equal(tsr_gemm_plan(&in, &d, NULL), TSR_BAD_ARG);
 }
@@ -959,7 +502,7 @@ static bool run_job(const job_t *j, const tsr_gemm_opts_t *o, char *why, size_t 
       return false;
     }
   }
-  if (g_chip.max_token > 2) {
+  if (g_chip.max_token > (j->d.has_lut ? 3u : 2u)) {
     snprintf(why, whylen, "a token counter reached %u", g_chip.max_token);
     return false;
   }
@@ -988,12 +531,15 @@ static void executor_matches_golden_on_fixed_awkward_shapes(void **state) {
   g_rng = g_seed;
   for (size_t di = 0; di < 3; di++) {
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-      for (int variant = 0; variant < 3; variant++) {
+      /* 0 raw + bias, 1 raw, 2 per-channel + bias, 3 table, 4 per-channel leaky,
+       * 5 table + leaky without bias. */
+      for (int variant = 0; variant < 6; variant++) {
         chip_init(dims[di], 4096, 1024, 1u << 20, POL_SERIAL, g_seed);
         job_t j;
         bool requant = variant != 1;
-        assert_true(job_make(&j, shapes[s][0], shapes[s][1], shapes[s][2], requant, variant == 2,
-                             variant != 0));
+        assert_true(job_make_fused(&j, shapes[s][0], shapes[s][1], shapes[s][2], requant,
+                                   variant == 2 || variant == 4, variant != 0 && variant != 5,
+                                   variant == 3 || variant == 5, variant == 4 || variant == 5));
         if (!run_job(&j, NULL, why, sizeof why)) {
           fail_msg("seed %u, N=%u, %ux%ux%u variant %d: %s", g_seed, dims[di], shapes[s][0],
                    shapes[s][1], shapes[s][2], variant, why);
@@ -1019,6 +565,14 @@ static void executor_matches_golden_on_random_jobs_under_every_schedule(void **s
     bool requant = rnd() % 4 != 0;
     bool pc = rnd() % 2;
     bool bias = rnd() % 3 != 0;
+    bool lut = rnd() % 3 == 0;
+    bool leaky = rnd() % 3 == 0;
+    if (lut) {
+      spad += 256 / dim; /* room for the table */
+    }
+    if (leaky) {
+      acc += 2; /* two more parameter rows per tile */
+    }
     tsr_gemm_opts_t o = {.spad_buf = (tsr_gemm_buf_t)rnd_in(0, 2),
                          .acc_buf = (tsr_gemm_buf_t)rnd_in(0, 2),
                          .max_mt = rnd() % 3 == 0 ? rnd_in(1, 9) : 0,
@@ -1030,7 +584,7 @@ static void executor_matches_golden_on_random_jobs_under_every_schedule(void **s
       uint32_t saved = g_rng;
       g_rng = job_seed | 1u;
       job_t j;
-      assert_true(job_make(&j, m, k, n, requant, pc, bias));
+      assert_true(job_make_fused(&j, m, k, n, requant, pc, bias, lut, leaky));
       g_rng = saved;
       tsr_gemm_plan_t p;
       if (tsr_gemm_plan_opts(&g_dev.info, &j.d, &o, &p) == TSR_UNSUPPORTED &&
@@ -1041,9 +595,9 @@ static void executor_matches_golden_on_random_jobs_under_every_schedule(void **s
       }
       if (!run_job(&j, &o, why, sizeof why)) {
         fail_msg("seed %u it %d (%s): N=%u spad=%u acc=%u %ux%ux%u requant=%d pc=%d bias=%d "
-                 "bufs=%d/%d max_mt=%u max_kc=%u: %s",
-                 g_seed, it, k_policy_name[pol], dim, spad, acc, m, k, n, requant, pc, bias,
-                 o.spad_buf, o.acc_buf, o.max_mt, o.max_kc, why);
+                 "lut=%d leaky=%d bufs=%d/%d max_mt=%u max_kc=%u: %s",
+                 g_seed, it, k_policy_name[pol], dim, spad, acc, m, k, n, requant, pc, bias, lut,
+                 leaky, o.spad_buf, o.acc_buf, o.max_mt, o.max_kc, why);
       }
       job_free(&j);
     }
@@ -1082,16 +636,20 @@ static void every_token_class_is_needed(void **state) {
     }
     job_free(&j);
   }
-  /* And with the tokens in place, the same job passes under the same schedules. */
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+  /* And with the tokens in place, the same job passes under the same schedules
+   * (also with the table, loaded before the first tile, and leaky). */
+  for (size_t c = 0; c < 2 * sizeof cases / sizeof cases[0]; c++) {
     g_rng = g_seed;
-    chip_init(4, 256, 64, 1u << 18, cases[c].pol, g_seed);
+    const size_t pc = c % (sizeof cases / sizeof cases[0]);
+    const bool fused = c >= sizeof cases / sizeof cases[0];
+    chip_init(4, 256 + (fused ? 64 : 0), 64, 1u << 18, cases[pc].pol, g_seed);
     job_t j;
-    assert_true(job_make(&j, 40, 20, 12, true, true, true));
+    assert_true(job_make_fused(&j, 40, 20, 12, true, true, true, fused, fused));
     tsr_gemm_opts_t o = {.spad_buf = TSR_BUF_DOUBLE, .acc_buf = TSR_BUF_DOUBLE, .max_mt = 8,
                          .max_kc = 8};
     if (!run_job(&j, &o, why, sizeof why)) {
-      fail_msg("seed %u, %s: %s", g_seed, k_policy_name[cases[c].pol], why);
+      fail_msg("seed %u, %s%s: %s", g_seed, k_policy_name[cases[pc].pol], fused ? " fused" : "",
+               why);
     }
     job_free(&j);
   }
