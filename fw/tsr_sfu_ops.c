@@ -158,7 +158,7 @@ tsr_status_t tsr_sfu_check_desc(const tsr_sfu_desc_t *d, const char **why) {
   return TSR_OK;
 }
 
-/* ---- Planner ------------------------------------------------------------------------------------ */
+/* ---- Planner ----------------------------------------------------------------------------- */
 
 tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *d, tsr_sfu_plan_t *p,
                           const char **why) {
@@ -252,7 +252,8 @@ tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *d, t
   p->beta_loads = is_ln ? ceil_div(4u * d->len, piece) : 0u;
 
   /* Commands and bytes. */
-  uint64_t cmds = (d->has_lut ? 2u : 0u) + (words != 0u ? 1u : 0u) + (is_ln ? 1u + p->beta_loads : 0u);
+  uint64_t cmds =
+      (d->has_lut ? 2u : 0u) + (words != 0u ? 1u : 0u) + (is_ln ? 1u + p->beta_loads : 0u);
   const uint64_t per_block = (is_add ? 2u : 1u) + 1u + (is_red ? 1u : c);
   cmds += (uint64_t)blocks * per_block;
   if (!is_red && blocks > bufs) {

@@ -65,14 +65,17 @@ static void usage(FILE *f) {
           "  tessera gemm --a A.npy --b B.npy [--bias BIAS.npy] [--mult M | --mult-npy F]\n"
           "               [--shift S | --shift-npy F] [--out-zp Z] [--act-min LO --act-max HI]\n"
           "               [--act NAME --out-scale S [--act-out-scale S --act-out-zp Z]\n"
-          "                | --act-lut T.npy] [--leaky ALPHA] [--out C.npy] [--check] [common options]\n"
+          "                | --act-lut T.npy] [--leaky ALPHA]\n"
+          "               [--out C.npy] [--check] [common options]\n"
           "  tessera gemm --m M --k K --n N [--seed S] [--raw] [--out C.npy] [common options]\n"
           "  tessera sfu --op NAME --in X.npy --in-scale S [--in-zp Z] --out-scale S [--out-zp Z]\n"
           "              [--out Y.npy] [--check] [common options]\n"
           "  tessera sfu --op lut --lut T.npy --in X.npy [--out Y.npy] [--check] [common options]\n"
-          "  tessera softmax --in X.npy --in-scale S [--beta B] [--out Y.npy] [--check] [common options]\n"
-          "  tessera layernorm --in X.npy --in-scale S --gamma G.npy --gamma-scale S [--gamma-zp Z]\n"
-          "              --beta B.npy [--eps E] --out-scale S [--out-zp Z] [--out Y.npy] [--check] [...]\n"
+          "  tessera softmax --in X.npy --in-scale S [--beta B] [--out Y.npy] [--check]\n"
+          "              [common options]\n"
+          "  tessera layernorm --in X.npy --in-scale S --gamma G.npy --gamma-scale S\n"
+          "              [--gamma-zp Z] --beta B.npy [--eps E] --out-scale S [--out-zp Z]\n"
+          "              [--out Y.npy] [--check] [common options]\n"
           "  tessera add --a A.npy --a-scale S [--a-zp Z] --b B.npy --b-scale S [--b-zp Z]\n"
           "              --out-scale S [--out-zp Z] [--out Y.npy] [--check] [common options]\n"
           "  tessera reduce --in X.npy [--out Y.npy] [--check] [common options]\n"
@@ -369,7 +372,7 @@ static const char *shape_str(const tsr_npy_t *t, char *buf, size_t len) {
   return buf;
 }
 
-/* ---- Special-function helpers (shared by gemm --act and the SFU commands) ----------------------- */
+/* ---- Special-function helpers (shared by gemm --act and the SFU commands) ---------------- */
 
 /* Parse a finite real number. */
 static int get_double(const args_t *a, opt_id_t id, double *out) {
@@ -477,7 +480,8 @@ static int job_activation(const args_t *ar, job_t *j) {
       return -1;
     }
     if (!ar->set[O_OUT_SCALE]) {
-      die_line("gemm: --act needs --out-scale, the real scale of the int8 output (the table's input)");
+      die_line("gemm: --act needs --out-scale, the real scale of the int8 output "
+               "(the table's input)");
       return -1;
     }
     double in_scale = 0.0;
@@ -1269,7 +1273,7 @@ done:
   return rc;
 }
 
-/* ---- Special-function commands: sfu, softmax, layernorm, add, reduce ----------------------------- */
+/* ---- Special-function commands: sfu, softmax, layernorm, add, reduce --------------------- */
 
 typedef struct sfu_job {
   const char *cmd;       /* the command, for messages */
@@ -1536,8 +1540,8 @@ static int sfu_job_add(const args_t *ar, sfu_job_t *j) {
   if (ndim2 != j->ndim || rows2 != j->rows || len2 != j->len) {
     char s1[128];
     char s2[128];
-    die_line("add: A is %s but B is %s: the shapes must be equal", shape_str(&j->nin, s1, sizeof s1),
-             shape_str(&j->nin2, s2, sizeof s2));
+    die_line("add: A is %s but B is %s: the shapes must be equal",
+             shape_str(&j->nin, s1, sizeof s1), shape_str(&j->nin2, s2, sizeof s2));
     return -1;
   }
   j->in2 = j->nin2.data;
@@ -1604,8 +1608,8 @@ static int sfu_make_layout(const sfu_job_t *j, size_t out_bytes, sfu_layout_t *l
   l->out = (uint32_t)p;
   p = align_up(p + out_bytes, 64);
   if (p > (1ull << 32)) {
-    die_line("%s: the tensors need %" PRIu64 " bytes of external memory; addresses are 32-bit", j->cmd,
-             p);
+    die_line("%s: the tensors need %" PRIu64 " bytes of external memory; addresses are 32-bit",
+             j->cmd, p);
     return -1;
   }
   l->end = p;
@@ -1704,7 +1708,8 @@ static int cmd_sfu_family(const args_t *ar) {
       (j.func == TSR_FUNC_ADD && put(&e, lay.in2, j.in2, n, "B") != 0) ||
       (j.func == TSR_FUNC_LAYERNORM && put(&e, lay.in2, j.in2, j.len, "gamma") != 0) ||
       (j.func == TSR_FUNC_LAYERNORM && put(&e, lay.beta, j.beta, 4u * j.len, "beta") != 0) ||
-      (j.param_words != 0 && put(&e, lay.param, j.param, 4u * j.param_words, "the parameters") != 0) ||
+      (j.param_words != 0 &&
+       put(&e, lay.param, j.param, 4u * j.param_words, "the parameters") != 0) ||
       (j.has_lut && put(&e, lay.lut, j.lut, 256u, "the table") != 0) ||
       put(&e, lay.out, out, out_bytes, "the output pattern") != 0) {
     goto done;

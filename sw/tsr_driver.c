@@ -490,7 +490,8 @@ tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t
     return st;
   }
   if (a->spad && (a->bias || a->requant || a->per_channel || a->lut || a->leaky)) {
-    return bad(dev, "STORE", "SPAD copies scratchpad bytes: no BIAS, REQUANT, PER_CHANNEL, LUT or LEAKY");
+    return bad(dev, "STORE",
+               "SPAD copies scratchpad bytes: no BIAS, REQUANT, PER_CHANNEL, LUT or LEAKY");
   }
   if (a->per_channel && !a->requant) {
     return bad(dev, "STORE", "PER_CHANNEL needs REQUANT");

@@ -125,8 +125,8 @@ typedef struct tsr_store_args {
   bool bias;         /**< add the bias row */
   bool requant;      /**< requantize to int8 (else raw int32) */
   bool per_channel;  /**< multiplier/shift per column from rows param+1/param+2 */
-  bool spad;         /**< copy scratchpad rows out unchanged (no BIAS/REQUANT/PER_CHANNEL/LUT/LEAKY) */
-  bool lut;          /**< send each int8 result through the table of the last SFU LUT_LOAD (needs REQUANT) */
+  bool spad;         /**< copy scratchpad rows out unchanged (no other output-stage flag) */
+  bool lut;          /**< each int8 result through the last LUT_LOAD's table (needs REQUANT) */
   bool leaky;        /**< negative x: multiplier/shift from rows param+3/param+4 (needs REQUANT) */
   int32_t mult;      /**< per-tensor multiplier */
   int32_t shift;     /**< per-tensor shift, -31..30, positive = left */
