@@ -103,7 +103,7 @@ module tsr_ctrl_tb;
   wire        irq_done_o, irq_error_o, irq_fence_o, irq_clear_o;
   wire [63:0] cnt_cycles_o, cnt_busy_o, cnt_macs_o, cnt_dma_rd_o, cnt_dma_wr_o, cnt_cmds_o;
   wire [255:0] cmd_o;
-  wire        unit_clr_o, rd_start_o, rd_abort_o, wr_abort_o, mm_start_o, st_start_o;
+  wire        unit_clr_o, rd_start_o, rd_abort_o, wr_abort_o, mm_start_o, st_start_o, sfu_start_o;
 
   tsr_ctrl #(
     .ArrayDim     (N),
@@ -162,7 +162,7 @@ module tsr_ctrl_tb;
     .st_busy_i      (st_busy),
     .st_param_err_i (st_param_err),
     // The SFU is covered by the system tests (test_sys_sfu); here it stays idle.
-    .sfu_start_o    (sfu_start),
+    .sfu_start_o    (sfu_start_o),
     .sfu_busy_i     (1'b0),
     .sfu_param_err_i (1'b0)
   );
@@ -493,7 +493,8 @@ module tsr_ctrl_tb;
         ready_rise = cyc;
       end
       // ---- unit starts ----
-      nstart = (rd_start_o ? 1 : 0) + (mm_start_o ? 1 : 0) + (st_start_o ? 1 : 0);
+      nstart = (rd_start_o ? 1 : 0) + (mm_start_o ? 1 : 0) + (st_start_o ? 1 : 0) +
+               (sfu_start_o ? 1 : 0);
       `CHECK(nstart <= 1, ("%0d units started in one cycle", nstart))
       if (nstart != 0) begin
         u = rd_start_o ? 1 : mm_start_o ? 2 : 3;
