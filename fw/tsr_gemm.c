@@ -1,5 +1,6 @@
 /* tsr_gemm.c: GEMM tiler (planner) and executor for Tessera (freestanding firmware). */
 #include "tsr_fw.h"
+#include "tsr_fw_cmd.h"
 
 /*
  * Memory layout chosen by the planner (N = array dim, kcb = kc / N):
@@ -430,23 +431,6 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
 
 /* ---- Executor -------------------------------------------------------------------------------------- */
 
-static tsr_status_t push_load(tsr_dev_t *dev, uint32_t deps, tsr_load_dest_t dest, uint32_t addr,
-                              uint32_t stride, uint32_t rows, uint32_t cols, uint32_t local) {
-  tsr_load_args_t a;
-  a.dest = dest;
-  a.addr = addr;
-  a.stride = stride;
-  a.rows = rows;
-  a.cols = cols;
-  a.local = local;
-  tsr_cmd_t cmd;
-  tsr_status_t st = tsr_cmd_load(dev, deps, &a, &cmd);
-  if (st == TSR_OK) {
-    st = tsr_submit(dev, &cmd);
-  }
-  return st;
-}
-
 /* Parameter vectors of a tile, in accumulator-row order after the tile rows. */
 static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d, uint32_t n0,
                                 uint32_t ncols, uint32_t prow, uint32_t last_deps) {
@@ -472,7 +456,7 @@ static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d, uint32
   for (uint32_t i = 0u; i < cnt; i++) {
     uint32_t deps = (i + 1u == cnt) ? last_deps : 0u;
     tsr_status_t st =
-        push_load(dev, deps, TSR_LOAD_ACC, addr[i], 4u * ncols, 1u, 4u * ncols, row[i]);
+        tsr_fw_push_load(dev, deps, TSR_LOAD_ACC, addr[i], 4u * ncols, 1u, 4u * ncols, row[i]);
     if (st != TSR_OK) {
       return st;
     }
@@ -539,14 +523,14 @@ tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_ge
          * one tells compute the data is there. */
         uint32_t first_deps = g >= p->spad_bufs ? TSR_DEP_POP_NEXT : 0u;
         if (!p->a_resident || j == 0u) {
-          st = push_load(dev, first_deps, TSR_LOAD_SPAD, d->a_addr + m0 * d->lda + k0, d->lda,
+          st = tsr_fw_push_load(dev, first_deps, TSR_LOAD_SPAD, d->a_addr + m0 * d->lda + k0, d->lda,
                          mrows, kcur, abase);
           if (st != TSR_OK) {
             return st;
           }
           first_deps = 0u;
         }
-        st = push_load(dev, first_deps | TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD,
+        st = tsr_fw_push_load(dev, first_deps | TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD,
                        d->b_addr + k0 * d->ldb + n0, d->ldb, kcur, ncols, wbase);
         if (st != TSR_OK) {
           return st;

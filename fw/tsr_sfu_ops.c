@@ -1,5 +1,6 @@
 /* tsr_sfu_ops.c: SFU job runners for Tessera: blocking, loads, SFU commands, SPAD stores (freestanding firmware). */
 #include "tsr_fw.h"
+#include "tsr_fw_cmd.h"
 
 /*
  * Memory layout chosen by tsr_sfu_plan (C = ceil(len / N), br = block rows,
@@ -268,23 +269,6 @@ tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *d, t
 
 /* ---- Executor ------------------------------------------------------------------------------------- */
 
-static tsr_status_t push_load(tsr_dev_t *dev, uint32_t deps, tsr_load_dest_t dest, uint32_t addr,
-                              uint32_t stride, uint32_t rows, uint32_t cols, uint32_t local) {
-  tsr_load_args_t a;
-  a.dest = dest;
-  a.addr = addr;
-  a.stride = stride;
-  a.rows = rows;
-  a.cols = cols;
-  a.local = local;
-  tsr_cmd_t cmd;
-  tsr_status_t st = tsr_cmd_load(dev, deps, &a, &cmd);
-  if (st == TSR_OK) {
-    st = tsr_submit(dev, &cmd);
-  }
-  return st;
-}
-
 static tsr_status_t push_sfu(tsr_dev_t *dev, uint32_t deps, uint32_t func, uint32_t src,
                              uint32_t dst, uint32_t rows, uint32_t len, uint32_t src2,
                              uint32_t param, uint32_t aux) {
@@ -338,7 +322,7 @@ tsr_status_t tsr_sfu_load_lut(tsr_dev_t *dev, uint32_t lut_addr, uint32_t spad_r
   if (dev == NULL || dev->info.dim == 0u) {
     return TSR_BAD_ARG;
   }
-  tsr_status_t st = push_load(dev, TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD, lut_addr,
+  tsr_status_t st = tsr_fw_push_load(dev, TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD, lut_addr,
                               TSR_SFU_LUT_ENTRIES, 1u, TSR_SFU_LUT_ENTRIES, spad_row);
   if (st == TSR_OK) {
     st = push_sfu(dev, TSR_DEP_POP_PREV, TSR_FUNC_LUT_LOAD, spad_row, 0u, 1u,
@@ -380,12 +364,12 @@ tsr_status_t tsr_sfu_run(tsr_dev_t *dev, const tsr_sfu_desc_t *d, const tsr_sfu_
   if (d->has_lut && (st = tsr_sfu_load_lut(dev, d->lut_addr, p->lut_row)) != TSR_OK) {
     return st;
   }
-  if (words != 0u && (st = push_load(dev, 0u, TSR_LOAD_ACC, d->param_addr, 4u * words, 1u,
+  if (words != 0u && (st = tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, d->param_addr, 4u * words, 1u,
                                      4u * words, p->param_row)) != TSR_OK) {
     return st;
   }
   if (is_ln) {
-    if ((st = push_load(dev, 0u, TSR_LOAD_SPAD, d->in2_addr, len, 1u, len, p->gamma_row)) !=
+    if ((st = tsr_fw_push_load(dev, 0u, TSR_LOAD_SPAD, d->in2_addr, len, 1u, len, p->gamma_row)) !=
         TSR_OK) {
       return st;
     }
@@ -393,7 +377,7 @@ tsr_status_t tsr_sfu_run(tsr_dev_t *dev, const tsr_sfu_desc_t *d, const tsr_sfu_
     const uint32_t total = 4u * len;
     for (uint32_t off = 0u; off < total; off += piece) {
       const uint32_t cols = min32(piece, total - off);
-      if ((st = push_load(dev, 0u, TSR_LOAD_ACC, d->beta_addr + off, cols, 1u, cols,
+      if ((st = tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, d->beta_addr + off, cols, 1u, cols,
                           p->beta_row + off / (4u * dim))) != TSR_OK) {
         return st;
       }
@@ -420,10 +404,10 @@ tsr_status_t tsr_sfu_run(tsr_dev_t *dev, const tsr_sfu_desc_t *d, const tsr_sfu_
       }
     }
     const uint32_t first = reuse ? TSR_DEP_POP_NEXT : 0u;
-    st = push_load(dev, first | (is_add ? 0u : TSR_DEP_PUSH_NEXT), TSR_LOAD_SPAD,
+    st = tsr_fw_push_load(dev, first | (is_add ? 0u : TSR_DEP_PUSH_NEXT), TSR_LOAD_SPAD,
                    d->in_addr + r0 * len, len, nr, len, abase);
     if (st == TSR_OK && is_add) {
-      st = push_load(dev, TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD, d->in2_addr + r0 * len, len, nr, len,
+      st = tsr_fw_push_load(dev, TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD, d->in2_addr + r0 * len, len, nr, len,
                      p->b_base[buf]);
     }
     if (st != TSR_OK) {

@@ -1,0 +1,26 @@
+/* tsr_fw_cmd.h: firmware-internal helpers shared by the GEMM and SFU runners (not a public API). */
+#ifndef TSR_FW_CMD_H
+#define TSR_FW_CMD_H
+
+#include "tsr_fw.h"
+
+/* Pack a LOAD (docs/commands.md) and submit it; the driver's status on failure. */
+static inline tsr_status_t tsr_fw_push_load(tsr_dev_t *dev, uint32_t deps, tsr_load_dest_t dest,
+                                            uint32_t addr, uint32_t stride, uint32_t rows,
+                                            uint32_t cols, uint32_t local) {
+  tsr_load_args_t a;
+  a.dest = dest;
+  a.addr = addr;
+  a.stride = stride;
+  a.rows = rows;
+  a.cols = cols;
+  a.local = local;
+  tsr_cmd_t cmd;
+  tsr_status_t st = tsr_cmd_load(dev, deps, &a, &cmd);
+  if (st == TSR_OK) {
+    st = tsr_submit(dev, &cmd);
+  }
+  return st;
+}
+
+#endif /* TSR_FW_CMD_H */
