@@ -12,7 +12,10 @@
 // The pipeline advances when en_i is high and holds otherwise, so the store
 // unit can stall it on output backpressure. Per-store settings (bias, mult,
 // shift, zp, clamp bounds, mode bits) must stay constant while rows flow.
-module tsr_requant (
+module tsr_requant #(
+  parameter integer ArrayDim = 8,   // N: the table copy is 256/N rows of N entries
+  localparam integer LutAw = $clog2(256 / ArrayDim)
+) (
   input  wire        clk_i,
   input  wire        rst_ni,
   input  wire        clr_i,
@@ -31,7 +34,9 @@ module tsr_requant (
   input  wire [31:0] mult_neg_i,
   input  wire [5:0]  shift_neg_i, // signed -31..30
   input  wire        lut_en_i,
-  input  wire [2047:0] lut_i,     // entry i = lut_i[8*i +: 8]
+  input  wire        lut_we_i,    // table writes (LUT_LOAD), see tsr_lut
+  input  wire [LutAw-1:0] lut_waddr_i,
+  input  wire [8*ArrayDim-1:0] lut_wdata_i,
   output wire        valid_o,
   output wire [31:0] out_o
 );
@@ -54,7 +59,7 @@ module tsr_requant (
   reg               sat_q;
 
   // Stage 3: rounding, rdbpot, zero point and clamp.
-  reg        v3_q;
+  reg        v3_q, lut3_q;
   reg [31:0] out_q;
   wire [5:0] shift3 = neg2_q ? shift_neg_i : shift_i;
   wire [5:0] right6 = shift3[5] ? (6'd0 - shift3) : 6'd0;   // 0..31
@@ -77,17 +82,20 @@ module tsr_requant (
   wire [31:0] hi        = {{24{act_max_i[7]}}, act_max_i};
   wire [31:0] clamped   = ($signed(y) < $signed(lo)) ? lo :
                           ($signed(y) > $signed(hi)) ? hi : y;
-  // The table entry of the clamped value (a 256-way multiplexer).
-  reg  [7:0]  lut_entry;
-  integer k;
-  always @(*) begin
-    lut_entry = 8'h0;
-    for (k = 0; k < 256; k = k + 1) begin
-      if (clamped[7:0] == k[7:0]) begin
-        lut_entry = lut_i[8*k +: 8];
-      end
-    end
-  end
+  // This lane's copy of the table, read with the clamped value on the edge
+  // that registers stage 3, so the entry appears together with out_q.
+  wire [7:0] lut_entry;
+  tsr_lut #(.N(ArrayDim), .SyncRead(1)) u_lut (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .clr_i   (clr_i),
+    .we_i    (lut_we_i),
+    .waddr_i (lut_waddr_i),
+    .wdata_i (lut_wdata_i),
+    .re_i    (en_i),
+    .idx_i   (clamped[7:0]),
+    .entry_o (lut_entry)
+  );
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -113,8 +121,8 @@ module tsr_requant (
       neg2_q <= neg1_q;
       prod_q <= $signed(xl_q) * $signed(mult2);
       sat_q  <= (xl_q == Int32Min) && (mult2 == Int32Min);
-      out_q  <= !requant_i ? x2_q :
-                lut_en_i   ? {{24{lut_entry[7]}}, lut_entry} : clamped;
+      out_q  <= requant_i ? clamped : x2_q;
+      lut3_q <= requant_i && lut_en_i;
     end
   end
 
@@ -122,7 +130,7 @@ module tsr_requant (
   wire unused_bits = ^{right6[5], biased[30:0], quot[32]};
 
   assign valid_o = v3_q;
-  assign out_o   = out_q;
+  assign out_o   = lut3_q ? {{24{lut_entry[7]}}, lut_entry} : out_q;
 endmodule
 
 `default_nettype wire

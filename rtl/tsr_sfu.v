@@ -29,7 +29,8 @@ module tsr_sfu #(
   localparam integer N = ArrayDim,
   localparam integer SpadAw = $clog2(SpadRows),
   localparam integer AccAw  = $clog2(AccRows),
-  localparam integer LaneW  = $clog2(N)
+  localparam integer LaneW  = $clog2(N),
+  localparam integer LutAw  = $clog2(256 / N)
 ) (
   input  wire              clk_i,
   input  wire              rst_ni,
@@ -57,7 +58,9 @@ module tsr_sfu #(
   output wire              acc_we_o,
   output wire [AccAw-1:0]  acc_waddr_o,
   output wire [32*N-1:0]   acc_wdata_o,
-  output wire [2047:0]     lut_o         // LUT[i] = lut_o[8*i +: 8], for the store lanes
+  output wire              lut_we_o,     // table writes, mirrored by every store lane's copy
+  output wire [LutAw-1:0]  lut_waddr_o,
+  output wire [8*N-1:0]    lut_wdata_o
 );
   // Functions (docs/sfu.md).
   // (1 MAP and 2 REDUCE need no special handling here.)
@@ -137,7 +140,6 @@ module tsr_sfu #(
   reg [8*N-1:0] obuf_q, obuf_d;      // result row being filled
   reg [16*64-1:0] rf_q;             // r0..r15
   reg [NParams*32-1:0] p_q;          // p0..p10
-  reg [2047:0] lut_q;
 
   wire [63:0] ins;
   wire [7:0]  entry;
@@ -192,17 +194,6 @@ module tsr_sfu #(
   wire [63:0] va = operand(sa, rf_q, p_q, x_q, x2_q, beta_q, len_q);
   wire [63:0] vb = operand(sb, rf_q, p_q, x_q, x2_q, beta_q, len_q);
   wire [63:0] vc = operand(sc, rf_q, p_q, x_q, x2_q, beta_q, len_q);
-
-  // Table entry idx of a flat 256-entry table (a 256-way multiplexer).
-  function automatic [7:0] tsr_lut_read(input [2047:0] table_bits, input [7:0] idx);
-    integer k;
-    tsr_lut_read = 8'h0;
-    for (k = 0; k < 256; k = k + 1) begin
-      if (idx == k[7:0]) begin
-        tsr_lut_read = table_bits[8*k +: 8];
-      end
-    end
-  endfunction
 
   // ---------------------------------------------------------------- datapath
   // The multiplier: MUL takes b, the srdhm forms b or the immediate.
@@ -448,7 +439,7 @@ module tsr_sfu #(
           end
           URet: pc_d = ret_q;
           UOut, UOutlut: begin
-            obuf_d[8*lane_q +: 8] = (op == UOut) ? va[7:0] : tsr_lut_read(lut_q, va[7:0]);
+            obuf_d[8*lane_q +: 8] = (op == UOut) ? va[7:0] : lut_entry;
             if (lane_last) begin
               spad_we    = 1'b1;
               spad_waddr = out_addr;
@@ -521,22 +512,6 @@ module tsr_sfu #(
     end
   end
 
-  // The table: cleared by reset and soft reset (docs/sfu.md).
-  integer t;
-  always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      lut_q <= 2048'h0;
-    end else if (clr_i) begin
-      lut_q <= 2048'h0;
-    end else if (cap_lut) begin
-      for (t = 0; t < LutRows32; t = t + 1) begin
-        if ({23'h0, cnt_q} == t + 1) begin
-          lut_q[8*N*t +: 8*N] <= spad_rdata_i;
-        end
-      end
-    end
-  end
-
   // Datapath registers: only read after a microprogram or fetch wrote them.
   integer i;
   always @(posedge clk_i) begin
@@ -561,6 +536,21 @@ module tsr_sfu #(
     end
   end
 
+  // The SFU's copy of the table, read combinationally by OUTLUT.
+  wire [LutAw-1:0] lut_waddr = cnt_q[LutAw-1:0] - {{(LutAw-1){1'b0}}, 1'b1};
+  wire [7:0]       lut_entry;
+  tsr_lut #(.N(N), .SyncRead(0)) u_lut (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .clr_i   (clr_i),
+    .we_i    (cap_lut),
+    .waddr_i (lut_waddr),
+    .wdata_i (spad_rdata_i),
+    .re_i    (1'b1),
+    .idx_i   (va[7:0]),
+    .entry_o (lut_entry)
+  );
+
   assign busy_o       = (state_q != StIdle);
   assign param_err_o  = param_err;
   assign spad_re_o    = spad_re;
@@ -573,7 +563,9 @@ module tsr_sfu #(
   assign acc_we_o     = acc_we;
   assign acc_waddr_o  = acc_waddr[AccAw-1:0];
   assign acc_wdata_o  = acc_wdata;
-  assign lut_o        = lut_q;
+  assign lut_we_o     = cap_lut;
+  assign lut_waddr_o  = lut_waddr;
+  assign lut_wdata_o  = spad_rdata_i;
 
   // Upper address bits were range-checked by the controller; the immediate's
   // middle bits and the upper function bit are unused by design.

@@ -22,7 +22,8 @@ module tsr_store #(
   parameter integer SpadRows = 4096,
   localparam integer N = ArrayDim,
   localparam integer SpadAw = $clog2(SpadRows),
-  localparam integer AccAw = $clog2(AccRows)
+  localparam integer AccAw = $clog2(AccRows),
+  localparam integer LutAw = $clog2(256 / ArrayDim)
 ) (
   input  wire             clk_i,
   input  wire             rst_ni,
@@ -43,7 +44,9 @@ module tsr_store #(
   input  wire             spad_i,
   input  wire             leaky_i,
   input  wire             lut_en_i,
-  input  wire [2047:0]    lut_i,
+  input  wire             lut_we_i,     // table writes from the SFU (LUT_LOAD)
+  input  wire [LutAw-1:0] lut_waddr_i,
+  input  wire [8*N-1:0]   lut_wdata_i,
   output wire             busy_o,
   output wire             param_err_o,  // one-cycle pulse: a per-channel shift is out of range
   output wire             dma_start_o,  // one-cycle pulse: parameters are good, rows follow
@@ -290,7 +293,7 @@ module tsr_store #(
   genvar g;
   generate
     for (g = 0; g < N; g = g + 1) begin : gen_lane
-      tsr_requant u_requant (
+      tsr_requant #(.ArrayDim(N)) u_requant (
         .clk_i     (clk_i),
         .rst_ni    (rst_ni),
         .clr_i     (clr_i),
@@ -309,7 +312,9 @@ module tsr_store #(
         .mult_neg_i  (mneg_row_q[32*g +: 32]),
         .shift_neg_i (sneg_row_q[32*g +: 6]),
         .lut_en_i    (lut_en_q),
-        .lut_i       (lut_i),
+        .lut_we_i    (lut_we_i),
+        .lut_waddr_i (lut_waddr_i),
+        .lut_wdata_i (lut_wdata_i),
         .valid_o   (lane_valid[g]),
         .out_o     (lane_out[32*g +: 32])
       );

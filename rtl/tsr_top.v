@@ -272,7 +272,9 @@ module tsr_top #(
   wire [8*N-1:0]      sfu_spad_wdata;
   wire [AccAw-1:0]    sfu_acc_raddr, sfu_acc_waddr;
   wire [32*N-1:0]     sfu_acc_wdata;
-  wire [2047:0]       lut;
+  wire                lut_we;
+  wire [$clog2(256 / N)-1:0] lut_waddr;
+  wire [8*N-1:0]      lut_wdata;
   // A STORE with the SPAD flag reads its rows from the scratchpad.
   wire                st_spad_re = st_acc_re && f_flag3;
   wire                st_acc_rd  = st_acc_re && !f_flag3;
@@ -400,7 +402,9 @@ module tsr_top #(
     .spad_i        (f_flag3),
     .leaky_i       (f_flag5),
     .lut_en_i      (f_flag4),
-    .lut_i         (lut),
+    .lut_we_i      (lut_we),
+    .lut_waddr_i   (lut_waddr),
+    .lut_wdata_i   (lut_wdata),
     .busy_o        (st_busy),
     .param_err_o   (st_param_err),
     .dma_start_o   (st_dma_start),
@@ -445,7 +449,9 @@ module tsr_top #(
     .acc_we_o     (sfu_acc_we),
     .acc_waddr_o  (sfu_acc_waddr),
     .acc_wdata_o  (sfu_acc_wdata),
-    .lut_o        (lut)
+    .lut_we_o     (lut_we),
+    .lut_waddr_o  (lut_waddr),
+    .lut_wdata_o  (lut_wdata)
   );
 
   tsr_dma_wr #(

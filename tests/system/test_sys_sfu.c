@@ -33,6 +33,8 @@
 #define PARAM_ADDR 0xC0000u
 #define LUT_ADDR 0xC1000u
 #define OUT_ADDR 0x100005u
+#define MID_ADDR 0x180002u
+#define OUT2_ADDR 0x200007u
 #define MAX_ROWS 24u
 #define MAX_LEN 200u
 
@@ -213,6 +215,101 @@ static int run_case(sys_env_t *e, uint32_t seed, unsigned func) {
   return rc;
 }
 
+/* Read n bytes at addr and compare them with want. */
+static int check_region(sys_env_t *e, uint32_t addr, const int8_t *want, size_t n,
+                        const char *what) {
+  int8_t *got = malloc(n);
+  CHECK(got != NULL, "%s: malloc", what);
+  const int ok = tsr_hal_mem_read(&e->hal, addr, got, n) == TSR_OK;
+  size_t i = 0;
+  while (ok && i < n && got[i] == (int8_t)(want[i] ^ (g_break && i == n - 1u))) {
+    i++;
+  }
+  free(got);
+  CHECK(ok, "%s: read", what);
+  CHECK(i == n, "%s: byte %zu differs from the golden model", what, i);
+  return 0;
+}
+
+typedef struct job_cost {
+  uint64_t cycles, bytes;
+} job_cost_t;
+
+static job_cost_t g_fused, g_unfused;
+
+/*
+ * A GEMM with a fused table (GEMM -> bias -> requantize -> LUT -> memory in
+ * one STORE pass) against the unfused sequence: the same GEMM to an int8
+ * intermediate, then a MAP over it. Both must equal the golden model, and the
+ * fused job must move at least 2 m n fewer DMA bytes (the intermediate is
+ * neither written nor read back).
+ */
+static int fused_case(sys_env_t *e, uint32_t seed) {
+  sys_rng_t r;
+  sys_rng_seed(&r, seed, 11u);
+  const uint32_t m = (uint32_t)sys_rng_range(&r, 1, 64), k = (uint32_t)sys_rng_range(&r, 1, 80),
+                 n = (uint32_t)sys_rng_range(&r, 1, 40);
+  char what[128];
+  snprintf(what, sizeof what, "fused GEMM seed %u m %u k %u n %u", seed, m, k, n);
+  uint8_t *before = fresh_memory(e, &r);
+  CHECK(before != NULL, "%s: memory", what);
+  const int8_t *a = (const int8_t *)before + IN_ADDR, *b = (const int8_t *)before + IN2_ADDR;
+  int32_t bias[40];
+  int8_t lut[256];
+  for (uint32_t j = 0; j < n; j++) {
+    bias[j] = (int32_t)sys_rng_range(&r, -5000, 5000);
+  }
+  CHECK(tsr_lut_populate(TSR_LUT_GELU, (float)rnd_log(&r, 0.01, 0.1), 0,
+                         (float)rnd_log(&r, 0.005, 0.05), (int32_t)sys_rng_range(&r, -20, 0),
+                         lut) == 0 &&
+            put(e, BETA_ADDR, bias, n * 4u) == 0 && put(e, LUT_ADDR, lut, sizeof lut) == 0,
+        "%s: put", what);
+  tsr_gemm_desc_t d = {.m = m, .k = k, .n = n, .a_addr = IN_ADDR, .lda = k,
+                       .b_addr = IN2_ADDR, .ldb = n, .c_addr = OUT_ADDR, .ldc = n,
+                       .has_bias = true, .bias_addr = BETA_ADDR, .requant = true,
+                       .mult = 1 << 30, .shift = (int32_t)sys_rng_range(&r, -9, -5),
+                       .out_zp = 0, .act_min = -128, .act_max = 127,
+                       .has_lut = true, .lut_addr = LUT_ADDR};
+  tsr_gemm_params_t gp = {.bias = bias, .requant = 1, .mult_scalar = d.mult,
+                          .shift_scalar = d.shift, .act_min = -128, .act_max = 127};
+  int8_t *plain = malloc((size_t)m * n), *want = malloc((size_t)m * n);
+  CHECK(plain != NULL && want != NULL, "%s: malloc", what);
+  CHECK(tsr_golden_gemm(m, k, n, a, k, b, n, &gp, NULL, plain) == 0, "%s: golden", what);
+  gp.lut = lut;
+  CHECK(tsr_golden_gemm(m, k, n, a, k, b, n, &gp, NULL, want) == 0, "%s: golden", what);
+  free(before);
+
+  tsr_gemm_plan_t plan;
+  tsr_counters_t cnt;
+  CHECK(tsr_counters_clear(&e->dev) == TSR_OK && tsr_gemm_plan(&e->dev.info, &d, &plan) == TSR_OK &&
+            tsr_gemm_run(&e->dev, &d, &plan, NULL, NULL) == TSR_OK &&
+            tsr_counters_read(&e->dev, &cnt) == TSR_OK,
+        "%s: fused run: %s", what, tsr_dev_error(&e->dev));
+  const job_cost_t fused = {cnt.cycles, cnt.dma_rd + cnt.dma_wr};
+  CHECK(check_region(e, OUT_ADDR, want, (size_t)m * n, what) == 0, "%s: fused output", what);
+
+  d.has_lut = false;
+  d.c_addr = MID_ADDR;
+  CHECK(tsr_counters_clear(&e->dev) == TSR_OK && tsr_gemm_plan(&e->dev.info, &d, &plan) == TSR_OK &&
+            tsr_gemm_run(&e->dev, &d, &plan, NULL, NULL) == TSR_OK &&
+            tsr_sfu_run_lut(&e->dev, LUT_ADDR, m, n, MID_ADDR, OUT2_ADDR) == TSR_OK &&
+            tsr_counters_read(&e->dev, &cnt) == TSR_OK,
+        "%s: unfused run: %s", what, tsr_dev_error(&e->dev));
+  const job_cost_t unfused = {cnt.cycles, cnt.dma_rd + cnt.dma_wr};
+  CHECK(check_region(e, MID_ADDR, plain, (size_t)m * n, what) == 0, "%s: GEMM output", what);
+  CHECK(check_region(e, OUT2_ADDR, want, (size_t)m * n, what) == 0, "%s: MAP output", what);
+  free(plain);
+  free(want);
+  CHECK(unfused.bytes >= fused.bytes + 2u * (uint64_t)m * n,
+        "%s: fused %" PRIu64 " DMA bytes, unfused %" PRIu64 ": the intermediate was not saved", what,
+        fused.bytes, unfused.bytes);
+  g_fused.cycles += fused.cycles;
+  g_fused.bytes += fused.bytes;
+  g_unfused.cycles += unfused.cycles;
+  g_unfused.bytes += unfused.bytes;
+  return 0;
+}
+
 /* A raw SFU command that must stop the engine with `code`, then a soft reset. */
 static int expect_error(sys_env_t *e, const uint32_t w[TSR_CMD_WORDS], uint32_t code,
                         const char *what) {
@@ -306,6 +403,7 @@ int main(int argc, char **argv) {
     for (unsigned f = TSR_FUNC_MAP; f <= TSR_FUNC_ADD; f++) {
       (void)run_case(&e, seed + i * 16u + f, f);
     }
+    (void)fused_case(&e, seed + i * 16u + 8u);
   }
   (void)error_cases(&e);
   for (unsigned f = TSR_FUNC_MAP; f <= TSR_FUNC_ADD; f++) {
@@ -313,12 +411,15 @@ int main(int argc, char **argv) {
            names[f], g_stats[f].elems,
            g_stats[f].elems ? (double)g_stats[f].cycles / (double)g_stats[f].elems : 0.0);
   }
+  printf("test_sys_sfu: N=%u fused GEMM+LUT %" PRIu64 " cycles, %" PRIu64
+         " DMA bytes; GEMM then MAP %" PRIu64 " cycles, %" PRIu64 " DMA bytes\n",
+         dim, g_fused.cycles, g_fused.bytes, g_unfused.cycles, g_unfused.bytes);
   sys_close(&e);
   if (g_fail != 0) {
     printf("test_sys_sfu: N=%u FAILED (%u checks)\n", dim, g_fail);
     return 1;
   }
-  printf("test_sys_sfu: N=%u PASSED: %u cases of each function bit-exact, error paths\n", dim,
-         count);
+  printf("test_sys_sfu: N=%u PASSED: %u cases of each function and of fused GEMM+LUT bit-exact, "
+         "error paths\n", dim, count);
   return 0;
 }
