@@ -38,6 +38,7 @@ module tsr_matmul #(
   input  wire [15:0]       n_i,
   output wire              ready_o,
   output wire              idle_o,
+  output wire              stream_o,       // an A row is read for the array this cycle
   output wire              spad_re_o,
   output wire [SpadAw-1:0] spad_raddr_o,
   input  wire [8*N-1:0]    spad_rdata_i,
@@ -253,6 +254,7 @@ module tsr_matmul #(
   end
 
   assign ready_o      = (state_q == StIdle);
+  assign stream_o     = (state_q == StStream);
   assign idle_o       = (state_q == StIdle) && !st_valid_q && !array_busy && !out_valid && !wb_valid_q;
   assign spad_re_o    = spad_re;
   assign spad_raddr_o = spad_raddr[SpadAw-1:0];

@@ -83,6 +83,8 @@ module tsr_top #(
   wire [2:0]  cmdq_words;
   wire        irq_done_set, irq_error_set, irq_fence_set, irq_clear;
   wire [63:0] cnt_cycles, cnt_busy, cnt_macs, cnt_dma_rd, cnt_dma_wr, cnt_cmds;
+  wire [63:0] cnt_array, cnt_fill, cnt_load_wait, cnt_store, cnt_sfu, cnt_ctrl, cnt_rd_stall,
+              cnt_wr_stall;
   wire [31:0] dma_win_base, dma_win_limit;
   wire        dma_win_lock;
 
@@ -151,6 +153,22 @@ module tsr_top #(
     .cnt_dma_wr_hi_val_i     (cnt_dma_wr[63:32]),
     .cnt_cmds_lo_val_i       (cnt_cmds[31:0]),
     .cnt_cmds_hi_val_i       (cnt_cmds[63:32]),
+    .cnt_array_lo_val_i      (cnt_array[31:0]),
+    .cnt_array_hi_val_i      (cnt_array[63:32]),
+    .cnt_fill_lo_val_i       (cnt_fill[31:0]),
+    .cnt_fill_hi_val_i       (cnt_fill[63:32]),
+    .cnt_load_wait_lo_val_i  (cnt_load_wait[31:0]),
+    .cnt_load_wait_hi_val_i  (cnt_load_wait[63:32]),
+    .cnt_store_lo_val_i      (cnt_store[31:0]),
+    .cnt_store_hi_val_i      (cnt_store[63:32]),
+    .cnt_sfu_lo_val_i        (cnt_sfu[31:0]),
+    .cnt_sfu_hi_val_i        (cnt_sfu[63:32]),
+    .cnt_ctrl_lo_val_i       (cnt_ctrl[31:0]),
+    .cnt_ctrl_hi_val_i       (cnt_ctrl[63:32]),
+    .cnt_rd_stall_lo_val_i   (cnt_rd_stall[31:0]),
+    .cnt_rd_stall_hi_val_i   (cnt_rd_stall[63:32]),
+    .cnt_wr_stall_lo_val_i   (cnt_wr_stall[31:0]),
+    .cnt_wr_stall_hi_val_i   (cnt_wr_stall[63:32]),
     .dma_win_base_addr_o     (dma_win_base),
     .dma_win_limit_addr_o    (dma_win_limit),
     .dma_win_ctrl_lock_o     (dma_win_lock)
@@ -170,7 +188,7 @@ module tsr_top #(
   wire         wr_abort, wr_busy, wr_done, wr_err;
   wire [31:0]  wr_err_addr;
   wire [WrBytesWidth-1:0] wr_bytes;
-  wire         mm_start, mm_ready, mm_idle;
+  wire         mm_start, mm_ready, mm_idle, mm_stream;
   wire         st_start, st_busy, st_param_err, st_dma_start;
   wire         sfu_start, sfu_busy, sfu_param_err;
 
@@ -364,6 +382,7 @@ module tsr_top #(
     .n_i            (f_w5[15:0]),
     .ready_o        (mm_ready),
     .idle_o         (mm_idle),
+    .stream_o       (mm_stream),
     .spad_re_o      (mm_spad_re),
     .spad_raddr_o   (mm_spad_raddr),
     .spad_rdata_i   (spad_rdata),
@@ -488,6 +507,39 @@ module tsr_top #(
     .m_axi_bvalid  (m_axi_bvalid),
     .m_axi_bready  (m_axi_bready),
     .m_axi_bresp   (m_axi_bresp)
+  );
+
+  tsr_perf u_perf (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .clear_i     (ctrl_we && ctrl_counters_clear),
+    .busy_i      (busy),
+    .mm_stream_i (mm_stream),
+    .mm_idle_i   (mm_idle),
+    .rd_busy_i   (rd_busy),
+    .st_busy_i   (st_busy),
+    .wr_busy_i   (wr_busy),
+    .sfu_busy_i  (sfu_busy),
+    .arvalid_i   (m_axi_arvalid),
+    .arready_i   (m_axi_arready),
+    .rvalid_i    (m_axi_rvalid),
+    .rready_i    (m_axi_rready),
+    .rlast_i     (m_axi_rlast),
+    .awvalid_i   (m_axi_awvalid),
+    .awready_i   (m_axi_awready),
+    .wvalid_i    (m_axi_wvalid),
+    .wready_i    (m_axi_wready),
+    .wlast_i     (m_axi_wlast),
+    .bvalid_i    (m_axi_bvalid),
+    .bready_i    (m_axi_bready),
+    .array_o     (cnt_array),
+    .fill_o      (cnt_fill),
+    .load_wait_o (cnt_load_wait),
+    .store_o     (cnt_store),
+    .sfu_o       (cnt_sfu),
+    .ctrl_o      (cnt_ctrl),
+    .rd_stall_o  (cnt_rd_stall),
+    .wr_stall_o  (cnt_wr_stall)
   );
 
   // Address bits above the memory sizes were range-checked by the controller.

@@ -894,6 +894,54 @@ typedef struct progress {
   const tsr_hal_t *hal;
 } progress_t;
 
+/* Where the busy cycles went (CNT_ARRAY.. counters, docs/performance.md). */
+typedef struct time_class {
+  const char *key, *words;
+  uint64_t cycles;
+} time_class_t;
+
+static void time_classes(const tsr_counters_t *c, time_class_t out[6]) {
+  const time_class_t t[6] = {{"compute", "compute", c->array},
+                             {"fill", "pipeline fill and drain", c->fill},
+                             {"load_wait", "waiting on DMA read", c->load_wait},
+                             {"store", "store", c->store},
+                             {"sfu", "SFU", c->sfu},
+                             {"control", "command control", c->ctrl}};
+  memcpy(out, t, sizeof t);
+}
+
+static double pct(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * (double)part / (double)whole;
+}
+
+/* JSON: , "time": {"compute": cycles, ...}, "memory_stall": {"read": .., "write": ..} */
+static void print_time_json(const tsr_counters_t *c) {
+  time_class_t t[6];
+  time_classes(c, t);
+  printf(", \"time\": {");
+  for (int i = 0; i < 6; i++) {
+    printf("%s\"%s\": %" PRIu64, i != 0 ? ", " : "", t[i].key, t[i].cycles);
+  }
+  printf("}, \"memory_stall\": {\"read\": %" PRIu64 ", \"write\": %" PRIu64 "}", c->rd_stall,
+         c->wr_stall);
+}
+
+/* Text: "  time: 72.0 % compute, 20.0 % waiting on DMA read, ..." (classes above 0). */
+static void print_time_text(const tsr_counters_t *c) {
+  time_class_t t[6];
+  time_classes(c, t);
+  printf("  time:");
+  const char *sep = " ";
+  for (int i = 0; i < 6; i++) {
+    if (t[i].cycles != 0) {
+      printf("%s%.1f %% %s", sep, pct(t[i].cycles, c->busy), t[i].words);
+      sep = ", ";
+    }
+  }
+  printf("; memory stalls: read %.1f %%, write %.1f %% of the busy cycles\n",
+         pct(c->rd_stall, c->busy), pct(c->wr_stall, c->busy));
+}
+
 static double seconds_since(const struct timespec *t0) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -1231,6 +1279,7 @@ static int cmd_gemm(const args_t *ar) {
            ", \"est_cycles\": %" PRIu64 "}",
            plan.mt, plan.kc, plan.m_tiles, plan.n_blocks, plan.k_chunks, plan.spad_bufs,
            plan.acc_bufs, plan.cmds, plan.dma_rd_bytes, plan.dma_wr_bytes, plan.est_cycles);
+    print_time_json(&cnt);
     printf(", \"wall_seconds\": %.3f", wall);
     if (e.is_sim) {
       printf(", \"sim_cycles\": %" PRIu64 ", \"sim_cycles_per_second\": %.0f", sim_cycles,
@@ -1255,6 +1304,7 @@ static int cmd_gemm(const args_t *ar) {
     printf("  cycles: %" PRIu64 ", utilization %.1f %%, DMA %" PRIu64 " B read, %" PRIu64
            " B written, %.2f s\n",
            cnt.cycles, 100.0 * util, cnt.dma_rd, cnt.dma_wr, wall);
+    print_time_text(&cnt);
   }
   fflush(stdout);
   if (mismatch) {
@@ -1824,6 +1874,7 @@ static int cmd_sfu_family(const args_t *ar) {
            "}",
            plan.blocks, plan.block_rows, plan.bufs, plan.chunks, plan.cmds, plan.dma_rd_bytes,
            plan.dma_wr_bytes);
+    print_time_json(&cnt);
     printf(", \"wall_seconds\": %.3f", wall);
     if (e.is_sim) {
       printf(", \"sim_cycles\": %" PRIu64 ", \"sim_cycles_per_second\": %.0f", sim_cycles,
@@ -1839,6 +1890,7 @@ static int cmd_sfu_family(const args_t *ar) {
     printf("  cycles: %" PRIu64 ", %.2f per element, DMA %" PRIu64 " B read, %" PRIu64
            " B written, %.2f s\n",
            cnt.cycles, cpe, cnt.dma_rd, cnt.dma_wr, wall);
+    print_time_text(&cnt);
   }
   fflush(stdout);
   if (mismatch) {

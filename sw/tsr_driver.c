@@ -1,6 +1,8 @@
 /* tsr_driver.c: Tessera driver (freestanding: no libc, no heap). */
 #include "tsr_driver.h"
 
+#include <stddef.h>
+
 #include "tessera_regs.h"
 #include "tsr_quant.h"
 
@@ -940,20 +942,34 @@ tsr_status_t tsr_counters_read(tsr_dev_t *dev, tsr_counters_t *c) {
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  tsr_status_t st;
-  if ((st = read64(dev, TSR_CNT_CYCLES_LO_REG_OFFSET, TSR_CNT_CYCLES_HI_REG_OFFSET, &c->cycles)) !=
-          TSR_OK ||
-      (st = read64(dev, TSR_CNT_BUSY_LO_REG_OFFSET, TSR_CNT_BUSY_HI_REG_OFFSET, &c->busy)) !=
-          TSR_OK ||
-      (st = read64(dev, TSR_CNT_MACS_LO_REG_OFFSET, TSR_CNT_MACS_HI_REG_OFFSET, &c->macs)) !=
-          TSR_OK ||
-      (st = read64(dev, TSR_CNT_DMA_RD_LO_REG_OFFSET, TSR_CNT_DMA_RD_HI_REG_OFFSET,
-                   &c->dma_rd)) != TSR_OK ||
-      (st = read64(dev, TSR_CNT_DMA_WR_LO_REG_OFFSET, TSR_CNT_DMA_WR_HI_REG_OFFSET,
-                   &c->dma_wr)) != TSR_OK ||
-      (st = read64(dev, TSR_CNT_CMDS_LO_REG_OFFSET, TSR_CNT_CMDS_HI_REG_OFFSET, &c->cmds)) !=
-          TSR_OK) {
-    return st;
+  static const struct {
+    uint32_t lo, hi;
+    size_t field;
+  } k_regs[] = {
+      {TSR_CNT_CYCLES_LO_REG_OFFSET, TSR_CNT_CYCLES_HI_REG_OFFSET, offsetof(tsr_counters_t, cycles)},
+      {TSR_CNT_BUSY_LO_REG_OFFSET, TSR_CNT_BUSY_HI_REG_OFFSET, offsetof(tsr_counters_t, busy)},
+      {TSR_CNT_MACS_LO_REG_OFFSET, TSR_CNT_MACS_HI_REG_OFFSET, offsetof(tsr_counters_t, macs)},
+      {TSR_CNT_DMA_RD_LO_REG_OFFSET, TSR_CNT_DMA_RD_HI_REG_OFFSET, offsetof(tsr_counters_t, dma_rd)},
+      {TSR_CNT_DMA_WR_LO_REG_OFFSET, TSR_CNT_DMA_WR_HI_REG_OFFSET, offsetof(tsr_counters_t, dma_wr)},
+      {TSR_CNT_CMDS_LO_REG_OFFSET, TSR_CNT_CMDS_HI_REG_OFFSET, offsetof(tsr_counters_t, cmds)},
+      {TSR_CNT_ARRAY_LO_REG_OFFSET, TSR_CNT_ARRAY_HI_REG_OFFSET, offsetof(tsr_counters_t, array)},
+      {TSR_CNT_FILL_LO_REG_OFFSET, TSR_CNT_FILL_HI_REG_OFFSET, offsetof(tsr_counters_t, fill)},
+      {TSR_CNT_LOAD_WAIT_LO_REG_OFFSET, TSR_CNT_LOAD_WAIT_HI_REG_OFFSET,
+       offsetof(tsr_counters_t, load_wait)},
+      {TSR_CNT_STORE_LO_REG_OFFSET, TSR_CNT_STORE_HI_REG_OFFSET, offsetof(tsr_counters_t, store)},
+      {TSR_CNT_SFU_LO_REG_OFFSET, TSR_CNT_SFU_HI_REG_OFFSET, offsetof(tsr_counters_t, sfu)},
+      {TSR_CNT_CTRL_LO_REG_OFFSET, TSR_CNT_CTRL_HI_REG_OFFSET, offsetof(tsr_counters_t, ctrl)},
+      {TSR_CNT_RD_STALL_LO_REG_OFFSET, TSR_CNT_RD_STALL_HI_REG_OFFSET,
+       offsetof(tsr_counters_t, rd_stall)},
+      {TSR_CNT_WR_STALL_LO_REG_OFFSET, TSR_CNT_WR_STALL_HI_REG_OFFSET,
+       offsetof(tsr_counters_t, wr_stall)},
+  };
+  for (size_t i = 0; i < sizeof k_regs / sizeof k_regs[0]; i++) {
+    tsr_status_t st = read64(dev, k_regs[i].lo, k_regs[i].hi,
+                             (uint64_t *)(void *)((char *)c + k_regs[i].field));
+    if (st != TSR_OK) {
+      return st;
+    }
   }
   return TSR_OK;
 }

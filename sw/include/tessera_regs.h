@@ -18,7 +18,7 @@ extern "C" {
 #define TSR_REG_SPACE_BYTES 0x1000u
 
 /** Number of registers in the map. */
-#define TSR_REG_COUNT 30u
+#define TSR_REG_COUNT 46u
 
 /* ID (ro): Identification: vendor code and version of the register map. */
 #define TSR_ID_REG_OFFSET    0x000u
@@ -206,6 +206,86 @@ extern "C" {
 #define TSR_DMA_WIN_CTRL_LOCK_OFFSET 0
 #define TSR_DMA_WIN_CTRL_LOCK_MASK   0x1u
 
+/* CNT_ARRAY_LO (ro): Busy cycles in which an A row entered the array (a MATMUL streaming): the compute time. Low word. */
+#define TSR_CNT_ARRAY_LO_REG_OFFSET 0x080u
+#define TSR_CNT_ARRAY_LO_VAL_OFFSET 0
+#define TSR_CNT_ARRAY_LO_VAL_MASK   0xffffffffu
+
+/* CNT_ARRAY_HI (ro): CNT_ARRAY, high word. */
+#define TSR_CNT_ARRAY_HI_REG_OFFSET 0x084u
+#define TSR_CNT_ARRAY_HI_VAL_OFFSET 0
+#define TSR_CNT_ARRAY_HI_VAL_MASK   0xffffffffu
+
+/* CNT_FILL_LO (ro): Busy cycles in which the array was not streaming but loading weights or draining results (pipeline fill and drain). Low word. */
+#define TSR_CNT_FILL_LO_REG_OFFSET 0x088u
+#define TSR_CNT_FILL_LO_VAL_OFFSET 0
+#define TSR_CNT_FILL_LO_VAL_MASK   0xffffffffu
+
+/* CNT_FILL_HI (ro): CNT_FILL, high word. */
+#define TSR_CNT_FILL_HI_REG_OFFSET 0x08cu
+#define TSR_CNT_FILL_HI_VAL_OFFSET 0
+#define TSR_CNT_FILL_HI_VAL_MASK   0xffffffffu
+
+/* CNT_LOAD_WAIT_LO (ro): Busy cycles in which the array was idle and a LOAD (DMA read) was running: waiting on loads. Low word. */
+#define TSR_CNT_LOAD_WAIT_LO_REG_OFFSET 0x090u
+#define TSR_CNT_LOAD_WAIT_LO_VAL_OFFSET 0
+#define TSR_CNT_LOAD_WAIT_LO_VAL_MASK   0xffffffffu
+
+/* CNT_LOAD_WAIT_HI (ro): CNT_LOAD_WAIT, high word. */
+#define TSR_CNT_LOAD_WAIT_HI_REG_OFFSET 0x094u
+#define TSR_CNT_LOAD_WAIT_HI_VAL_OFFSET 0
+#define TSR_CNT_LOAD_WAIT_HI_VAL_MASK   0xffffffffu
+
+/* CNT_STORE_LO (ro): Busy cycles in which the array was idle, no LOAD ran, and a STORE (output stage or DMA write) was running: stores after the array. Low word. */
+#define TSR_CNT_STORE_LO_REG_OFFSET 0x098u
+#define TSR_CNT_STORE_LO_VAL_OFFSET 0
+#define TSR_CNT_STORE_LO_VAL_MASK   0xffffffffu
+
+/* CNT_STORE_HI (ro): CNT_STORE, high word. */
+#define TSR_CNT_STORE_HI_REG_OFFSET 0x09cu
+#define TSR_CNT_STORE_HI_VAL_OFFSET 0
+#define TSR_CNT_STORE_HI_VAL_MASK   0xffffffffu
+
+/* CNT_SFU_LO (ro): Busy cycles in which only the SFU was running. Low word. */
+#define TSR_CNT_SFU_LO_REG_OFFSET 0x0a0u
+#define TSR_CNT_SFU_LO_VAL_OFFSET 0
+#define TSR_CNT_SFU_LO_VAL_MASK   0xffffffffu
+
+/* CNT_SFU_HI (ro): CNT_SFU, high word. */
+#define TSR_CNT_SFU_HI_REG_OFFSET 0x0a4u
+#define TSR_CNT_SFU_HI_VAL_OFFSET 0
+#define TSR_CNT_SFU_HI_VAL_MASK   0xffffffffu
+
+/* CNT_CTRL_LO (ro): Busy cycles in which no unit was running: command fetch, decode and token waits. CNT_ARRAY + CNT_FILL + CNT_LOAD_WAIT + CNT_STORE + CNT_SFU + CNT_CTRL = CNT_BUSY. Low word. */
+#define TSR_CNT_CTRL_LO_REG_OFFSET 0x0a8u
+#define TSR_CNT_CTRL_LO_VAL_OFFSET 0
+#define TSR_CNT_CTRL_LO_VAL_MASK   0xffffffffu
+
+/* CNT_CTRL_HI (ro): CNT_CTRL, high word. */
+#define TSR_CNT_CTRL_HI_REG_OFFSET 0x0acu
+#define TSR_CNT_CTRL_HI_VAL_OFFSET 0
+#define TSR_CNT_CTRL_HI_VAL_MASK   0xffffffffu
+
+/* CNT_RD_STALL_LO (ro): Cycles the DMA read waited on memory: an AR not accepted, or a burst outstanding with no R beat offered. Overlaps the counters above. Low word. */
+#define TSR_CNT_RD_STALL_LO_REG_OFFSET 0x0b0u
+#define TSR_CNT_RD_STALL_LO_VAL_OFFSET 0
+#define TSR_CNT_RD_STALL_LO_VAL_MASK   0xffffffffu
+
+/* CNT_RD_STALL_HI (ro): CNT_RD_STALL, high word. */
+#define TSR_CNT_RD_STALL_HI_REG_OFFSET 0x0b4u
+#define TSR_CNT_RD_STALL_HI_VAL_OFFSET 0
+#define TSR_CNT_RD_STALL_HI_VAL_MASK   0xffffffffu
+
+/* CNT_WR_STALL_LO (ro): Cycles the DMA write waited on memory: an AW or W beat not accepted, or only B responses outstanding. Overlaps the counters above. Low word. */
+#define TSR_CNT_WR_STALL_LO_REG_OFFSET 0x0b8u
+#define TSR_CNT_WR_STALL_LO_VAL_OFFSET 0
+#define TSR_CNT_WR_STALL_LO_VAL_MASK   0xffffffffu
+
+/* CNT_WR_STALL_HI (ro): CNT_WR_STALL, high word. */
+#define TSR_CNT_WR_STALL_HI_REG_OFFSET 0x0bcu
+#define TSR_CNT_WR_STALL_HI_VAL_OFFSET 0
+#define TSR_CNT_WR_STALL_HI_VAL_MASK   0xffffffffu
+
 /**
  * X-macro over every register, in offset order: X(name, offset), where name is
  * the bare register name (token-paste TSR_##name##_REG_OFFSET, stringize #name).
@@ -240,7 +320,23 @@ extern "C" {
   X(CNT_CMDS_HI, 0x06cu) \
   X(DMA_WIN_BASE, 0x070u) \
   X(DMA_WIN_LIMIT, 0x074u) \
-  X(DMA_WIN_CTRL, 0x078u)
+  X(DMA_WIN_CTRL, 0x078u) \
+  X(CNT_ARRAY_LO, 0x080u) \
+  X(CNT_ARRAY_HI, 0x084u) \
+  X(CNT_FILL_LO, 0x088u) \
+  X(CNT_FILL_HI, 0x08cu) \
+  X(CNT_LOAD_WAIT_LO, 0x090u) \
+  X(CNT_LOAD_WAIT_HI, 0x094u) \
+  X(CNT_STORE_LO, 0x098u) \
+  X(CNT_STORE_HI, 0x09cu) \
+  X(CNT_SFU_LO, 0x0a0u) \
+  X(CNT_SFU_HI, 0x0a4u) \
+  X(CNT_CTRL_LO, 0x0a8u) \
+  X(CNT_CTRL_HI, 0x0acu) \
+  X(CNT_RD_STALL_LO, 0x0b0u) \
+  X(CNT_RD_STALL_HI, 0x0b4u) \
+  X(CNT_WR_STALL_LO, 0x0b8u) \
+  X(CNT_WR_STALL_HI, 0x0bcu)
 
 #ifdef __cplusplus
 }  /* extern "C" */

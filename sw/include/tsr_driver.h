@@ -290,6 +290,17 @@ typedef struct tsr_counters {
   uint64_t dma_rd;  /**< bytes read by the DMA (whole beats) */
   uint64_t dma_wr;  /**< bytes written by the DMA (strobed bytes) */
   uint64_t cmds;    /**< commands retired */
+  /* Where the busy cycles went: each busy cycle is in exactly one of these
+   * six (first match in this order), so they add up to `busy`. */
+  uint64_t array;     /**< an A row entered the array: compute */
+  uint64_t fill;      /**< weight load or drain of the array: pipeline fill */
+  uint64_t load_wait; /**< array idle, a LOAD (DMA read) running */
+  uint64_t store;     /**< array idle, no LOAD, a STORE running */
+  uint64_t sfu;       /**< only the SFU running */
+  uint64_t ctrl;      /**< no unit running: command fetch, decode, token waits */
+  /* Memory stalls at the AXI4 master (they overlap the classes above). */
+  uint64_t rd_stall;  /**< the DMA read waited on memory (AR or R) */
+  uint64_t wr_stall;  /**< the DMA write waited on memory (AW, W or B) */
 } tsr_counters_t;
 
 /** Read every counter coherently (HI, LO, HI; retry if HI changed). */

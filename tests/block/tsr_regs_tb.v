@@ -35,7 +35,8 @@ module tsr_regs_tb;
   localparam [31:0] CTRL = 32'h010, STATUS = 32'h014, IRQ_STATUS = 32'h018, IRQ_ENABLE = 32'h01c;
   localparam [31:0] ERR_CODE = 32'h020, ERR_CMD_IDX = 32'h024, ERR_ADDR = 32'h028;
   localparam [31:0] CMD_IDX = 32'h02c, CMDQ_PUSH = 32'h030, CMDQ_STATUS = 32'h034;
-  localparam [31:0] OPCODE = 32'h038, CNT_FIRST = 32'h040, CNT_LAST = 32'h06c;
+  localparam [31:0] OPCODE = 32'h038, CNT_FIRST = 32'h040, CNT_LAST = 32'h06c,
+                    CNT2_FIRST = 32'h080, CNT2_LAST = 32'h0bc;
   localparam [31:0] DMA_WIN_BASE = 32'h070, DMA_WIN_LIMIT = 32'h074, DMA_WIN_CTRL = 32'h078;
 
   reg clk = 1'b0;
@@ -68,7 +69,7 @@ module tsr_regs_tb;
   reg  [2:0]  cmdq_words;
   reg  [31:0] spad_rows, acc_rows, err_cmd_idx, err_addr, cmd_idx;
   reg         st_busy, st_done, st_error;
-  reg  [31:0] cnt [0:11];   // CNT_CYCLES_LO .. CNT_CMDS_HI
+  reg  [31:0] cnt [0:27];   // CNT_CYCLES_LO .. CNT_CMDS_HI, then CNT_ARRAY_LO .. CNT_WR_STALL_HI
   reg  [2:0]  irq_set = 3'b000;  // {FENCE, ERROR, DONE}
   wire        ctrl_soft_reset, ctrl_counters_clear, ctrl_we;
   wire [2:0]  irq_status, irq_enable;
@@ -144,7 +145,23 @@ module tsr_regs_tb;
     .dma_win_limit_addr_o   (win_limit),
     .dma_win_ctrl_lock_o    (win_lock),
     .cnt_cmds_lo_val_i      (cnt[10]),
-    .cnt_cmds_hi_val_i      (cnt[11])
+    .cnt_cmds_hi_val_i      (cnt[11]),
+    .cnt_array_lo_val_i       (cnt[12]),
+    .cnt_array_hi_val_i       (cnt[13]),
+    .cnt_fill_lo_val_i        (cnt[14]),
+    .cnt_fill_hi_val_i        (cnt[15]),
+    .cnt_load_wait_lo_val_i   (cnt[16]),
+    .cnt_load_wait_hi_val_i   (cnt[17]),
+    .cnt_store_lo_val_i       (cnt[18]),
+    .cnt_store_hi_val_i       (cnt[19]),
+    .cnt_sfu_lo_val_i         (cnt[20]),
+    .cnt_sfu_hi_val_i         (cnt[21]),
+    .cnt_ctrl_lo_val_i        (cnt[22]),
+    .cnt_ctrl_hi_val_i        (cnt[23]),
+    .cnt_rd_stall_lo_val_i    (cnt[24]),
+    .cnt_rd_stall_hi_val_i    (cnt[25]),
+    .cnt_wr_stall_lo_val_i    (cnt[26]),
+    .cnt_wr_stall_hi_val_i    (cnt[27])
   );
 
   // From here on, check()/fail() take 32-bit values and the tasks take integers:
@@ -358,6 +375,7 @@ module tsr_regs_tb;
     begin
       is_mapped = (addr[1:0] == 2'b00) &&
                   (addr[11:0] <= OPCODE || (addr[11:0] >= CNT_FIRST && addr[11:0] <= CNT_LAST) ||
+                   (addr[11:0] >= CNT2_FIRST && addr[11:0] <= CNT2_LAST) ||
                    (addr[11:0] >= DMA_WIN_BASE && addr[11:0] <= DMA_WIN_CTRL));
     end
   endfunction
@@ -371,6 +389,8 @@ module tsr_regs_tb;
         exp_read = 32'h0;
       end else if (a >= CNT_FIRST && a <= CNT_LAST) begin
         exp_read = cnt[(a - CNT_FIRST) >> 2];
+      end else if (a >= CNT2_FIRST && a <= CNT2_LAST) begin
+        exp_read = cnt[12 + ((a - CNT2_FIRST) >> 2)];
       end else begin
         case (a)
           ID:          exp_read = {id_vendor, id_major, id_minor};
@@ -497,7 +517,7 @@ module tsr_regs_tb;
       cmd_idx     = rand32(0);
       {cmdq_words, cmdq_free} = rand32(0);
       opcode      = rand32(0);
-      for (i = 0; i < 12; i = i + 1) begin
+      for (i = 0; i < 28; i = i + 1) begin
         cnt[i] = rand32(0);
       end
     end
@@ -705,7 +725,7 @@ module tsr_regs_tb;
     {st_error, st_done, st_busy} = 3'b101;
     err_code = 8'h2a;  err_cmd_idx = 32'hc0de_0024;  err_addr = 32'hc0de_0028;
     cmd_idx = 32'hc0de_002c;  cmdq_free = 16'h0010;  cmdq_words = 3'h5;  opcode = 8'h77;
-    for (i = 0; i < 12; i = i + 1) begin
+    for (i = 0; i < 28; i = i + 1) begin
       cnt[i] = 32'hc0de_0040 + 4 * i;
     end
 
@@ -833,6 +853,9 @@ module tsr_regs_tb;
     end
     for (i = 0; i < 16; i = i + 1) begin
       pr(CNT_FIRST + 4 * (i % 12));
+    end
+    for (i = 0; i < 16; i = i + 1) begin
+      pr(CNT2_FIRST + 4 * i);
     end
     for (i = 0; i < 10; i = i + 1) begin
       ppar(IRQ_ENABLE, i, 0, ACC_ROWS, 0);

@@ -91,6 +91,18 @@ static void run_gemm(sys_env_t *e, sys_case_t *c, sys_case_result_t *res) {
   }
 }
 
+/* The six time classes partition the busy cycles (tsr_perf.v). */
+static void check_partition(const tsr_counters_t *c, const char *when) {
+  const uint64_t sum = c->array + c->fill + c->load_wait + c->store + c->sfu + c->ctrl;
+  EXPECT_TRUE(sum == c->busy,
+              "%s: ARRAY %" PRIu64 " + FILL %" PRIu64 " + LOAD_WAIT %" PRIu64 " + STORE %" PRIu64
+              " + SFU %" PRIu64 " + CTRL %" PRIu64 " = %" PRIu64 ", but BUSY is %" PRIu64,
+              when, c->array, c->fill, c->load_wait, c->store, c->sfu, c->ctrl, sum, c->busy);
+  EXPECT_TRUE(c->rd_stall <= c->cycles && c->wr_stall <= c->cycles,
+              "%s: RD_STALL %" PRIu64 ", WR_STALL %" PRIu64 " exceed CYCLES %" PRIu64, when,
+              c->rd_stall, c->wr_stall, c->cycles);
+}
+
 static void counters_after_a_gemm_match_the_job(void **state) {
   sys_env_t *e = *state;
   sys_case_t c;
@@ -119,6 +131,20 @@ static void counters_after_a_gemm_match_the_job(void **state) {
   EXPECT_TRUE(n->busy >= macs / ((uint64_t)g_dim * g_dim),
               "CNT_BUSY %" PRIu64 " is below m*k*n / N^2 = %" PRIu64, n->busy,
               macs / ((uint64_t)g_dim * g_dim));
+  /* One MATMUL per (row tile, N-column block, N-deep K block), each streaming
+   * its tile's rows: every A row enters the array once per block pair. */
+  const uint64_t blocks = (uint64_t)((d->n + g_dim - 1u) / g_dim) * ((d->k + g_dim - 1u) / g_dim);
+  printf("  time: ARRAY %" PRIu64 " FILL %" PRIu64 " LOAD_WAIT %" PRIu64 " STORE %" PRIu64
+         " SFU %" PRIu64 " CTRL %" PRIu64 "; RD_STALL %" PRIu64 " WR_STALL %" PRIu64 "\n",
+         n->array, n->fill, n->load_wait, n->store, n->sfu, n->ctrl, n->rd_stall, n->wr_stall);
+  EXPECT_EQ("CNT_ARRAY (m * N-column blocks * K blocks)", n->array, (uint64_t)d->m * blocks);
+  check_partition(n, "after a GEMM");
+  /* The SFU only runs the table load of a fused activation. */
+  EXPECT_TRUE(n->fill >= blocks * g_dim && n->load_wait > 0u && n->store > 0u &&
+                  (n->sfu != 0u) == d->has_lut,
+              "FILL %" PRIu64 " (>= %" PRIu64 " weight-load cycles), LOAD_WAIT %" PRIu64
+              ", STORE %" PRIu64 ", SFU %" PRIu64 " (> 0 exactly with a table: %s)",
+              n->fill, blocks * g_dim, n->load_wait, n->store, n->sfu, d->has_lut ? "yes" : "no");
 }
 
 static void counters_clear_zeroes_every_counter(void **state) {
@@ -139,6 +165,11 @@ static void counters_clear_zeroes_every_counter(void **state) {
   EXPECT_EQ("CNT_DMA_RD after COUNTERS_CLEAR", z.dma_rd, 0u);
   EXPECT_EQ("CNT_DMA_WR after COUNTERS_CLEAR", z.dma_wr, 0u);
   EXPECT_EQ("CNT_BUSY after COUNTERS_CLEAR (idle engine)", z.busy, 0u);
+  EXPECT_TRUE(before.array != 0u && before.load_wait != 0u && before.store != 0u,
+              "a time counter is zero after the GEMM");
+  EXPECT_EQ("CNT_ARRAY + FILL + LOAD_WAIT + STORE + SFU + CTRL after COUNTERS_CLEAR",
+            z.array + z.fill + z.load_wait + z.store + z.sfu + z.ctrl, 0u);
+  EXPECT_EQ("CNT_RD_STALL + CNT_WR_STALL after COUNTERS_CLEAR", z.rd_stall + z.wr_stall, 0u);
   EXPECT_TRUE(z.cycles <= since + 16u,
               "CNT_CYCLES %" PRIu64 " right after COUNTERS_CLEAR (%" PRIu64 " cycles of reads)",
               z.cycles, since);
@@ -208,6 +239,13 @@ static void directed_commands_count_exactly(void **state) {
   EXPECT_EQ("CNT_CMDS after one LOAD", c.cmds, 1u);
   EXPECT_EQ("CNT_MACS after a LOAD", c.macs, 0u);
   EXPECT_EQ("CNT_DMA_WR after a LOAD", c.dma_wr, 0u);
+  EXPECT_TRUE(c.array == 0u && c.fill == 0u && c.store == 0u && c.load_wait > 0u &&
+                  c.rd_stall > 0u && c.wr_stall == 0u,
+              "after a LOAD: ARRAY %" PRIu64 " FILL %" PRIu64 " STORE %" PRIu64 " (all 0), LOAD_WAIT %" PRIu64
+              ", RD_STALL %" PRIu64 " (> 0), WR_STALL %" PRIu64 " (0)",
+              c.array, c.fill, c.store, c.load_wait, c.rd_stall, c.wr_stall);
+  check_partition(&c, "after a LOAD");
+  const tsr_counters_t after_load = c;
 
   /* MATMUL with K, N below the array size: only the useful MACs count. */
   const uint32_t mm = (uint32_t)sys_rng_range(&rng, 1, 50);
@@ -218,6 +256,12 @@ static void directed_commands_count_exactly(void **state) {
   c = counters(e);
   EXPECT_EQ("CNT_MACS after MATMUL", c.macs, (uint64_t)mm * kk * nn);
   EXPECT_EQ("CNT_CMDS after LOAD, MATMUL", c.cmds, 2u);
+  EXPECT_EQ("CNT_ARRAY after a MATMUL of m rows", c.array, mm);
+  EXPECT_TRUE(c.fill - after_load.fill >= n && c.load_wait == after_load.load_wait,
+              "a MATMUL: FILL grew by %" PRIu64 " (>= N weight rows), LOAD_WAIT by %" PRIu64 " (0)",
+              c.fill - after_load.fill, c.load_wait - after_load.load_wait);
+  check_partition(&c, "after a MATMUL");
+  const tsr_counters_t after_mm = c;
 
   /* STORE: strobed bytes only; raw int32 and int8 rows at odd addresses. */
   const uint32_t srows = (uint32_t)sys_rng_range(&rng, 1, 20);
@@ -229,6 +273,10 @@ static void directed_commands_count_exactly(void **state) {
   c = counters(e);
   EXPECT_EQ("CNT_DMA_WR after raw and int8 STOREs", c.dma_wr, (uint64_t)srows * scols * 5u);
   EXPECT_EQ("CNT_CMDS after LOAD, MATMUL, 2 STOREs", c.cmds, 4u);
+  EXPECT_TRUE(c.store > after_mm.store && c.wr_stall > 0u && c.array == after_mm.array,
+              "STOREs: STORE %" PRIu64 " -> %" PRIu64 ", WR_STALL %" PRIu64 ", ARRAY %" PRIu64,
+              after_mm.store, c.store, c.wr_stall, c.array);
+  check_partition(&c, "after STOREs");
 
   /* NOP and FENCE retire too. */
   push(e, TSR_OP_NOP, 0u, 0u, 0u, 0u, 0u);
