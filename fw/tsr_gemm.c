@@ -55,7 +55,8 @@
 /* Assumptions of the cycle estimate (serial engine, one command at a time). */
 #define EST_CMD_OVERHEAD 4u   /* fetch, decode, checks */
 #define EST_DMA_LATENCY 12u   /* first beat of a LOAD/STORE (memory model default 10) */
-#define EST_ROW_OVERHEAD 2u   /* per external row: one burst per row */
+#define EST_MEM_LATENCY 10u   /* memory model default: AR to first R beat, last W to B */
+#define EST_OUTSTANDING 4u    /* bursts the DMA keeps in flight (tsr_dma_rd MaxOutstanding) */
 
 static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
@@ -189,9 +190,16 @@ tsr_status_t tsr_gemm_check_desc(const tsr_gemm_desc_t *d, const char **why) {
 
 /* ---- Cost model ------------------------------------------------------------------------------ */
 
-/* Beats of one external row of `bytes` bytes, plus the per-row overhead. */
-static uint32_t row_cost(uint32_t bytes, uint32_t beat) {
-  return ceil_div(bytes, beat) + EST_ROW_OVERHEAD;
+/*
+ * Quarter cycles to move one external row of `bytes` bytes. Each row is one
+ * burst; a burst holds one of EST_OUTSTANDING slots for about latency +
+ * beats + 1 cycles, so short rows are limited by the slots and long rows by
+ * the bus: max(beats, (latency + beats + 1) / EST_OUTSTANDING).
+ */
+static uint64_t row_cost_q(uint32_t bytes, uint32_t beat) {
+  const uint64_t beats = ceil_div(bytes, beat);
+  const uint64_t slots = (EST_MEM_LATENCY + beats + 1u) * 4u / EST_OUTSTANDING;
+  return beats * 4u > slots ? beats * 4u : slots;
 }
 
 uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
@@ -205,30 +213,38 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
   const uint32_t es = d->requant ? 1u : 4u;
   const uint32_t nt_last = d->n - (p->n_blocks - 1u) * dim;
   const uint32_t kc_last = d->k - (p->k_chunks - 1u) * p->kc;
-  /* Sum over the n-blocks of row_cost(nt * bytes_per_col). */
-  const uint64_t ncols_cost_b = (uint64_t)(p->n_blocks - 1u) * row_cost(dim, beat) + row_cost(nt_last, beat);
+  /* Quarter cycles: sum over the n-blocks of row_cost_q(nt * bytes_per_col). */
+  const uint64_t ncols_cost_b =
+      (uint64_t)(p->n_blocks - 1u) * row_cost_q(dim, beat) + row_cost_q(nt_last, beat);
   const uint64_t ncols_cost_c =
-      (uint64_t)(p->n_blocks - 1u) * row_cost(dim * es, beat) + row_cost(nt_last * es, beat);
+      (uint64_t)(p->n_blocks - 1u) * row_cost_q(dim * es, beat) + row_cost_q(nt_last * es, beat);
   const uint64_t ncols_cost_p =
-      (uint64_t)(p->n_blocks - 1u) * row_cost(dim * 4u, beat) + row_cost(nt_last * 4u, beat);
-  /* Sum over the K chunks of row_cost(kc). */
+      (uint64_t)(p->n_blocks - 1u) * row_cost_q(dim * 4u, beat) + row_cost_q(nt_last * 4u, beat);
+  /* Sum over the K chunks of row_cost_q(kc). */
   const uint64_t kchunk_cost =
-      (uint64_t)(p->k_chunks - 1u) * row_cost(p->kc, beat) + row_cost(kc_last, beat);
+      (uint64_t)(p->k_chunks - 1u) * row_cost_q(p->kc, beat) + row_cost_q(kc_last, beat);
 
-  uint64_t cyc = 0u;
+  uint64_t dma_q = 0u; /* DMA rows, in quarter cycles */
   /* A: every row of A once per m-tile (resident) or once per n-block. */
-  cyc += (uint64_t)d->m * kchunk_cost * (p->a_resident ? 1u : p->n_blocks);
+  dma_q += (uint64_t)d->m * kchunk_cost * (p->a_resident ? 1u : p->n_blocks);
   /* W: all of B once per m-tile. */
-  cyc += (uint64_t)p->m_tiles * d->k * ncols_cost_b;
-  /* MATMUL: the rows stream through, plus weight load and skew. */
-  cyc += (uint64_t)p->n_blocks * p->k_blocks * ((uint64_t)d->m + (uint64_t)p->m_tiles * 2u * dim);
-  /* Parameter rows and STORE rows (the output stage also reads 3 rows). */
-  cyc += (uint64_t)p->m_tiles * p->n_params * ncols_cost_p;
-  cyc += (uint64_t)d->m * ncols_cost_c + (uint64_t)p->tiles * p->param_rows;
-  /* The table: one LOAD and a LUT_LOAD reading 256/N rows. */
+  dma_q += (uint64_t)p->m_tiles * d->k * ncols_cost_b;
+  /* Parameter rows and STORE rows. */
+  dma_q += (uint64_t)p->m_tiles * p->n_params * ncols_cost_p + (uint64_t)d->m * ncols_cost_c;
+  /* The table: one LOAD of 256 bytes. */
   if (d->has_lut) {
-    cyc += row_cost(TSR_SFU_LUT_ENTRIES, beat) + lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD +
-           EST_DMA_LATENCY;
+    dma_q += row_cost_q(TSR_SFU_LUT_ENTRIES, beat);
+  }
+  uint64_t cyc = dma_q / 4u;
+  /* MATMUL: the rows stream through after an N-cycle weight load (which hides
+   * the previous MATMUL's drain); each tile drains once (2N) before its STORE. */
+  cyc += (uint64_t)p->n_blocks * p->k_blocks * d->m + (uint64_t)p->tiles * p->k_blocks * dim +
+         (uint64_t)p->tiles * 2u * dim;
+  /* The output stage reads the parameter rows of every tile. */
+  cyc += (uint64_t)p->tiles * p->param_rows;
+  /* The table: a LUT_LOAD reading 256/N rows, and its two commands. */
+  if (d->has_lut) {
+    cyc += lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD + EST_DMA_LATENCY;
   }
   /* Fixed costs per command and per DMA command. */
   cyc += p->cmds * EST_CMD_OVERHEAD;

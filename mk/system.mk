@@ -37,7 +37,7 @@ SYS_LIB_SRCS    := tests/system/sys_util.c tests/system/sys_reset.c sw/tsr_hal.c
                    fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_golden.c sw/tsr_quant.c sw/tsr_sfu_golden.c \
                    sw/tsr_sfu_prep.c
 SYS_LIB_OBJS    := $(patsubst %.c,$(SYS_OBJ_DIR)/%.o,$(SYS_LIB_SRCS))
-SYS_SUITES      := gemm errors wrap counters directed reset busfault sfu
+SYS_SUITES      := gemm errors wrap counters directed reset busfault sfu perf
 SYS_CMOCKA      := errors wrap counters directed reset busfault
 SYS_BINS        := $(patsubst %,$(SYS_DIR)/test_sys_%,$(SYS_SUITES))
 SYS_ARGS        ?=

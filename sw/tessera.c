@@ -66,8 +66,8 @@ static void usage(FILE *f) {
           "               [--shift S | --shift-npy F] [--out-zp Z] [--act-min LO --act-max HI]\n"
           "               [--act NAME --out-scale S [--act-out-scale S --act-out-zp Z]\n"
           "                | --act-lut T.npy] [--leaky ALPHA]\n"
-          "               [--out C.npy] [--check] [common options]\n"
-          "  tessera gemm --m M --k K --n N [--seed S] [--raw] [--out C.npy] [common options]\n"
+          "               [--out C.npy] [--check] [--plan] [common options]\n"
+          "  tessera gemm --m M --k K --n N [--seed S] [--raw] [--out C.npy] [--plan] [common options]\n"
           "  tessera sfu --op NAME --in X.npy --in-scale S [--in-zp Z] --out-scale S [--out-zp Z]\n"
           "              [--out Y.npy] [--check] [common options]\n"
           "  tessera sfu --op lut --lut T.npy --in X.npy [--out Y.npy] [--check] [common options]\n"
@@ -90,7 +90,8 @@ static void usage(FILE *f) {
           "zero point --out-zp (the table's output has the same scale and zero point unless\n"
           "--act-out-scale/--act-out-zp say otherwise); --act-lut takes an int8 (256,) table\n"
           "indexed by the output byte; --leaky ALPHA (0..1) requantizes negative values with\n"
-          "ALPHA times the multiplier.\n"
+          "ALPHA times the multiplier. --plan prints the tiling, loop order, DMA bytes and\n"
+          "predicted cycles (docs/performance.md) and exits without running.\n"
           "\n"
           "Special functions (SFU, docs/sfu.md): X is int8, 1-D (len,) or 2-D (rows, len),\n"
           "len <= 65535; the function works on each row. NAME is one of sigmoid, tanh, gelu,\n"
@@ -127,7 +128,7 @@ typedef enum opt_id {
   /* special functions (docs/sfu.md) */
   O_OP, O_IN, O_IN_SCALE, O_IN_ZP, O_OUT_SCALE, O_LUT, O_BETA, O_GAMMA, O_GAMMA_SCALE,
   O_GAMMA_ZP, O_EPS, O_A_SCALE, O_A_ZP, O_B_SCALE, O_B_ZP, O_ACT, O_ACT_LUT, O_ACT_OUT_SCALE,
-  O_ACT_OUT_ZP, O_LEAKY, O_COUNT
+  O_ACT_OUT_ZP, O_LEAKY, O_PLAN, O_COUNT
 } opt_id_t;
 
 /* The commands, as bits of opt_def_t.cmds. */
@@ -214,6 +215,7 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_ACT_OUT_SCALE] = {"act-out-scale", true, C_GEMM},
     [O_ACT_OUT_ZP] = {"act-out-zp", true, C_GEMM},
     [O_LEAKY] = {"leaky", true, C_GEMM},
+    [O_PLAN] = {"plan", false, C_GEMM},
 };
 
 typedef struct args {
@@ -1048,6 +1050,46 @@ static int write_output(const char *path, const job_t *j, void *data) {
   return 0;
 }
 
+/* gemm --plan: the tiler's decisions and the predicted cost, without running. */
+static void print_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
+                       const tsr_gemm_plan_t *p, bool json) {
+  const uint64_t compute = p->macs / ((uint64_t)info->dim * info->dim);
+  const uint64_t bytes = p->dma_rd_bytes + p->dma_wr_bytes;
+  const uint64_t memory = (bytes + info->axi_bytes - 1u) / info->axi_bytes;
+  const char *order = p->a_resident ? "m-tile > n-block > k-block; the A tile stays resident across the n-blocks"
+                                    : "m-tile > n-block > k-chunk > k-block; A chunks reloaded per n-block";
+  if (json) {
+    printf("{\"m\": %u, \"k\": %u, \"n\": %u, \"dim\": %u, \"plan\": {\"tile_m\": %u, "
+           "\"k_chunk\": %u, \"m_tiles\": %u, \"n_blocks\": %u, \"k_chunks\": %u, "
+           "\"a_resident\": %s, \"spad_bufs\": %u, \"acc_bufs\": %u, \"commands\": %" PRIu64
+           ", \"dma_read_bytes\": %" PRIu64 ", \"dma_write_bytes\": %" PRIu64
+           ", \"compute_cycles\": %" PRIu64 ", \"memory_cycles\": %" PRIu64
+           ", \"est_cycles\": %" PRIu64 ", \"est_utilization\": %.6f}}\n",
+           d->m, d->k, d->n, info->dim, p->mt, p->kc, p->m_tiles, p->n_blocks, p->k_chunks,
+           p->a_resident ? "true" : "false", p->spad_bufs, p->acc_bufs, p->cmds, p->dma_rd_bytes,
+           p->dma_wr_bytes, compute, memory, p->est_cycles,
+           p->est_cycles ? (double)compute / (double)p->est_cycles : 0.0);
+    return;
+  }
+  printf("gemm %ux%ux%u on a %ux%u array: plan\n", d->m, d->k, d->n, info->dim, info->dim);
+  printf("  tiles: %u x %u rows, %u N-column blocks, K chunk %u (%u chunk%s)\n", p->m_tiles, p->mt,
+         p->n_blocks, p->kc, p->k_chunks, p->k_chunks == 1 ? "" : "s");
+  printf("  loop order: %s\n", order);
+  printf("  buffers: %u scratchpad A/W pair%s, %u accumulator tile%s\n", p->spad_bufs,
+         p->spad_bufs == 1 ? "" : "s", p->acc_bufs, p->acc_bufs == 1 ? "" : "s");
+  printf("  commands: %" PRIu64 " (%" PRIu64 " LOAD, %" PRIu64 " MATMUL, %" PRIu64
+         " parameter LOAD, %" PRIu64 " STORE)\n",
+         p->cmds, p->cmd_loads, p->cmd_matmuls, p->cmd_params, p->cmd_stores);
+  printf("  DMA: %" PRIu64 " B read, %" PRIu64 " B written (%.1f MACs per byte)\n", p->dma_rd_bytes,
+         p->dma_wr_bytes, bytes ? (double)p->macs / (double)bytes : 0.0);
+  printf("  roofs: compute %" PRIu64 " cycles (MACs / N^2), memory %" PRIu64
+         " cycles (bytes / %u B per cycle)\n",
+         compute, memory, info->axi_bytes);
+  printf("  predicted: %" PRIu64 " cycles, utilization %.1f %% (the engine runs LOAD, MATMUL and "
+         "STORE one after another)\n",
+         p->est_cycles, p->est_cycles ? 100.0 * (double)compute / (double)p->est_cycles : 0.0);
+}
+
 static int cmd_gemm(const args_t *ar) {
   int rc = EXIT_ERROR;
   job_t j;
@@ -1137,6 +1179,11 @@ static int cmd_gemm(const args_t *ar) {
     tsr_gemm_check_desc(&d, &why);
     die_line("gemm: no plan for %ux%ux%u on this device: %s%s%s", j.m, j.k, j.n,
              tsr_status_str(st), why[0] ? ": " : "", why);
+    goto done;
+  }
+  if (ar->set[O_PLAN]) {
+    print_plan(&e.dev.info, &d, &plan, json);
+    rc = 0;
     goto done;
   }
 

@@ -1,0 +1,118 @@
+/* test_sys_perf.c: cheap, deterministic performance checks: the cost model against measured cycles. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys_util.h"
+
+/*
+ * Five fixed GEMM shapes run on the DIM=N model with the default memory
+ * model. For each one:
+ *   - the firmware's prediction (tsr_gemm_predict_cycles, printed by
+ *     `tessera gemm --plan`) is within 10% of CNT_CYCLES;
+ *   - the time classes add up to CNT_BUSY and CNT_ARRAY is exactly the A
+ *     rows streamed (m per N-column block and N-deep K block).
+ * Simulated cycles are deterministic, so the bounds do not depend on the
+ * machine. A benchmark is `make bench`; this only catches regressions.
+ *
+ * usage: test_sys_perf --dim N [--seed S] [--break]
+ *   --break shrinks the allowed error to 0.1%: the check must go red.
+ */
+
+typedef struct shape {
+  uint32_t m, k, n;
+} shape_t;
+
+static const shape_t k_shapes[] = {{64, 64, 64}, {128, 128, 128}, {100, 200, 50}, {256, 64, 256},
+                                   {33, 300, 17}};
+
+#define A_ADDR 0x10000u
+#define B_ADDR 0x80000u
+#define C_ADDR 0x100000u
+
+int main(int argc, char **argv) {
+  uint32_t dim = 0, seed = 0;
+  double tolerance = 0.10;
+  int pass_argc = 1;
+  char *pass_argv[8] = {argv[0]};
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--break") == 0) {
+      tolerance = 0.001;
+    } else if (pass_argc < 7) {
+      pass_argv[pass_argc++] = argv[i];
+    }
+  }
+  if (sys_parse_dim_seed("test_sys_perf", pass_argc, pass_argv, &dim, &seed) != 0) {
+    return 2;
+  }
+  sys_env_t e;
+  char err[256];
+  tsr_sim_cfg_t cfg;
+  sys_sim_cfg_default(&cfg);
+  cfg.seed = seed;
+  if (sys_open(&e, dim, &cfg, err, sizeof err) != TSR_OK) {
+    fprintf(stderr, "test_sys_perf: %s\n", err);
+    return 1;
+  }
+  sys_rng_t r;
+  sys_rng_seed(&r, seed, 3u);
+  unsigned fails = 0;
+  uint8_t *buf = malloc(300u * 300u);
+  if (buf == NULL) {
+    fprintf(stderr, "test_sys_perf: out of memory\n");
+    sys_close(&e);
+    return 1;
+  }
+  for (size_t s = 0; s < sizeof k_shapes / sizeof k_shapes[0]; s++) {
+    const shape_t *sh = &k_shapes[s];
+    tsr_gemm_desc_t d = {.m = sh->m, .k = sh->k, .n = sh->n, .a_addr = A_ADDR, .lda = sh->k,
+                         .b_addr = B_ADDR, .ldb = sh->n, .c_addr = C_ADDR, .ldc = sh->n,
+                         .requant = true, .mult = 1 << 30, .shift = -8, .act_min = -128,
+                         .act_max = 127};
+    sys_rng_fill(&r, buf, (size_t)sh->m * sh->k);
+    tsr_status_t st = tsr_hal_mem_write(&e.hal, A_ADDR, buf, (size_t)sh->m * sh->k);
+    sys_rng_fill(&r, buf, (size_t)sh->k * sh->n);
+    if (st == TSR_OK) {
+      st = tsr_hal_mem_write(&e.hal, B_ADDR, buf, (size_t)sh->k * sh->n);
+    }
+    tsr_gemm_plan_t plan;
+    tsr_counters_t c;
+    if (st != TSR_OK || (st = tsr_gemm_plan(&e.dev.info, &d, &plan)) != TSR_OK ||
+        (st = tsr_counters_clear(&e.dev)) != TSR_OK ||
+        (st = tsr_gemm_run(&e.dev, &d, &plan, NULL, NULL)) != TSR_OK ||
+        (st = tsr_counters_read(&e.dev, &c)) != TSR_OK) {
+      fprintf(stderr, "test_sys_perf: FAIL: %ux%ux%u: %s: %s\n", sh->m, sh->k, sh->n,
+              tsr_status_str(st), tsr_dev_error(&e.dev));
+      fails++;
+      continue;
+    }
+    const double error = ((double)plan.est_cycles - (double)c.cycles) / (double)c.cycles;
+    const uint64_t streamed = (uint64_t)sh->m * ((sh->n + dim - 1u) / dim) * ((sh->k + dim - 1u) / dim);
+    const uint64_t classes = c.array + c.fill + c.load_wait + c.store + c.sfu + c.ctrl;
+    printf("test_sys_perf: N=%u %3ux%3ux%3u: %7" PRIu64 " cycles, predicted %7" PRIu64
+           " (%+5.1f %%), utilization %4.1f %%\n",
+           dim, sh->m, sh->k, sh->n, c.cycles, plan.est_cycles, 100.0 * error,
+           100.0 * (double)plan.macs / ((double)dim * dim * (double)c.cycles));
+    if (error > tolerance || error < -tolerance) {
+      fprintf(stderr, "test_sys_perf: FAIL: %ux%ux%u: the model is off by %+.1f %% (allowed %.1f %%)\n",
+              sh->m, sh->k, sh->n, 100.0 * error, 100.0 * tolerance);
+      fails++;
+    }
+    if (classes != c.busy || c.array != streamed) {
+      fprintf(stderr, "test_sys_perf: FAIL: %ux%ux%u: time classes %" PRIu64 " vs BUSY %" PRIu64
+              ", ARRAY %" PRIu64 " vs %" PRIu64 " rows streamed\n",
+              sh->m, sh->k, sh->n, classes, c.busy, c.array, streamed);
+      fails++;
+    }
+  }
+  free(buf);
+  sys_close(&e);
+  if (fails != 0) {
+    printf("test_sys_perf: N=%u FAILED (%u checks)\n", dim, fails);
+    return 1;
+  }
+  printf("test_sys_perf: N=%u PASSED: the cost model within %.0f %% on %zu shapes\n", dim,
+         100.0 * tolerance, sizeof k_shapes / sizeof k_shapes[0]);
+  return 0;
+}
