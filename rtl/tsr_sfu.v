@@ -196,6 +196,10 @@ module tsr_sfu #(
   wire [63:0] vc = operand(sc, rf_q, p_q, x_q, x2_q, beta_q, len_q);
 
   // ---------------------------------------------------------------- datapath
+  // The table entry OUTLUT reads (from the SFU's tsr_lut copy, instantiated
+  // below); LUT_LOAD writes row cnt-1 in the cycle it captures it.
+  wire [7:0]       lut_entry;
+  wire [LutAw-1:0] lut_waddr = cnt_q[LutAw-1:0] - {{(LutAw-1){1'b0}}, 1'b1};
   // The multiplier: MUL takes b, the srdhm forms b or the immediate.
   wire [31:0]        mul_b   = (op == UMul || op == USrdhm) ? vb[31:0] : imm;
   wire signed [63:0] prod    = $signed(va[31:0]) * $signed(mul_b);
@@ -536,9 +540,7 @@ module tsr_sfu #(
     end
   end
 
-  // The SFU's copy of the table, read combinationally by OUTLUT.
-  wire [LutAw-1:0] lut_waddr = cnt_q[LutAw-1:0] - {{(LutAw-1){1'b0}}, 1'b1};
-  wire [7:0]       lut_entry;
+  // The SFU's copy of the table (lut_entry is declared with the datapath).
   tsr_lut #(.N(N), .SyncRead(0)) u_lut (
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),
