@@ -139,7 +139,7 @@ def main():
 def plot(out, rows, peak, bus):
     dat = os.path.join(out, "roofline.dat")
     with open(dat, "w") as f:
-        for i, g in enumerate(["square", "batch", "resnet50", "bert", "bandwidth"]):
+        for g in ["square", "batch", "resnet50", "bert", "bandwidth"]:
             f.write(f"# {g}\n")
             for r in rows:
                 if r["group"] == g:
