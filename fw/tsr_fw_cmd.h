@@ -4,6 +4,22 @@
 
 #include "tsr_fw.h"
 
+static inline uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+static inline uint32_t ceil_div(uint32_t a, uint32_t b) { return a / b + (a % b != 0u ? 1u : 0u); }
+
+/* dev->err = a followed by b (b may be NULL), truncated to TSR_DEV_ERRLEN - 1 characters. */
+static inline void set_err(tsr_dev_t *dev, const char *a, const char *b) {
+  size_t i = 0u;
+  while (*a != '\0' && i < TSR_DEV_ERRLEN - 1u) {
+    dev->err[i++] = *a++;
+  }
+  while (b != NULL && *b != '\0' && i < TSR_DEV_ERRLEN - 1u) {
+    dev->err[i++] = *b++;
+  }
+  dev->err[i] = '\0';
+}
+
 /* Pack a LOAD (docs/commands.md) and submit it; the driver's status on failure. */
 static inline tsr_status_t tsr_fw_push_load(tsr_dev_t *dev, uint32_t deps, tsr_load_dest_t dest,
                                             uint32_t addr, uint32_t stride, uint32_t rows,

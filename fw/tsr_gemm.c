@@ -58,9 +58,6 @@
 #define EST_MEM_LATENCY 10u   /* memory model default: AR to first R beat, last W to B */
 #define EST_OUTSTANDING 4u    /* bursts the DMA keeps in flight (tsr_dma_rd MaxOutstanding) */
 
-static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
-
-static uint32_t ceil_div(uint32_t a, uint32_t b) { return a / b + (a % b != 0u ? 1u : 0u); }
 
 static bool is_int8(int32_t v) { return v >= -128 && v <= 127; }
 
@@ -78,16 +75,6 @@ static uint32_t n_params(const tsr_gemm_desc_t *d) {
   return (d->has_bias ? 1u : 0u) + (d->per_channel ? 2u : 0u) + (d->leaky ? 2u : 0u);
 }
 
-static void set_err(tsr_dev_t *dev, const char *a, const char *b) {
-  size_t i = 0u;
-  while (*a != '\0' && i < TSR_DEV_ERRLEN - 1u) {
-    dev->err[i++] = *a++;
-  }
-  while (b != NULL && *b != '\0' && i < TSR_DEV_ERRLEN - 1u) {
-    dev->err[i++] = *b++;
-  }
-  dev->err[i] = '\0';
-}
 
 /* ---- Descriptor checks ------------------------------------------------------------------ */
 

@@ -46,36 +46,9 @@
 
 #define MAX16 0xffffu
 
-static uint32_t min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
-static uint32_t ceil_div(uint32_t a, uint32_t b) { return a / b + (a % b != 0u ? 1u : 0u); }
-
-static void set_err(tsr_dev_t *dev, const char *a, const char *b) {
-  size_t i = 0u;
-  while (*a != '\0' && i < TSR_DEV_ERRLEN - 1u) {
-    dev->err[i++] = *a++;
-  }
-  while (b != NULL && *b != '\0' && i < TSR_DEV_ERRLEN - 1u) {
-    dev->err[i++] = *b++;
-  }
-  dev->err[i] = '\0';
-}
 
 static const uint64_t k4G = (uint64_t)1 << 32;
-
-/* Words of the parameter block of a function (0: none). */
-static uint32_t param_words(uint32_t func) {
-  switch (func) {
-    case TSR_FUNC_SOFTMAX:
-      return TSR_SFU_SOFTMAX_WORDS;
-    case TSR_FUNC_LAYERNORM:
-      return TSR_SFU_LAYERNORM_WORDS;
-    case TSR_FUNC_ADD:
-      return TSR_SFU_ADD_WORDS;
-    default:
-      return 0u;
-  }
-}
 
 /* ---- Descriptor checks ----------------------------------------------------------------------- */
 
@@ -135,8 +108,8 @@ tsr_status_t tsr_sfu_check_desc(const tsr_sfu_desc_t *d, const char **why) {
     in2 = span_of(d->in2_addr, d->len);
     beta = span_of(d->beta_addr, 4u * (uint64_t)d->len);
   }
-  if (param_words(d->func) != 0u) {
-    param = span_of(d->param_addr, 4u * param_words(d->func));
+  if (tsr_sfu_param_words(d->func) != 0u) {
+    param = span_of(d->param_addr, 4u * tsr_sfu_param_words(d->func));
   }
   if (d->has_lut) {
     lut = span_of(d->lut_addr, TSR_SFU_LUT_ENTRIES);
@@ -186,7 +159,7 @@ tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *d, t
   const bool is_ln = d->func == TSR_FUNC_LAYERNORM;
   const bool is_red = d->func == TSR_FUNC_REDUCE;
   const uint32_t lut_rows = d->has_lut ? ceil_div(TSR_SFU_LUT_ENTRIES, dim) : 0u;
-  const uint32_t words = param_words(d->func);
+  const uint32_t words = tsr_sfu_param_words(d->func);
   const uint32_t prm_rows = ceil_div(words, dim);
   /* Fixed regions at the top of each memory. */
   const uint64_t spad_fixed = (uint64_t)lut_rows + (is_ln ? c : 0u);
@@ -357,7 +330,7 @@ tsr_status_t tsr_sfu_run(tsr_dev_t *dev, const tsr_sfu_desc_t *d, const tsr_sfu_
   const bool is_add = d->func == TSR_FUNC_ADD;
   const bool is_ln = d->func == TSR_FUNC_LAYERNORM;
   const bool is_red = d->func == TSR_FUNC_REDUCE;
-  const uint32_t words = param_words(d->func);
+  const uint32_t words = tsr_sfu_param_words(d->func);
   tsr_status_t st = TSR_OK;
 
   /* One-time loads: table, parameter block, gamma, beta. */

@@ -567,8 +567,7 @@ static const char *sfu_name(uint32_t func) {
   }
 }
 
-/* Parameter block words of an SFU function (0: none). */
-static uint32_t sfu_param_words(uint32_t func) {
+uint32_t tsr_sfu_param_words(uint32_t func) {
   switch (func) {
     case TSR_FUNC_SOFTMAX:
       return TSR_SFU_SOFTMAX_WORDS;
@@ -651,7 +650,7 @@ tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a,
     src2 = a->src2;
     aux = a->aux;
   }
-  const uint32_t words = sfu_param_words(a->func);
+  const uint32_t words = tsr_sfu_param_words(a->func);
   if (words != 0u) {
     const uint32_t prow = (words + dim - 1u) / dim;
     if ((st = check_range(dev, what, "PARAM+ceil(P/N)", (uint64_t)a->param + prow, accr,

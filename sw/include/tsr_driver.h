@@ -77,6 +77,8 @@ extern "C" {
 #define TSR_SFU_LAYERNORM_WORDS 8u
 #define TSR_SFU_ADD_WORDS 11u
 #define TSR_SFU_LUT_ENTRIES 256u /**< bytes of a lookup table */
+/** Words of the parameter block of SFU function `func` (0: the function has none). */
+uint32_t tsr_sfu_param_words(uint32_t func);
 /* Accumulator rows after PARAM that a LEAKY store reads (PARAM+3, PARAM+4). */
 #define TSR_STORE_PARAM_ROWS 3u
 #define TSR_STORE_PARAM_ROWS_LEAKY 5u
