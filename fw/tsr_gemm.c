@@ -13,8 +13,11 @@
  *                is loaded once at job start and made the SFU's table by an
  *                SFU LUT_LOAD (its own load -> compute token pair), so every
  *                STORE can apply it.
- *   accumulator: [tile buf 0: mt rows | bias | mult | shift (| mult_neg | shift_neg)][tile buf 1 ...]
- *                (the last two with leaky: STORE's LEAKY flag reads them)
+ *   accumulator: [tile buf 0: mt rows | bias | mult | shift (| mult_neg | shift_neg)] at row 0,
+ *                [tile buf 1 ...] at row acc_rows / 2 (the last two parameter rows with
+ *                leaky: STORE's LEAKY flag reads them). Each buffer sits in its own
+ *                accumulator bank, so the STORE of one tile runs while the MATMULs of
+ *                the next one fill the other bank.
  *
  * Dependency tokens (docs/commands.md). Stages: load (scratchpad LOADs),
  * compute (MATMUL, accumulator LOADs, NOP), store (STORE). A "group" is one
@@ -52,7 +55,7 @@
 #define PARAM_ROWS_MAX TSR_STORE_PARAM_ROWS_LEAKY
 #define MAX16 0xffffu
 
-/* Assumptions of the cycle estimate (serial engine, one command at a time). */
+/* Assumptions of the cycle estimate. */
 #define EST_CMD_OVERHEAD 4u   /* fetch, decode, checks */
 #define EST_DMA_LATENCY 12u   /* first beat of a LOAD/STORE (memory model default 10) */
 #define EST_MEM_LATENCY 10u   /* memory model default: AR to first R beat, last W to B */
@@ -175,6 +178,37 @@ tsr_status_t tsr_gemm_check_desc(const tsr_gemm_desc_t *d, const char **why) {
   return TSR_OK;
 }
 
+/* One group (m-tile, n-block, K chunk) of the executor's loop nest. */
+typedef struct group {
+  uint32_t t, j, c;      /* m-tile, n-block, K chunk */
+  uint32_t tau;          /* tile index (m-tile, n-block) */
+  uint32_t m0, mrows;    /* rows of A and C */
+  uint32_t n0, ncols;    /* columns of B and C */
+  uint32_t k0, kcur;     /* K range of the chunk */
+  uint32_t abase, wbase; /* scratchpad buffers */
+  uint32_t cbase;        /* accumulator tile buffer */
+} group_t;
+
+static void group_at(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p, uint32_t g, group_t *x) {
+  const uint32_t dim = p->dim;
+  const uint32_t tile = g / p->k_chunks;
+  x->c = g % p->k_chunks;
+  x->j = tile % p->n_blocks;
+  x->t = tile / p->n_blocks;
+  x->tau = tile;
+  x->m0 = x->t * p->mt;
+  x->mrows = min32(p->mt, d->m - x->m0);
+  x->n0 = x->j * dim;
+  x->ncols = min32(dim, d->n - x->n0);
+  x->k0 = x->c * p->kc;
+  x->kcur = min32(p->kc, d->k - x->k0);
+  const uint32_t wslot = g % p->spad_bufs;
+  const uint32_t aslot = p->a_resident ? x->t % p->spad_bufs : wslot;
+  x->abase = p->a_base[aslot];
+  x->wbase = p->w_base[wslot];
+  x->cbase = p->acc_base[tile % p->acc_bufs];
+}
+
 /* ---- Cost model ------------------------------------------------------------------------------ */
 
 /*
@@ -189,54 +223,98 @@ static uint64_t row_cost_q(uint32_t bytes, uint32_t beat) {
   return beats * 4u > slots ? beats * 4u : slots;
 }
 
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* Cycles of a LOAD or STORE moving `rows` external rows of `bytes` bytes. */
+static uint64_t dma_cycles(uint32_t rows, uint32_t bytes, uint32_t beat) {
+  return EST_DMA_LATENCY + (uint64_t)rows * row_cost_q(bytes, beat) / 4u;
+}
+
+/*
+ * The prediction replays the executor's command stream (tsr_gemm_run) on a
+ * model of the three stages, group by group. Each stage is a clock: the
+ * front end (which runs the compute stage and dispatches the others), the
+ * load stage and the store stage. A command starts when its stage is free and
+ * its tokens are there, exactly as docs/commands.md orders them:
+ *   - group g's LOADs: after the load stage is free and group g-S's MATMULs
+ *     freed the buffer (S = scratchpad buffer pairs);
+ *   - group g's MATMULs: after its LOADs, and for a tile's first group after
+ *     the STORE that last used the accumulator buffer; each MATMUL costs an
+ *     N-cycle weight load, M rows and the command overhead;
+ *   - a tile's parameter LOADs: after the array drained (2N), with the load
+ *     queue empty (they share the DMA read engine) and, being tokenless except
+ *     the last, after every earlier STORE;
+ *   - the STORE: after its parameters, when the store stage is free.
+ */
 uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
                                  const tsr_gemm_plan_t *p) {
   if (info == NULL || d == NULL || p == NULL || info->dim == 0u || info->axi_bytes == 0u ||
-      p->mt == 0u || p->kc == 0u) {
+      p->mt == 0u || p->kc == 0u || p->dim != info->dim || p->spad_bufs == 0u ||
+      p->spad_bufs > 2u || p->acc_bufs == 0u || p->acc_bufs > 2u) {
     return 0u;
   }
   const uint32_t dim = info->dim;
   const uint32_t beat = info->axi_bytes;
   const uint32_t es = d->requant ? 1u : 4u;
-  const uint32_t nt_last = d->n - (p->n_blocks - 1u) * dim;
-  const uint32_t kc_last = d->k - (p->k_chunks - 1u) * p->kc;
-  /* Quarter cycles: sum over the n-blocks of row_cost_q(nt * bytes_per_col). */
-  const uint64_t ncols_cost_b =
-      (uint64_t)(p->n_blocks - 1u) * row_cost_q(dim, beat) + row_cost_q(nt_last, beat);
-  const uint64_t ncols_cost_c =
-      (uint64_t)(p->n_blocks - 1u) * row_cost_q(dim * es, beat) + row_cost_q(nt_last * es, beat);
-  const uint64_t ncols_cost_p =
-      (uint64_t)(p->n_blocks - 1u) * row_cost_q(dim * 4u, beat) + row_cost_q(nt_last * 4u, beat);
-  /* Sum over the K chunks of row_cost_q(kc). */
-  const uint64_t kchunk_cost =
-      (uint64_t)(p->k_chunks - 1u) * row_cost_q(p->kc, beat) + row_cost_q(kc_last, beat);
+  const uint32_t ahead = p->spad_bufs - 1u;
+  uint64_t front = 0u;        /* the front end is free */
+  uint64_t load_free = 0u;    /* the load stage is free */
+  uint64_t store_free = 0u;   /* the store stage is free */
+  uint64_t loads_done[2] = {0u, 0u};   /* per buffer slot: its group's LOADs done */
+  uint64_t mm_done[2] = {0u, 0u};      /* per buffer slot: its group's MATMULs done */
+  uint64_t store_done[2] = {0u, 0u};   /* per accumulator buffer: its STORE done */
 
-  uint64_t dma_q = 0u; /* DMA rows, in quarter cycles */
-  /* A: every row of A once per m-tile (resident) or once per n-block. */
-  dma_q += (uint64_t)d->m * kchunk_cost * (p->a_resident ? 1u : p->n_blocks);
-  /* W: all of B once per m-tile. */
-  dma_q += (uint64_t)p->m_tiles * d->k * ncols_cost_b;
-  /* Parameter rows and STORE rows. */
-  dma_q += (uint64_t)p->m_tiles * p->n_params * ncols_cost_p + (uint64_t)d->m * ncols_cost_c;
-  /* The table: one LOAD of 256 bytes. */
   if (d->has_lut) {
-    dma_q += row_cost_q(TSR_SFU_LUT_ENTRIES, beat);
+    /* The table's LOAD and LUT_LOAD, alone. */
+    front = dma_cycles(1u, TSR_SFU_LUT_ENTRIES, beat) + lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD;
+    load_free = front;
   }
-  uint64_t cyc = dma_q / 4u;
-  /* MATMUL: the rows stream through after an N-cycle weight load (which hides
-   * the previous MATMUL's drain); each tile drains once (2N) before its STORE. */
-  cyc += (uint64_t)p->n_blocks * p->k_blocks * d->m + (uint64_t)p->tiles * p->k_blocks * dim +
-         (uint64_t)p->tiles * 2u * dim;
-  /* The output stage reads the parameter rows of every tile. */
-  cyc += (uint64_t)p->tiles * p->param_rows;
-  /* The table: a LUT_LOAD reading 256/N rows, and its two commands. */
-  if (d->has_lut) {
-    cyc += lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD + EST_DMA_LATENCY;
+  uint32_t loaded = 0u;
+  for (uint32_t g = 0u; g < p->groups; g++) {
+    for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
+      group_t x;
+      group_at(d, p, loaded, &x);
+      const uint32_t slot = loaded % p->spad_bufs;
+      uint64_t start = max64(front, load_free);
+      if (loaded >= p->spad_bufs) {
+        start = max64(start, mm_done[slot]);
+      }
+      uint64_t t = start + dma_cycles(x.kcur, x.ncols, beat);
+      front += EST_CMD_OVERHEAD;
+      if (!p->a_resident || x.j == 0u) {
+        t += dma_cycles(x.mrows, x.kcur, beat);
+        front += EST_CMD_OVERHEAD;
+      }
+      load_free = t;
+      loads_done[slot] = t;
+    }
+    group_t x;
+    group_at(d, p, g, &x);
+    const uint32_t slot = g % p->spad_bufs;
+    const uint32_t kblocks = ceil_div(x.kcur, dim);
+    uint64_t start = max64(front, loads_done[slot]);
+    if (x.c == 0u && x.tau >= p->acc_bufs) {
+      start = max64(start, store_done[x.tau % p->acc_bufs]);
+    }
+    front = start + (uint64_t)kblocks * (x.mrows + dim + EST_CMD_OVERHEAD);
+    mm_done[slot] = front;
+    if (x.c + 1u == p->k_chunks) {
+      /* The tile is complete: drain, parameters, STORE. */
+      front += 2u * dim;
+      if (p->n_params != 0u) {
+        front = max64(front, load_free);
+        if (p->n_params > 1u) {
+          front = max64(front, store_free);
+        }
+        front += (uint64_t)p->n_params * (EST_CMD_OVERHEAD + dma_cycles(1u, 4u * x.ncols, beat));
+      }
+      front += EST_CMD_OVERHEAD;
+      const uint64_t st = max64(front, store_free);
+      store_free = st + p->param_rows + dma_cycles(x.mrows, x.ncols * es, beat);
+      store_done[x.tau % p->acc_bufs] = store_free;
+    }
   }
-  /* Fixed costs per command and per DMA command. */
-  cyc += p->cmds * EST_CMD_OVERHEAD;
-  cyc += (p->cmd_loads + p->cmd_params + p->cmd_stores) * EST_DMA_LATENCY;
-  return cyc;
+  return max64(max64(front, load_free), store_free);
 }
 
 /* ---- Planner ----------------------------------------------------------------------------------- */
@@ -328,7 +406,7 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
     bool used = i < sbufs;
     p->a_base[i] = used ? i * p->a_rows : 0u;
     p->w_base[i] = used ? sbufs * p->a_rows + i * p->w_rows : 0u;
-    p->acc_base[i] = i < abufs ? i * p->acc_stride : 0u;
+    p->acc_base[i] = i < abufs ? i * acc_per_buf : 0u;
   }
   p->lut_base = d->has_lut ? sbufs * (p->a_rows + p->w_rows) : 0u;
   p->n_params = n_params(d);
@@ -337,13 +415,8 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   return true;
 }
 
-/* Rank: estimated cycles, discounted by 1/16 for each double-buffered memory
- * (double buffering only pays on an overlapping engine, which the estimate
- * does not model; accept it when it costs the serial engine little). */
-static uint64_t score(const tsr_gemm_plan_t *p) {
-  uint32_t bonus = (p->spad_bufs == 2u ? 1u : 0u) + (p->acc_bufs == 2u ? 1u : 0u);
-  return p->est_cycles * (16u - bonus);
-}
+/* Rank: the predicted cycles. */
+static uint64_t score(const tsr_gemm_plan_t *p) { return p->est_cycles; }
 
 tsr_status_t tsr_gemm_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
                            tsr_gemm_plan_t *plan) {
@@ -480,6 +553,108 @@ static bool plan_consistent(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d
          (!d->has_lut || (uint64_t)p->lut_base + lut_rows(d, dim) <= info->spad_rows);
 }
 
+/* The scratchpad LOADs of group g: the first waits for its buffers to be
+ * free, the last tells compute the data is there. */
+static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                     const tsr_gemm_plan_t *p, uint32_t g) {
+  group_t x;
+  group_at(d, p, g, &x);
+  uint32_t first_deps = g >= p->spad_bufs ? TSR_DEP_POP_NEXT : 0u;
+  tsr_status_t st;
+  if (!p->a_resident || x.j == 0u) {
+    st = tsr_fw_push_load(dev, first_deps, TSR_LOAD_SPAD, d->a_addr + x.m0 * d->lda + x.k0, d->lda,
+                          x.mrows, x.kcur, x.abase);
+    if (st != TSR_OK) {
+      return st;
+    }
+    first_deps = 0u;
+  }
+  return tsr_fw_push_load(dev, first_deps | TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD,
+                          d->b_addr + x.k0 * d->ldb + x.n0, d->ldb, x.kcur, x.ncols, x.wbase);
+}
+
+/* The MATMULs of group g, one per N-row block of its K chunk. */
+static tsr_status_t push_group_matmuls(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                       const tsr_gemm_plan_t *p, uint32_t g) {
+  const uint32_t dim = p->dim;
+  group_t x;
+  group_at(d, p, g, &x);
+  const uint32_t kblocks = ceil_div(x.kcur, dim);
+  for (uint32_t b = 0u; b < kblocks; b++) {
+    uint32_t deps = 0u;
+    if (b == 0u) {
+      deps |= TSR_DEP_POP_PREV;
+      if (x.c == 0u && x.tau >= p->acc_bufs) {
+        deps |= TSR_DEP_POP_NEXT;
+      }
+    }
+    if (b + 1u == kblocks) {
+      if (g + p->spad_bufs < p->groups) {
+        deps |= TSR_DEP_PUSH_PREV;
+      }
+      if (x.c + 1u == p->k_chunks && p->n_params == 0u) {
+        deps |= TSR_DEP_PUSH_NEXT;
+      }
+    }
+    tsr_matmul_args_t mm;
+    mm.a_addr = x.abase + b * x.mrows;
+    mm.w_addr = x.wbase + b * dim;
+    mm.c_addr = x.cbase;
+    mm.m = x.mrows;
+    mm.k = min32(dim, x.kcur - b * dim);
+    mm.n = x.ncols;
+    mm.accumulate = !(x.c == 0u && b == 0u);
+    mm.keep_weights = false;
+    tsr_cmd_t cmd;
+    tsr_status_t st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+    if (st == TSR_OK) {
+      st = tsr_submit(dev, &cmd);
+    }
+    if (st != TSR_OK) {
+      return st;
+    }
+  }
+  return TSR_OK;
+}
+
+/* The parameter LOADs and the STORE of the tile that group g completes. */
+static tsr_status_t push_tile_store(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                    const tsr_gemm_plan_t *p, uint32_t g) {
+  const uint32_t esize = d->requant ? 1u : 4u;
+  group_t x;
+  group_at(d, p, g, &x);
+  const uint32_t prow = x.cbase + p->mt;
+  tsr_status_t st = push_params(dev, d, x.n0, x.ncols, prow, TSR_DEP_PUSH_NEXT);
+  if (st != TSR_OK) {
+    return st;
+  }
+  tsr_store_args_t sa;
+  sa.addr = d->c_addr + x.m0 * d->ldc + x.n0 * esize;
+  sa.stride = d->ldc;
+  sa.rows = x.mrows;
+  sa.cols = x.ncols;
+  sa.src = x.cbase;
+  sa.param = prow;
+  sa.bias = d->has_bias;
+  sa.requant = d->requant;
+  sa.per_channel = d->per_channel;
+  sa.spad = false;
+  sa.lut = d->has_lut;
+  sa.leaky = d->leaky;
+  sa.mult = d->per_channel ? 0 : d->mult;
+  sa.shift = d->per_channel ? 0 : d->shift;
+  sa.out_zp = d->out_zp;
+  sa.act_min = d->act_min;
+  sa.act_max = d->act_max;
+  uint32_t sdeps = TSR_DEP_POP_PREV | (x.tau + p->acc_bufs < p->tiles ? TSR_DEP_PUSH_PREV : 0u);
+  tsr_cmd_t cmd;
+  st = tsr_cmd_store(dev, sdeps, &sa, &cmd);
+  if (st == TSR_OK) {
+    st = tsr_submit(dev, &cmd);
+  }
+  return st;
+}
+
 tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
                           tsr_gemm_progress_fn progress, void *user) {
   if (dev == NULL || d == NULL || p == NULL || dev->info.dim == 0u) {
@@ -494,10 +669,6 @@ tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_ge
     set_err(dev, "gemm: the plan was not made for this descriptor and device", NULL);
     return TSR_BAD_ARG;
   }
-  const uint32_t dim = dev->info.dim;
-  const uint32_t esize = d->requant ? 1u : 4u;
-  uint32_t g = 0u;   /* group index */
-  uint32_t tau = 0u; /* tile index */
   tsr_status_t st = TSR_OK;
 
   /* The activation table, once, in rows no buffer uses. */
@@ -505,116 +676,27 @@ tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_ge
     return st;
   }
 
-  for (uint32_t t = 0u; t < p->m_tiles; t++) {
-    const uint32_t m0 = t * p->mt;
-    const uint32_t mrows = min32(p->mt, d->m - m0);
-    for (uint32_t j = 0u; j < p->n_blocks; j++) {
-      const uint32_t n0 = j * dim;
-      const uint32_t ncols = min32(dim, d->n - n0);
-      const uint32_t cbase = p->acc_base[tau % p->acc_bufs];
-      const uint32_t prow = cbase + p->mt;
-      for (uint32_t c = 0u; c < p->k_chunks; c++) {
-        const uint32_t k0 = c * p->kc;
-        const uint32_t kcur = min32(p->kc, d->k - k0);
-        const uint32_t kblocks = ceil_div(kcur, dim);
-        const uint32_t wslot = g % p->spad_bufs;
-        const uint32_t aslot = p->a_resident ? t % p->spad_bufs : wslot;
-        const uint32_t abase = p->a_base[aslot];
-        const uint32_t wbase = p->w_base[wslot];
-
-        /* Loads: the first one waits for the buffers to be free, the last
-         * one tells compute the data is there. */
-        uint32_t first_deps = g >= p->spad_bufs ? TSR_DEP_POP_NEXT : 0u;
-        if (!p->a_resident || j == 0u) {
-          st = tsr_fw_push_load(dev, first_deps, TSR_LOAD_SPAD, d->a_addr + m0 * d->lda + k0, d->lda,
-                         mrows, kcur, abase);
-          if (st != TSR_OK) {
-            return st;
-          }
-          first_deps = 0u;
-        }
-        st = tsr_fw_push_load(dev, first_deps | TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD,
-                       d->b_addr + k0 * d->ldb + n0, d->ldb, kcur, ncols, wbase);
-        if (st != TSR_OK) {
-          return st;
-        }
-
-        for (uint32_t b = 0u; b < kblocks; b++) {
-          uint32_t deps = 0u;
-          if (b == 0u) {
-            deps |= TSR_DEP_POP_PREV;
-            if (c == 0u && tau >= p->acc_bufs) {
-              deps |= TSR_DEP_POP_NEXT;
-            }
-          }
-          if (b + 1u == kblocks) {
-            if (g + p->spad_bufs < p->groups) {
-              deps |= TSR_DEP_PUSH_PREV;
-            }
-            if (c + 1u == p->k_chunks && p->n_params == 0u) {
-              deps |= TSR_DEP_PUSH_NEXT;
-            }
-          }
-          tsr_matmul_args_t mm;
-          mm.a_addr = abase + b * mrows;
-          mm.w_addr = wbase + b * dim;
-          mm.c_addr = cbase;
-          mm.m = mrows;
-          mm.k = min32(dim, kcur - b * dim);
-          mm.n = ncols;
-          mm.accumulate = !(c == 0u && b == 0u);
-          mm.keep_weights = false;
-          tsr_cmd_t cmd;
-          st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
-          if (st == TSR_OK) {
-            st = tsr_submit(dev, &cmd);
-          }
-          if (st != TSR_OK) {
-            return st;
-          }
-        }
-        g++;
-      }
-
-      st = push_params(dev, d, n0, ncols, prow, TSR_DEP_PUSH_NEXT);
-      if (st != TSR_OK) {
+  /* Software pipelining: with two scratchpad buffer pairs, group g+1's LOADs
+   * are issued before group g's MATMULs, so the load stage fills one pair
+   * while the array reads the other. (Their tokens allow exactly that: the
+   * LOADs of group g+1 wait for group g-1's MATMULs.) */
+  const uint32_t ahead = p->spad_bufs - 1u;
+  uint32_t loaded = 0u; /* groups whose LOADs were issued */
+  for (uint32_t g = 0u; g < p->groups; g++) {
+    for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
+      if ((st = push_group_loads(dev, d, p, loaded)) != TSR_OK) {
         return st;
       }
-
-      tsr_store_args_t sa;
-      sa.addr = d->c_addr + m0 * d->ldc + n0 * esize;
-      sa.stride = d->ldc;
-      sa.rows = mrows;
-      sa.cols = ncols;
-      sa.src = cbase;
-      sa.param = prow;
-      sa.bias = d->has_bias;
-      sa.requant = d->requant;
-      sa.per_channel = d->per_channel;
-      sa.spad = false;
-      sa.lut = d->has_lut;
-      sa.leaky = d->leaky;
-      sa.mult = d->mult;
-      sa.shift = d->shift;
-      sa.out_zp = d->out_zp;
-      sa.act_min = d->act_min;
-      sa.act_max = d->act_max;
-      if (d->per_channel) {
-        sa.mult = 0;
-        sa.shift = 0;
-      }
-      uint32_t sdeps = TSR_DEP_POP_PREV | (tau + p->acc_bufs < p->tiles ? TSR_DEP_PUSH_PREV : 0u);
-      tsr_cmd_t cmd;
-      st = tsr_cmd_store(dev, sdeps, &sa, &cmd);
-      if (st == TSR_OK) {
-        st = tsr_submit(dev, &cmd);
-      }
-      if (st != TSR_OK) {
+    }
+    if ((st = push_group_matmuls(dev, d, p, g)) != TSR_OK) {
+      return st;
+    }
+    if ((g + 1u) % p->k_chunks == 0u) {
+      if ((st = push_tile_store(dev, d, p, g)) != TSR_OK) {
         return st;
       }
-      tau++;
       if (progress != NULL) {
-        progress(user, tau, p->tiles);
+        progress(user, g / p->k_chunks + 1u, p->tiles);
       }
     }
   }

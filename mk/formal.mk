@@ -10,8 +10,8 @@ FORMAL      := $(PYTHON) tools/formal.py --build $(BUILD)
 # <name>: <depth> <top> <files> [--set Param=Value ...] [--bmc-only]
 FORMAL_regs    := --depth 8 --top tsr_regs rtl/regs/tsr_regs.v
 # Command queue of tsr_ctrl (k-induction), CmdQDepth 4 (with N = 4) and 16 (N = 8).
-FORMAL_cmdq4   := --depth 4 --top tsr_ctrl --set CmdQDepth=4 --set ArrayDim=4 rtl/tsr_ctrl.v rtl/tsr_sram.v
-FORMAL_cmdq16  := --depth 4 --top tsr_ctrl --set CmdQDepth=16 rtl/tsr_ctrl.v rtl/tsr_sram.v
+FORMAL_cmdq4   := --depth 4 --top tsr_ctrl --set CmdQDepth=4 --set ArrayDim=4 rtl/tsr_ctrl.v rtl/tsr_stage_fifo.v rtl/tsr_sram.v
+FORMAL_cmdq16  := --depth 4 --top tsr_ctrl --set CmdQDepth=16 rtl/tsr_ctrl.v rtl/tsr_stage_fifo.v rtl/tsr_sram.v
 # AXI4 masters of the DMA, by k-induction (k = 2; helper invariants beside the properties,
 # jobs of 1..3 rows). Small bursts (MaxBurstBeats 4, MaxOutstanding 2) with N 4 on a 32-bit
 # bus and N 8 on a 64-bit bus; `_chip`: tsr_top's configuration (N 8, 64-bit, 16 beats,

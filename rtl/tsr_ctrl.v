@@ -2,20 +2,43 @@
 `default_nettype none
 
 // Commands (docs/commands.md) arrive as 8 words through CMDQ_PUSH and wait in
-// a queue held in block RAM. The controller takes one command at a time:
-//   StIdle -> StFetch (queue read) -> StDecode (every check: dimensions,
-//   ranges, parameters, tokens) -> StExec (start the unit, wait for it)
-//   -> back to StIdle, retiring the command (tokens pushed, counters).
-// A MATMUL retires once its last A row has entered the array; the array and
-// accumulator write-back keep draining while the next command starts, and
-// any command that touches the accumulator waits for mm_idle_i first.
+// a queue held in block RAM. A front end takes them one at a time, in program
+// order: StIdle -> StFetch (queue read) -> StDecode (every check: dimensions,
+// ranges, parameters, the token rule) and then
+//   - a scratchpad LOAD goes to the load stage's queue and a STORE to the
+//     store stage's queue (two entries each); the front end moves on at once;
+//   - a compute-stage command (MATMUL, accumulator LOAD, SFU, NOP) and a FENCE
+//     run in the front end itself: StExec starts the unit and waits for it.
+// The load and store stages run their queue heads in the background, each one
+// command at a time, while the front end computes: that is the overlap of
+// DMA and compute. Only dependency tokens order the stages (VTA's rule), so
+// the real token counters are popped when a command starts and pushed when it
+// retires, and a command whose pop finds a zero counter waits. The token rule
+// (serial program order never pops an empty counter) is checked at decode on
+// a second set of counters kept in program order.
+// A command with no token bit, issued while every program-order counter is
+// zero, starts only after every earlier command has retired, so a program
+// without tokens runs exactly as on a serial engine.
+// Resources the stages share are interlocked here:
+//   - the DMA read engine: an accumulator LOAD waits for the load queue to empty;
+//   - the accumulator's two banks (lower and upper half): a STORE and a
+//     MATMUL run together only if they touch different banks (the MATMUL's
+//     result rows; the STORE's source and parameter rows);
+//   - the scratchpad read port: a STORE with SPAD runs with the array idle;
+//   - the SFU runs alone (it writes both memories and the table).
+// A MATMUL retires once its last A row has entered the array, or, when it
+// pushes a token to the store stage, once its results are written back.
 //
-// Errors stop the engine in StError with ERR_CODE, ERR_CMD_IDX and
-// ERR_ADDR set and IRQ_STATUS.ERROR raised. Units are never left mid-burst:
-// checks happen before a unit starts, and the DMA engines drain their own
-// bursts before they report a bus error. CTRL.SOFT_RESET, from any state,
-// goes through StAbort: the DMA engines finish the bursts in flight, the
-// other units are held clear, then queue, tokens and error state are reset.
+// Errors stop the engine in StError with ERR_CODE, ERR_CMD_IDX and ERR_ADDR
+// set and IRQ_STATUS.ERROR raised. A decode error is precise: it is raised
+// once every earlier LOAD and STORE has retired (an error of theirs, being
+// earlier, wins). A bus or parameter error of a background LOAD or STORE may
+// be raised after later commands of other stages started or retired.
+// Units are never left mid-burst: checks happen before a unit starts, and the
+// DMA engines drain their own bursts before they report a bus error.
+// CTRL.SOFT_RESET, from any state, goes through StAbort: the DMA engines
+// finish the bursts in flight, the other units are held clear, then queues,
+// tokens and error state are reset.
 module tsr_ctrl #(
   parameter integer ArrayDim     = 8,
   parameter integer SpadRows     = 4096,
@@ -56,8 +79,11 @@ module tsr_ctrl #(
   output wire [63:0] cnt_dma_rd_o,
   output wire [63:0] cnt_dma_wr_o,
   output wire [63:0] cnt_cmds_o,
-  // the command being executed, for the units' fields
+  // the commands whose fields the units read: the front end's (MATMUL, SFU),
+  // the one starting the DMA read engine, and the store queue's head
   output wire [255:0] cmd_o,
+  output wire [255:0] cmd_rd_o,
+  output wire [255:0] cmd_st_o,
   output wire        unit_clr_o,
   // DMA read engine (LOAD)
   output wire        rd_start_o,
@@ -169,7 +195,11 @@ module tsr_ctrl #(
   wire [3:0]   func     = w0[19:16];
 
   // Dependency tokens: load->compute, compute->load, compute->store, store->compute.
-  reg [7:0] l2c_q, l2c_d, c2l_q, c2l_d, c2s_q, c2s_d, s2c_q, s2c_d;
+  // The *_q counters are the real ones (popped at start, pushed at retire; one
+  // bit wider, because a stage queue may hold pops the program order already
+  // made); the *_v counters follow program order, for the token rule.
+  reg [8:0] l2c_q, l2c_d, c2l_q, c2l_d, c2s_q, c2s_d, s2c_q, s2c_d;
+  reg [7:0] l2c_v_q, l2c_v_d, c2l_v_q, c2l_v_d, c2s_v_q, c2s_v_d, s2c_v_q, s2c_v_d;
   reg       weights_valid_q, weights_valid_d;
 
   localparam [1:0] StageLoad = 2'd0, StageCompute = 2'd1, StageStore = 2'd2, StageNone = 2'd3;
@@ -307,18 +337,18 @@ module tsr_ctrl #(
     if (check_err == ErrNone) begin
       case (stage)
         StageLoad: begin
-          if (pop_prev || push_prev || (pop_next && c2l_q == 8'd0) || (push_next && l2c_q == 8'hff)) begin
+          if (pop_prev || push_prev || (pop_next && c2l_v_q == 8'd0) || (push_next && l2c_v_q == 8'hff)) begin
             check_err = ErrDepToken;
           end
         end
         StageCompute: begin
-          if ((pop_prev && l2c_q == 8'd0) || (pop_next && s2c_q == 8'd0) ||
-              (push_prev && c2l_q == 8'hff) || (push_next && c2s_q == 8'hff)) begin
+          if ((pop_prev && l2c_v_q == 8'd0) || (pop_next && s2c_v_q == 8'd0) ||
+              (push_prev && c2l_v_q == 8'hff) || (push_next && c2s_v_q == 8'hff)) begin
             check_err = ErrDepToken;
           end
         end
         StageStore: begin
-          if (pop_next || push_next || (pop_prev && c2s_q == 8'd0) || (push_prev && s2c_q == 8'hff)) begin
+          if (pop_next || push_next || (pop_prev && c2s_v_q == 8'd0) || (push_prev && s2c_v_q == 8'hff)) begin
             check_err = ErrDepToken;
           end
         end
@@ -329,19 +359,6 @@ module tsr_ctrl #(
         end
       endcase
     end
-  end
-
-  // A unit may start when the resources it shares are free.
-  reg can_start;
-  always @(*) begin
-    case (opcode)
-      OpLoad:   can_start = flag0 ? mm_idle_i : mm_ready_i;
-      OpMatmul: can_start = mm_ready_i;
-      OpStore:  can_start = mm_idle_i;
-      OpSfu:    can_start = mm_idle_i;
-      OpFence:  can_start = mm_idle_i;
-      default:  can_start = 1'b1;
-    endcase
   end
 
   // ---------------------------------------------------------------- control
@@ -359,8 +376,79 @@ module tsr_ctrl #(
   reg [7:0]  fail_code;
   reg [31:0] fail_addr;
   reg [8:0]  macs_add_kn;
+  // Background stages.
+  reg        lq_run_q, lq_run_d, sq_run_q, sq_run_d;   // the head's unit runs
+  reg        lq_start, sq_start, lq_retire, sq_retire;
+  reg        bg_fail;
+  reg [7:0]  bg_code;
+  reg [31:0] bg_idx, bg_addr;
+
+  // ---------------------------------------------------------------- stages
+  // Stage queues: {command index, command}. The load queue takes scratchpad
+  // LOADs, the store queue STOREs; their heads run in the background.
+  localparam integer StageQDepth = 2;
+  localparam integer EntryW = 288;
+  wire               lq_v, lq_full, sq_v, sq_full;
+  wire [EntryW-1:0]  lq_head, sq_head;
+  reg                lq_push, sq_push, lq_pop, sq_pop;
+  wire               stage_clr = soft_reset_i || (state_q == StAbort);
+  wire [255:0]       lq_cmd = lq_head[255:0];
+  wire [31:0]        lq_idx = lq_head[287:256];
+  wire [255:0]       sq_cmd = sq_head[255:0];
+  wire [31:0]        sq_idx = sq_head[287:256];
+
+  tsr_stage_fifo #(.Width(EntryW), .Depth(StageQDepth)) u_load_q (
+    .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (stage_clr),
+    .push_i (lq_push), .data_i ({cmd_idx_q, cmd_q}), .pop_i (lq_pop),
+    .valid_o (lq_v), .full_o (lq_full), .head_o (lq_head)
+  );
+  tsr_stage_fifo #(.Width(EntryW), .Depth(StageQDepth)) u_store_q (
+    .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (stage_clr),
+    .push_i (sq_push), .data_i ({cmd_idx_q, cmd_q}), .pop_i (sq_pop),
+    .valid_o (sq_v), .full_o (sq_full), .head_o (sq_head)
+  );
+
+  // Accumulator banks a row range touches: bit 0 the lower half, bit 1 the upper.
+  localparam integer AccAw = $clog2(AccRows);
+  localparam [32:0] AccHalf = 33'h1 << (AccAw - 1);
+  function automatic [1:0] acc_banks(input [23:0] base, input [32:0] len);
+    acc_banks = {({9'h0, base} + len > AccHalf), ({9'h0, base} < AccHalf)};
+  endfunction
+  // The front end's MATMUL writes (and with ACCUMULATE reads) C_ADDR..+M.
+  wire [1:0] mm_banks_new = acc_banks(w3[23:0], {17'h0, mm_m});
+  // The store queue head reads SRC..+ROWS (not with SPAD) and its parameter rows.
+  wire        sq_spad  = sq_cmd[19];
+  wire [1:0]  sq_banks = (sq_spad ? 2'b00 : acc_banks(sq_cmd[151:128], {17'h0, sq_cmd[111:96]})) |
+                         acc_banks(sq_cmd[183:160], sq_cmd[21] ? 33'd5 : 33'd3);
+  reg  [1:0]  mm_banks_q;       // banks of the MATMULs in flight (until mm_idle_i)
+  reg  [1:0]  st_banks_q;       // banks of the running STORE (while st_busy_i)
+  reg         st_spad_q;        // the running STORE reads the scratchpad
+
+  // What a command waits for before it starts (the front end) or is queued.
+  wire tokenless = !(pop_prev || pop_next || push_prev || push_next);
+  wire drained   = !lq_v && !sq_v;               // every earlier LOAD and STORE retired
+  wire toks_in   = (!pop_prev || l2c_q != 9'd0) && (!pop_next || s2c_q != 9'd0);
+  // Token protocol idle: every program-order counter is zero. A tokenless
+  // command issued then is untokened (serial) code: it runs after all earlier ones.
+  wire quiet     = (l2c_v_q | c2l_v_q | c2s_v_q | s2c_v_q) == 8'd0;
+  wire serial    = tokenless && quiet;
+  wire ordered   = !serial || drained;
+  wire mm_free   = !(st_busy_i && (st_spad_q || (st_banks_q & mm_banks_new) != 2'b00));
+  reg  can_start;
+  always @(*) begin
+    case (opcode)
+      OpLoad:   can_start = flag0 ? (mm_idle_i && !lq_v && toks_in && ordered)
+                                  : (!lq_full && ordered);
+      OpMatmul: can_start = mm_ready_i && mm_free && toks_in && ordered;
+      OpStore:  can_start = !sq_full && (!serial || (drained && mm_idle_i));
+      OpSfu:    can_start = mm_idle_i && drained && !st_busy_i && !wr_busy_i && toks_in;
+      OpFence:  can_start = mm_idle_i && drained;
+      default:  can_start = toks_in && ordered;
+    endcase
+  end
 
   wire units_idle = !rd_busy_i && !wr_busy_i && mm_idle_i && !st_busy_i && !sfu_busy_i;
+  wire bg_go      = (state_q != StError) && (state_q != StAbort) && !soft_reset_i;
 
   always @(*) begin
     state_d   = state_q;
@@ -373,7 +461,7 @@ module tsr_ctrl #(
     done_d    = done_q;
     ran_d     = ran_q;
     rd_ptr_d  = rd_ptr_q;
-    l2c_d = l2c_q; c2l_d = c2l_q; c2s_d = c2s_q; s2c_d = s2c_q;
+    l2c_v_d = l2c_v_q; c2l_v_d = c2l_v_q; c2s_v_d = c2s_v_q; s2c_v_d = s2c_v_q;
     weights_valid_d = weights_valid_q;
     q_re      = 1'b0;
     irq_done  = 1'b0;
@@ -381,11 +469,12 @@ module tsr_ctrl #(
     irq_fence = 1'b0;
     rd_start  = 1'b0;
     mm_start  = 1'b0;
-    st_start  = 1'b0;
     sfu_start = 1'b0;
     retire    = 1'b0;
     unit_clr  = 1'b0;
     aborting  = 1'b0;
+    lq_push   = 1'b0;
+    sq_push   = 1'b0;
     fail      = 1'b0;
     fail_code = ErrNone;
     fail_addr = 32'h0;
@@ -400,7 +489,7 @@ module tsr_ctrl #(
           rd_ptr_d  = rd_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
           ran_d     = 1'b1;
           state_d   = StFetch;
-        end else if (ran_q && units_idle) begin
+        end else if (ran_q && units_idle && drained) begin
           ran_d    = 1'b0;
           done_d   = 1'b1;
           irq_done = 1'b1;
@@ -412,40 +501,67 @@ module tsr_ctrl #(
       end
       StDecode: begin
         if (check_err != ErrNone) begin
-          fail      = 1'b1;
-          fail_code = check_err;
-          fail_addr = (check_err == ErrDmaWindow) ? w1 : 32'h0;
+          // Precise: earlier LOADs and STOREs finish first (and fail first).
+          if (drained) begin
+            fail      = 1'b1;
+            fail_code = check_err;
+            fail_addr = (check_err == ErrDmaWindow) ? w1 : 32'h0;
+          end
         end else if (can_start) begin
-          // Pop tokens now; push them when the command retires.
+          // Program-order counters: every pop and push of this command, now.
           case (stage)
-            StageLoad:    if (pop_next) c2l_d = c2l_q - 8'd1;
+            StageLoad: begin
+              if (pop_next)  c2l_v_d = c2l_v_q - 8'd1;
+              if (push_next) l2c_v_d = l2c_v_q + 8'd1;
+            end
             StageCompute: begin
-              if (pop_prev) l2c_d = l2c_q - 8'd1;
-              if (pop_next) s2c_d = s2c_q - 8'd1;
+              if (pop_prev)  l2c_v_d = l2c_v_q - 8'd1;
+              if (pop_next)  s2c_v_d = s2c_v_q - 8'd1;
+              if (push_prev) c2l_v_d = c2l_v_q + 8'd1;
+              if (push_next) c2s_v_d = c2s_v_q + 8'd1;
             end
-            StageStore:   if (pop_prev) c2s_d = c2s_q - 8'd1;
+            StageStore: begin
+              if (pop_prev)  c2s_v_d = c2s_v_q - 8'd1;
+              if (push_prev) s2c_v_d = s2c_v_q + 8'd1;
+            end
             default: ;
           endcase
-          case (opcode)
-            OpLoad:   rd_start = 1'b1;
-            OpMatmul: begin
-              mm_start = 1'b1;
-              if (!flag1) begin
-                weights_valid_d = 1'b1;
+          case (stage)
+            StageLoad: lq_push = 1'b1;
+            StageStore: sq_push = 1'b1;
+            default: ;
+          endcase
+          if ((stage == StageLoad || stage == StageStore) && !serial) begin
+            cmd_idx_d = cmd_idx_q + 32'd1;
+            state_d   = StIdle;
+          end else begin
+            case (opcode)
+              OpLoad:   rd_start = flag0;
+              OpMatmul: begin
+                mm_start = 1'b1;
+                if (!flag1) begin
+                  weights_valid_d = 1'b1;
+                end
               end
-            end
-            OpStore:  st_start = 1'b1;
-            OpSfu:    sfu_start = 1'b1;
-            default: ;
-          endcase
-          started_d = 1'b0;
-          state_d   = StExec;
+              OpSfu:    sfu_start = 1'b1;
+              default: ;
+            endcase
+            started_d = 1'b0;
+            state_d   = StExec;
+          end
         end
       end
       StExec: begin
         started_d = 1'b1;   // units see their start one cycle before this state
         case (opcode)
-          OpLoad: begin
+          // Untokened code: the front end waits for its queued LOAD or STORE,
+          // which retires in its stage.
+          OpLoad: if (!flag0) begin
+            if (drained) begin
+              cmd_idx_d = cmd_idx_q + 32'd1;
+              state_d   = StIdle;
+            end
+          end else begin
             if (rd_done_i) begin
               if (rd_err_i) begin
                 fail      = 1'b1;
@@ -456,21 +572,14 @@ module tsr_ctrl #(
               end
             end
           end
-          OpMatmul: if (started_q && mm_ready_i) retire = 1'b1;
           OpStore: begin
-            if (st_param_err_i) begin
-              fail      = 1'b1;
-              fail_code = ErrParam;
-            end else if (wr_done_i) begin
-              if (wr_err_i) begin
-                fail      = 1'b1;
-                fail_code = ErrBusWrite;
-                fail_addr = wr_err_addr_i;
-              end else begin
-                retire = 1'b1;
-              end
+            if (drained) begin
+              cmd_idx_d = cmd_idx_q + 32'd1;
+              state_d   = StIdle;
             end
           end
+          // A token to the store stage waits for the write-back.
+          OpMatmul: if (started_q && (push_next ? mm_idle_i : mm_ready_i)) retire = 1'b1;
           OpSfu: begin
             if (sfu_param_err_i) begin
               fail      = 1'b1;
@@ -486,15 +595,6 @@ module tsr_ctrl #(
           default: retire = 1'b1;
         endcase
         if (retire) begin
-          case (stage)
-            StageLoad:    if (push_next) l2c_d = l2c_q + 8'd1;
-            StageCompute: begin
-              if (push_prev) c2l_d = c2l_q + 8'd1;
-              if (push_next) c2s_d = c2s_q + 8'd1;
-            end
-            StageStore:   if (push_prev) s2c_d = s2c_q + 8'd1;
-            default: ;
-          endcase
           cmd_idx_d = cmd_idx_q + 32'd1;
           state_d   = StIdle;
         end
@@ -510,7 +610,7 @@ module tsr_ctrl #(
           err_addr_d = 32'h0;
           done_d     = 1'b0;
           ran_d      = 1'b0;
-          l2c_d = 8'd0; c2l_d = 8'd0; c2s_d = 8'd0; s2c_d = 8'd0;
+          l2c_v_d = 8'd0; c2l_v_d = 8'd0; c2s_v_d = 8'd0; s2c_v_d = 8'd0;
           weights_valid_d = 1'b0;
           state_d    = StIdle;
         end
@@ -518,9 +618,22 @@ module tsr_ctrl #(
       default: state_d = StIdle;
     endcase
 
-    if (fail) begin
+    // An error of an earlier (background) command wins over the front end's.
+    if (bg_fail) begin
+      fail      = 1'b1;
+      fail_code = bg_code;
+      fail_addr = bg_addr;
+      retire    = 1'b0;
+      lq_push   = 1'b0;
+      sq_push   = 1'b0;
+      rd_start  = 1'b0;
+      mm_start  = 1'b0;
+      sfu_start = 1'b0;
+      cmd_idx_d = cmd_idx_q;
+    end
+    if (fail && state_q != StError && state_q != StAbort) begin
       err_code_d = fail_code;
-      err_idx_d  = (fail_code == ErrCmdqOverflow) ? ovf_idx_q : cmd_idx_q;
+      err_idx_d  = bg_fail ? bg_idx : (fail_code == ErrCmdqOverflow) ? ovf_idx_q : cmd_idx_q;
       err_addr_d = fail_addr;
       irq_error  = 1'b1;
       state_d    = StError;
@@ -531,6 +644,106 @@ module tsr_ctrl #(
     if (soft_reset_i) begin
       state_d  = StAbort;
       rd_ptr_d = {QAw{1'b0}};
+    end
+  end
+
+  // Background load and store stages: start the head when its tokens and its
+  // unit are there, retire it (push its tokens) when the unit is done.
+  wire        lq_pop_next  = lq_cmd[9];
+  wire        lq_push_next = lq_cmd[11];
+  wire        sq_pop_prev  = sq_cmd[8];
+  wire        sq_push_prev = sq_cmd[10];
+  wire [1:0]  mm_banks_live = (mm_idle_i ? 2'b00 : mm_banks_q) | (mm_start ? mm_banks_new : 2'b00);
+  // Done and failure of the running heads (registers and unit outputs only).
+  always @(*) begin
+    lq_retire = 1'b0;
+    sq_retire = 1'b0;
+    lq_pop    = 1'b0;
+    sq_pop    = 1'b0;
+    bg_fail   = 1'b0;
+    bg_code   = ErrNone;
+    bg_idx    = 32'h0;
+    bg_addr   = 32'h0;
+    if (bg_go && lq_run_q && rd_done_i) begin
+      if (rd_err_i) begin
+        bg_fail = 1'b1;
+        bg_code = ErrBusRead;
+        bg_idx  = lq_idx;
+        bg_addr = rd_err_addr_i;
+      end else begin
+        lq_retire = 1'b1;
+        lq_pop    = 1'b1;
+      end
+    end
+    if (bg_go && sq_run_q && (st_param_err_i || wr_done_i)) begin
+      if (st_param_err_i || wr_err_i) begin
+        // Both heads precede the front end's command; the older one reports.
+        if (!bg_fail || sq_idx < lq_idx) begin
+          bg_fail = 1'b1;
+          bg_code = st_param_err_i ? ErrParam : ErrBusWrite;
+          bg_idx  = sq_idx;
+          bg_addr = st_param_err_i ? 32'h0 : wr_err_addr_i;
+        end
+      end else begin
+        sq_retire = 1'b1;
+        sq_pop    = 1'b1;
+      end
+    end
+  end
+
+  // Starts: the head's tokens are there and its unit and resources are free.
+  always @(*) begin
+    lq_run_d = lq_run_q && !(lq_run_q && rd_done_i);
+    sq_run_d = sq_run_q && !(sq_run_q && (st_param_err_i || wr_done_i));
+    lq_start = 1'b0;
+    sq_start = 1'b0;
+    st_start = 1'b0;
+    if (bg_go && !bg_fail) begin
+      if (lq_v && !lq_run_q && !rd_busy_i && (!lq_pop_next || c2l_q != 9'd0)) begin
+        lq_start = 1'b1;
+        lq_run_d = 1'b1;
+      end
+      if (sq_v && !sq_run_q && (!sq_pop_prev || c2s_q != 9'd0) &&
+          (sq_spad ? (mm_idle_i && !mm_start) : (sq_banks & mm_banks_live) == 2'b00)) begin
+        sq_start = 1'b1;
+        st_start = 1'b1;
+        sq_run_d = 1'b1;
+      end
+    end
+    if (stage_clr) begin
+      lq_run_d = 1'b0;
+      sq_run_d = 1'b0;
+    end
+  end
+
+  // Real token counters: each has one pushing and one popping stage.
+  wire front_start = (state_q == StDecode) && (state_d == StExec);
+  always @(*) begin
+    l2c_d = l2c_q + {8'h0, lq_retire && lq_push_next} -
+            {8'h0, front_start && stage == StageCompute && pop_prev};
+    s2c_d = s2c_q + {8'h0, sq_retire && sq_push_prev} -
+            {8'h0, front_start && stage == StageCompute && pop_next};
+    c2l_d = c2l_q + {8'h0, retire && stage == StageCompute && push_prev} -
+            {8'h0, lq_start && lq_pop_next};
+    c2s_d = c2s_q + {8'h0, retire && stage == StageCompute && push_next} -
+            {8'h0, sq_start && sq_pop_prev};
+    if (stage_clr) begin
+      l2c_d = 9'd0; c2l_d = 9'd0; c2s_d = 9'd0; s2c_d = 9'd0;
+    end
+  end
+
+  // Bank footprints for the interlock.
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mm_banks_q <= 2'b00;
+      st_banks_q <= 2'b00;
+      st_spad_q  <= 1'b0;
+    end else begin
+      mm_banks_q <= mm_banks_live;
+      if (st_start) begin
+        st_banks_q <= sq_banks;
+        st_spad_q  <= sq_spad;
+      end
     end
   end
 
@@ -604,7 +817,10 @@ module tsr_ctrl #(
       push_idx_q <= 32'h0;
       ovf_q      <= 1'b0;
       ovf_idx_q  <= 32'h0;
-      l2c_q <= 8'd0; c2l_q <= 8'd0; c2s_q <= 8'd0; s2c_q <= 8'd0;
+      l2c_q <= 9'd0; c2l_q <= 9'd0; c2s_q <= 9'd0; s2c_q <= 9'd0;
+      l2c_v_q <= 8'd0; c2l_v_q <= 8'd0; c2s_v_q <= 8'd0; s2c_v_q <= 8'd0;
+      lq_run_q <= 1'b0;
+      sq_run_q <= 1'b0;
       weights_valid_q <= 1'b0;
     end else begin
       state_q    <= state_d;
@@ -625,6 +841,9 @@ module tsr_ctrl #(
       ovf_q      <= ovf_d;
       ovf_idx_q  <= ovf_idx_d;
       l2c_q <= l2c_d; c2l_q <= c2l_d; c2s_q <= c2s_d; s2c_q <= s2c_d;
+      l2c_v_q <= l2c_v_d; c2l_v_q <= c2l_v_d; c2s_v_q <= c2s_v_d; s2c_v_q <= s2c_v_d;
+      lq_run_q <= lq_run_d;
+      sq_run_q <= sq_run_d;
       weights_valid_q <= weights_valid_d;
     end
   end
@@ -632,7 +851,8 @@ module tsr_ctrl #(
   // ---------------------------------------------------------------- counters
   // Busy until DONE rises (ran_q), so STATUS never reads 0 between the two.
   wire engine_busy = ((state_q != StIdle) && (state_q != StError)) || (state_q == StIdle && ran_q) ||
-                     (count_q != {(QAw+1){1'b0}} && state_q != StError) || !units_idle;
+                     ((count_q != {(QAw+1){1'b0}} || lq_v || sq_v) && state_q != StError) ||
+                     !units_idle;
   reg [63:0] cnt_cycles_q, cnt_busy_q, cnt_macs_q, cnt_rd_q, cnt_wr_q, cnt_cmds_q;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -655,7 +875,7 @@ module tsr_ctrl #(
       cnt_macs_q   <= cnt_macs_q + (mm_start ? ({48'h0, mm_m} * {55'h0, macs_add_kn}) : 64'h0);
       cnt_rd_q     <= cnt_rd_q + (rd_beat_i ? AxiBytes64 : 64'h0);
       cnt_wr_q     <= cnt_wr_q + {{(64-WrBytesWidth){1'b0}}, wr_bytes_i};
-      cnt_cmds_q   <= cnt_cmds_q + {63'h0, retire};
+      cnt_cmds_q   <= cnt_cmds_q + {63'h0, retire} + {63'h0, lq_retire} + {63'h0, sq_retire};
     end
   end
 
@@ -680,8 +900,10 @@ module tsr_ctrl #(
   assign cnt_dma_wr_o  = cnt_wr_q;
   assign cnt_cmds_o    = cnt_cmds_q;
   assign cmd_o         = cmd_q;
+  assign cmd_rd_o      = lq_start ? lq_cmd : cmd_q;
+  assign cmd_st_o      = sq_cmd;
   assign unit_clr_o    = unit_clr;
-  assign rd_start_o    = rd_start;
+  assign rd_start_o    = rd_start || lq_start;
   assign rd_abort_o    = aborting;
   assign wr_abort_o    = aborting;
   assign mm_start_o    = mm_start;

@@ -181,7 +181,7 @@ module tsr_top #(
                  (irq_fence_q && irq_en_fence);
 
   // ------------------------------------------------------------ controller
-  wire [255:0] cmd;
+  wire [255:0] cmd, cmd_rd, cmd_st;
   wire         unit_clr;
   wire         rd_start, rd_abort, rd_busy, rd_done, rd_err, rd_beat;
   wire [31:0]  rd_err_addr;
@@ -228,6 +228,8 @@ module tsr_top #(
     .cnt_dma_wr_o   (cnt_dma_wr),
     .cnt_cmds_o     (cnt_cmds),
     .cmd_o          (cmd),
+    .cmd_rd_o       (cmd_rd),
+    .cmd_st_o       (cmd_st),
     .unit_clr_o     (unit_clr),
     .rd_start_o     (rd_start),
     .rd_abort_o     (rd_abort),
@@ -254,6 +256,8 @@ module tsr_top #(
   );
 
   // Command fields (docs/commands.md), named once for the units.
+  // Fields of the three commands in flight: the front end's (MATMUL, SFU),
+  // the LOAD starting the DMA read engine (r_), the store queue's head (s_).
   wire [31:0] f_w0 = cmd[31:0];
   wire [31:0] f_w1 = cmd[63:32];
   wire [31:0] f_w2 = cmd[95:64];
@@ -261,15 +265,28 @@ module tsr_top #(
   wire [31:0] f_w4 = cmd[159:128];
   wire [31:0] f_w5 = cmd[191:160];
   wire [31:0] f_w6 = cmd[223:192];
-  wire [31:0] f_w7 = cmd[255:224];
   wire        f_flag0 = f_w0[16];
   wire        f_flag1 = f_w0[17];
-  wire        f_flag2 = f_w0[18];
-  wire        f_flag3 = f_w0[19];   // STORE: SPAD
-  wire        f_flag4 = f_w0[20];   // STORE: LUT
-  wire        f_flag5 = f_w0[21];   // STORE: LEAKY
-  // STORE writes COLS bytes per row in int8 and SPAD mode, 4*COLS in raw int32 mode.
-  wire [7:0]  st_row_bytes = (f_flag1 || f_flag3) ? f_w3[23:16] : {f_w3[21:16], 2'b00};
+  wire        r_to_acc = cmd_rd[16];
+  wire [31:0] r_w1 = cmd_rd[63:32];
+  wire [31:0] r_w2 = cmd_rd[95:64];
+  wire [31:0] r_w3 = cmd_rd[127:96];
+  wire [31:0] r_w4 = cmd_rd[159:128];
+  wire [31:0] s_w0 = cmd_st[31:0];
+  wire [31:0] s_w1 = cmd_st[63:32];
+  wire [31:0] s_w2 = cmd_st[95:64];
+  wire [31:0] s_w3 = cmd_st[127:96];
+  wire [31:0] s_w4 = cmd_st[159:128];
+  wire [31:0] s_w5 = cmd_st[191:160];
+  wire [31:0] s_w6 = cmd_st[223:192];
+  wire [31:0] s_w7 = cmd_st[255:224];
+  wire        s_bias = s_w0[16];
+  wire        s_requant = s_w0[17];
+  wire        s_per_ch = s_w0[18];
+  wire        s_spad = s_w0[19];
+  wire        s_lut = s_w0[20];
+  wire        s_leaky = s_w0[21];
+  wire [7:0]  st_row_bytes = (s_requant || s_spad) ? s_w3[23:16] : {s_w3[21:16], 2'b00};
 
   // ------------------------------------------------------------ memories
   wire                dma_wr_valid, dma_wr_acc;
@@ -284,7 +301,6 @@ module tsr_top #(
   wire                st_acc_re;
   wire [AccAw-1:0]    st_acc_raddr;
   wire [SpadAw-1:0]   st_spad_raddr;
-  wire [32*N-1:0]     acc_rdata;
   wire                sfu_spad_re, sfu_spad_we, sfu_acc_re, sfu_acc_we;
   wire [SpadAw-1:0]   sfu_spad_raddr, sfu_spad_waddr;
   wire [8*N-1:0]      sfu_spad_wdata;
@@ -294,8 +310,8 @@ module tsr_top #(
   wire [$clog2(256 / N)-1:0] lut_waddr;
   wire [8*N-1:0]      lut_wdata;
   // A STORE with the SPAD flag reads its rows from the scratchpad.
-  wire                st_spad_re = st_acc_re && f_flag3;
-  wire                st_acc_rd  = st_acc_re && !f_flag3;
+  wire                st_spad_re = st_acc_re && s_spad;
+  wire                st_acc_rd  = st_acc_re && !s_spad;
 
   // The controller never runs two users of a memory port at once; the muxes
   // only pick whichever is active.
@@ -313,18 +329,49 @@ module tsr_top #(
     .rdata_o (spad_rdata)
   );
 
-  tsr_sram #(
-    .Width (32 * N),
-    .Depth (AccRows)
-  ) u_acc (
-    .clk_i   (clk_i),
-    .we_i    (mm_acc_we || (dma_wr_valid && dma_wr_acc) || sfu_acc_we),
-    .waddr_i (mm_acc_we ? mm_acc_waddr : sfu_acc_we ? sfu_acc_waddr : dma_wr_addr[AccAw-1:0]),
-    .wdata_i (mm_acc_we ? mm_acc_wdata : sfu_acc_we ? sfu_acc_wdata : dma_wr_data),
-    .re_i    (mm_acc_re || st_acc_rd || sfu_acc_re),
-    .raddr_i (mm_acc_re ? mm_acc_raddr : st_acc_rd ? st_acc_raddr : sfu_acc_raddr),
-    .rdata_o (acc_rdata)
-  );
+  // The accumulator is two banks, the lower and the upper half of its rows,
+  // each with its own read port, so a STORE reads one bank while a MATMUL
+  // uses the other (the controller interlocks the banks). The one write port
+  // per bank is used by one unit at a time. Each reader gets the data of the
+  // bank it read last.
+  localparam integer AccHalf = 1 << (AccAw - 1);
+  wire             acc_we    = mm_acc_we || (dma_wr_valid && dma_wr_acc) || sfu_acc_we;
+  wire [AccAw-1:0] acc_waddr = mm_acc_we ? mm_acc_waddr : sfu_acc_we ? sfu_acc_waddr :
+                               dma_wr_addr[AccAw-1:0];
+  wire [32*N-1:0]  acc_wdata = mm_acc_we ? mm_acc_wdata : sfu_acc_we ? sfu_acc_wdata : dma_wr_data;
+  wire [1:0]       mm_acc_bre, st_acc_bre, sfu_acc_bre;
+  wire [32*N-1:0]  acc_bank_rdata [0:1];
+  reg              mm_acc_bank_q, st_acc_bank_q, sfu_acc_bank_q;
+  genvar ab;
+  generate
+    for (ab = 0; ab < 2; ab = ab + 1) begin : gen_acc_bank
+      localparam [0:0] Hi = (ab == 1) ? 1'b1 : 1'b0;
+      assign mm_acc_bre[ab]  = mm_acc_re && (mm_acc_raddr[AccAw-1] == Hi);
+      assign st_acc_bre[ab]  = st_acc_rd && (st_acc_raddr[AccAw-1] == Hi);
+      assign sfu_acc_bre[ab] = sfu_acc_re && (sfu_acc_raddr[AccAw-1] == Hi);
+      tsr_sram #(
+        .Width (32 * N),
+        .Depth (ab == 0 ? AccHalf : AccRows - AccHalf)
+      ) u_acc (
+        .clk_i   (clk_i),
+        .we_i    (acc_we && (acc_waddr[AccAw-1] == Hi)),
+        .waddr_i (acc_waddr[AccAw-2:0]),
+        .wdata_i (acc_wdata),
+        .re_i    (mm_acc_bre[ab] || st_acc_bre[ab] || sfu_acc_bre[ab]),
+        .raddr_i (mm_acc_bre[ab] ? mm_acc_raddr[AccAw-2:0] :
+                  st_acc_bre[ab] ? st_acc_raddr[AccAw-2:0] : sfu_acc_raddr[AccAw-2:0]),
+        .rdata_o (acc_bank_rdata[ab])
+      );
+    end
+  endgenerate
+  always @(posedge clk_i) begin
+    if (mm_acc_re) mm_acc_bank_q <= mm_acc_raddr[AccAw-1];
+    if (st_acc_rd) st_acc_bank_q <= st_acc_raddr[AccAw-1];
+    if (sfu_acc_re) sfu_acc_bank_q <= sfu_acc_raddr[AccAw-1];
+  end
+  wire [32*N-1:0] mm_acc_rdata  = acc_bank_rdata[mm_acc_bank_q];
+  wire [32*N-1:0] st_acc_rdata  = acc_bank_rdata[st_acc_bank_q];
+  wire [32*N-1:0] sfu_acc_rdata = acc_bank_rdata[sfu_acc_bank_q];
 
   // ------------------------------------------------------------ units
   tsr_dma_rd #(
@@ -334,12 +381,12 @@ module tsr_top #(
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .start_i       (rd_start),
-    .to_acc_i      (f_flag0),
-    .addr_i        (f_w1),
-    .stride_i      (f_w2),
-    .rows_i        (f_w3[15:0]),
-    .cols_i        (f_w3[31:16]),
-    .local_i       (f_w4[23:0]),
+    .to_acc_i      (r_to_acc),
+    .addr_i        (r_w1),
+    .stride_i      (r_w2),
+    .rows_i        (r_w3[15:0]),
+    .cols_i        (r_w3[31:16]),
+    .local_i       (r_w4[23:0]),
     .abort_i       (rd_abort),
     .busy_o        (rd_busy),
     .done_o        (rd_done),
@@ -388,7 +435,7 @@ module tsr_top #(
     .spad_rdata_i   (spad_rdata),
     .acc_re_o       (mm_acc_re),
     .acc_raddr_o    (mm_acc_raddr),
-    .acc_rdata_i    (acc_rdata),
+    .acc_rdata_i    (mm_acc_rdata),
     .acc_we_o       (mm_acc_we),
     .acc_waddr_o    (mm_acc_waddr),
     .acc_wdata_o    (mm_acc_wdata)
@@ -406,21 +453,21 @@ module tsr_top #(
     .rst_ni        (rst_ni),
     .clr_i         (unit_clr),
     .start_i       (st_start),
-    .bias_en_i     (f_flag0),
-    .requant_i     (f_flag1),
-    .per_channel_i (f_flag2),
-    .src_i         (f_w4[23:0]),
-    .param_i       (f_w5[23:0]),
-    .rows_i        (f_w3[15:0]),
-    .cols_i        (f_w3[31:16]),
-    .mult_i        (f_w6),
-    .shift_i       (f_w7[7:0]),
-    .zp_i          (f_w7[15:8]),
-    .act_min_i     (f_w7[23:16]),
-    .act_max_i     (f_w7[31:24]),
-    .spad_i        (f_flag3),
-    .leaky_i       (f_flag5),
-    .lut_en_i      (f_flag4),
+    .bias_en_i     (s_bias),
+    .requant_i     (s_requant),
+    .per_channel_i (s_per_ch),
+    .src_i         (s_w4[23:0]),
+    .param_i       (s_w5[23:0]),
+    .rows_i        (s_w3[15:0]),
+    .cols_i        (s_w3[31:16]),
+    .mult_i        (s_w6),
+    .shift_i       (s_w7[7:0]),
+    .zp_i          (s_w7[15:8]),
+    .act_min_i     (s_w7[23:16]),
+    .act_max_i     (s_w7[31:24]),
+    .spad_i        (s_spad),
+    .leaky_i       (s_leaky),
+    .lut_en_i      (s_lut),
     .lut_we_i      (lut_we),
     .lut_waddr_i   (lut_waddr),
     .lut_wdata_i   (lut_wdata),
@@ -430,7 +477,7 @@ module tsr_top #(
     .acc_re_o      (st_acc_re),
     .acc_raddr_o   (st_acc_raddr),
     .spad_raddr_o  (st_spad_raddr),
-    .acc_rdata_i   (acc_rdata),
+    .acc_rdata_i   (st_acc_rdata),
     .spad_rdata_i  (spad_rdata),
     .row_valid_o   (row_valid),
     .row_ready_i   (row_ready),
@@ -464,7 +511,7 @@ module tsr_top #(
     .spad_wdata_o (sfu_spad_wdata),
     .acc_re_o     (sfu_acc_re),
     .acc_raddr_o  (sfu_acc_raddr),
-    .acc_rdata_i  (acc_rdata),
+    .acc_rdata_i  (sfu_acc_rdata),
     .acc_we_o     (sfu_acc_we),
     .acc_waddr_o  (sfu_acc_waddr),
     .acc_wdata_o  (sfu_acc_wdata),
@@ -480,9 +527,9 @@ module tsr_top #(
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .start_i       (st_dma_start),
-    .addr_i        (f_w1),
-    .stride_i      (f_w2),
-    .rows_i        (f_w3[15:0]),
+    .addr_i        (s_w1),
+    .stride_i      (s_w2),
+    .rows_i        (s_w3[15:0]),
     .row_bytes_i   (st_row_bytes),
     .abort_i       (wr_abort),
     .busy_o        (wr_busy),
@@ -543,8 +590,9 @@ module tsr_top #(
   );
 
   // Address bits above the memory sizes were range-checked by the controller.
-  wire unused_bits = ^{dma_wr_addr[23:SpadAw], f_w5[31:24], f_w3[31:24], f_w0[31:22], f_w0[15:0],
-                       f_w6[31:24]};
+  wire unused_bits = ^{dma_wr_addr[23:SpadAw], f_w5[31:24], f_w3[31:24], f_w0[31:20], f_w0[15:0],
+                       f_w1[31:24], f_w2[31:24], f_w6[31:24], cmd[255:224], cmd_rd[255:160], cmd_rd[31:17], cmd_rd[15:0],
+                       r_w4[31:24], s_w0[31:22], s_w0[15:0], s_w3[31:24], s_w4[31:24], s_w5[31:24]};
 endmodule
 
 `default_nettype wire

@@ -1085,8 +1085,8 @@ static void print_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   printf("  roofs: compute %" PRIu64 " cycles (MACs / N^2), memory %" PRIu64
          " cycles (bytes / %u B per cycle)\n",
          compute, memory, info->axi_bytes);
-  printf("  predicted: %" PRIu64 " cycles, utilization %.1f %% (the engine runs LOAD, MATMUL and "
-         "STORE one after another)\n",
+  printf("  predicted: %" PRIu64 " cycles, utilization %.1f %% (LOAD, MATMUL and STORE overlap as "
+         "their tokens allow)\n",
          p->est_cycles, p->est_cycles ? 100.0 * (double)compute / (double)p->est_cycles : 0.0);
 }
 

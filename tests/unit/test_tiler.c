@@ -249,7 +249,7 @@ static void check_plan_invariants(const tsr_dev_info_t *in, const tsr_gemm_desc_
   assert_true(p->acc_bufs == 1 || p->acc_bufs == 2);
   assert_int_equal(p->acc_stride, p->mt + p->param_rows);
   for (uint32_t i = 0; i < p->acc_bufs; i++) {
-    assert_int_equal(p->acc_base[i], i * p->acc_stride);
+    assert_int_equal(p->acc_base[i], i * (in->acc_rows / p->acc_bufs)); /* one bank each */
     assert_true(p->acc_base[i] + p->acc_stride <= in->acc_rows);
   }
   /* K chunk: a multiple of N, within the 16-bit LOAD fields, covering K exactly. */
