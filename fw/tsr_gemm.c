@@ -211,23 +211,27 @@ static void group_at(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p, uint32_
 
 /* ---- Cost model ------------------------------------------------------------------------------ */
 
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
 /*
  * Quarter cycles to move one external row of `bytes` bytes. Each row is one
  * burst; a burst holds one of EST_OUTSTANDING slots for about latency +
  * beats + 1 cycles, so short rows are limited by the slots and long rows by
- * the bus: max(beats, (latency + beats + 1) / EST_OUTSTANDING).
+ * the bus: max(beats, (latency + beats + 1) / EST_OUTSTANDING). A LOAD also
+ * writes local memory one chunk (`chunk` bytes) per cycle, which is the limit
+ * when a chunk is narrower than a bus beat (N = 4 on a 64-bit bus).
  */
-static uint64_t row_cost_q(uint32_t bytes, uint32_t beat) {
+static uint64_t row_cost_q(uint32_t bytes, uint32_t beat, uint32_t chunk) {
   const uint64_t beats = ceil_div(bytes, beat);
+  const uint64_t chunks = ceil_div(bytes, chunk);
   const uint64_t slots = (EST_MEM_LATENCY + beats + 1u) * 4u / EST_OUTSTANDING;
-  return beats * 4u > slots ? beats * 4u : slots;
+  return max64(max64(beats, chunks) * 4u, slots);
 }
 
-static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
-
-/* Cycles of a LOAD or STORE moving `rows` external rows of `bytes` bytes. */
-static uint64_t dma_cycles(uint32_t rows, uint32_t bytes, uint32_t beat) {
-  return EST_DMA_LATENCY + (uint64_t)rows * row_cost_q(bytes, beat) / 4u;
+/* Cycles of a LOAD or STORE moving `rows` external rows of `bytes` bytes
+ * (`chunk`: local bytes written per cycle; a STORE passes the beat). */
+static uint64_t dma_cycles(uint32_t rows, uint32_t bytes, uint32_t beat, uint32_t chunk) {
+  return EST_DMA_LATENCY + (uint64_t)rows * row_cost_q(bytes, beat, chunk) / 4u;
 }
 
 /*
@@ -266,7 +270,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
 
   if (d->has_lut) {
     /* The table's LOAD and LUT_LOAD, alone. */
-    front = dma_cycles(1u, TSR_SFU_LUT_ENTRIES, beat) + lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD;
+    front = dma_cycles(1u, TSR_SFU_LUT_ENTRIES, beat, dim) + lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD;
     load_free = front;
   }
   uint32_t loaded = 0u;
@@ -279,10 +283,10 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       if (loaded >= p->spad_bufs) {
         start = max64(start, mm_done[slot]);
       }
-      uint64_t t = start + dma_cycles(x.kcur, x.ncols, beat);
+      uint64_t t = start + dma_cycles(x.kcur, x.ncols, beat, dim);
       front += EST_CMD_OVERHEAD;
       if (!p->a_resident || x.j == 0u) {
-        t += dma_cycles(x.mrows, x.kcur, beat);
+        t += dma_cycles(x.mrows, x.kcur, beat, dim);
         front += EST_CMD_OVERHEAD;
       }
       load_free = t;
@@ -306,11 +310,11 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
         if (p->n_params > 1u) {
           front = max64(front, store_free);
         }
-        front += (uint64_t)p->n_params * (EST_CMD_OVERHEAD + dma_cycles(1u, 4u * x.ncols, beat));
+        front += (uint64_t)p->n_params * (EST_CMD_OVERHEAD + dma_cycles(1u, 4u * x.ncols, beat, 4u * dim));
       }
       front += EST_CMD_OVERHEAD;
       const uint64_t st = max64(front, store_free);
-      store_free = st + p->param_rows + dma_cycles(x.mrows, x.ncols * es, beat);
+      store_free = st + p->param_rows + dma_cycles(x.mrows, x.ncols * es, beat, beat);
       store_done[x.tau % p->acc_bufs] = store_free;
     }
   }
