@@ -60,6 +60,7 @@
 #define EST_DMA_LATENCY 12u   /* first beat of a LOAD/STORE (memory model default 10) */
 #define EST_MEM_LATENCY 10u   /* memory model default: AR to first R beat, last W to B */
 #define EST_OUTSTANDING 4u    /* bursts the DMA keeps in flight (tsr_dma_rd MaxOutstanding) */
+#define EST_SUBMIT 35u        /* tsr_submit: a CMDQ_STATUS read and 8 word writes (simulation HAL) */
 
 
 static bool is_int8(int32_t v) { return v >= -128 && v <= 127; }
@@ -178,12 +179,14 @@ tsr_status_t tsr_gemm_check_desc(const tsr_gemm_desc_t *d, const char **why) {
   return TSR_OK;
 }
 
-/* One group (m-tile, n-block, K chunk) of the executor's loop nest. */
+/* One group (m-tile, n-group, K chunk) of the executor's loop nest: one A
+ * chunk and the W chunks of the n-group's nblk N-column blocks. */
 typedef struct group {
-  uint32_t t, j, c;      /* m-tile, n-block, K chunk */
-  uint32_t tau;          /* tile index (m-tile, n-block) */
+  uint32_t t, jg, c;     /* m-tile, n-group, K chunk */
+  uint32_t unit;         /* accumulator tile index (m-tile, n-group) */
   uint32_t m0, mrows;    /* rows of A and C */
-  uint32_t n0, ncols;    /* columns of B and C */
+  uint32_t n0, ncols;    /* columns of B and C of the whole n-group */
+  uint32_t nblk;         /* N-column blocks in the n-group */
   uint32_t k0, kcur;     /* K range of the chunk */
   uint32_t abase, wbase; /* scratchpad buffers */
   uint32_t cbase;        /* accumulator tile buffer */
@@ -191,22 +194,28 @@ typedef struct group {
 
 static void group_at(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p, uint32_t g, group_t *x) {
   const uint32_t dim = p->dim;
-  const uint32_t tile = g / p->k_chunks;
+  const uint32_t unit = g / p->k_chunks;
   x->c = g % p->k_chunks;
-  x->j = tile % p->n_blocks;
-  x->t = tile / p->n_blocks;
-  x->tau = tile;
+  x->jg = unit % p->n_groups;
+  x->t = unit / p->n_groups;
+  x->unit = unit;
   x->m0 = x->t * p->mt;
   x->mrows = min32(p->mt, d->m - x->m0);
-  x->n0 = x->j * dim;
-  x->ncols = min32(dim, d->n - x->n0);
+  x->n0 = x->jg * p->nb * dim;
+  x->ncols = min32(p->nb * dim, d->n - x->n0);
+  x->nblk = ceil_div(x->ncols, dim);
   x->k0 = x->c * p->kc;
   x->kcur = min32(p->kc, d->k - x->k0);
   const uint32_t wslot = g % p->spad_bufs;
   const uint32_t aslot = p->a_resident ? x->t % p->spad_bufs : wslot;
   x->abase = p->a_base[aslot];
   x->wbase = p->w_base[wslot];
-  x->cbase = p->acc_base[tile % p->acc_bufs];
+  x->cbase = p->acc_base[unit % p->acc_bufs];
+}
+
+/* Columns of sub-tile jj (N-column block jj of the group). */
+static uint32_t sub_cols(const tsr_gemm_desc_t *d, const group_t *x, uint32_t dim, uint32_t jj) {
+  return min32(dim, d->n - (x->n0 + jj * dim));
 }
 
 /* ---- Cost model ------------------------------------------------------------------------------ */
@@ -266,12 +275,15 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
   uint64_t store_free = 0u;   /* the store stage is free */
   uint64_t loads_done[2] = {0u, 0u};   /* per buffer slot: its group's LOADs done */
   uint64_t mm_done[2] = {0u, 0u};      /* per buffer slot: its group's MATMULs done */
-  uint64_t store_done[2] = {0u, 0u};   /* per accumulator buffer: its STORE done */
+  uint64_t store_done[2] = {0u, 0u};   /* per accumulator buffer: its last STORE done */
+  uint64_t st_prev[2] = {0u, 0u};      /* the two STOREs before: done (store queue depth) */
+  uint64_t host = 0u;                  /* the host has submitted every command so far */
 
   if (d->has_lut) {
     /* The table's LOAD and LUT_LOAD, alone. */
     front = dma_cycles(1u, TSR_SFU_LUT_ENTRIES, beat, dim) + lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD;
     load_free = front;
+    host = 2u * EST_SUBMIT;
   }
   uint32_t loaded = 0u;
   for (uint32_t g = 0u; g < p->groups; g++) {
@@ -279,13 +291,15 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       group_t x;
       group_at(d, p, loaded, &x);
       const uint32_t slot = loaded % p->spad_bufs;
-      uint64_t start = max64(front, load_free);
+      const bool a_load = !p->a_resident || x.jg == 0u;
+      host += (a_load ? 2u : 1u) * EST_SUBMIT;
+      uint64_t start = max64(max64(front, load_free), host);
       if (loaded >= p->spad_bufs) {
         start = max64(start, mm_done[slot]);
       }
       uint64_t t = start + dma_cycles(x.kcur, x.ncols, beat, dim);
       front += EST_CMD_OVERHEAD;
-      if (!p->a_resident || x.j == 0u) {
+      if (a_load) {
         t += dma_cycles(x.mrows, x.kcur, beat, dim);
         front += EST_CMD_OVERHEAD;
       }
@@ -295,27 +309,48 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     group_t x;
     group_at(d, p, g, &x);
     const uint32_t slot = g % p->spad_bufs;
-    const uint32_t kblocks = ceil_div(x.kcur, dim);
+    const uint64_t mms = (uint64_t)x.nblk * ceil_div(x.kcur, dim);
     uint64_t start = max64(front, loads_done[slot]);
-    if (x.c == 0u && x.tau >= p->acc_bufs) {
-      start = max64(start, store_done[x.tau % p->acc_bufs]);
+    if (x.c == 0u && x.unit >= p->acc_bufs) {
+      start = max64(start, store_done[x.unit % p->acc_bufs]);
     }
-    front = start + (uint64_t)kblocks * (x.mrows + dim + EST_CMD_OVERHEAD);
+    /* With preload, a MATMUL's weights load while the previous one streams
+     * (from about its N-th row on, for N cycles), so it costs max(M, 2N)
+     * instead of M + N; not for M < N (the stream ends first), nor for the
+     * tile's first MATMUL (the parameter LOADs before it end the look-ahead)
+     * or a group whose data came late. */
+    const bool late = start > front;
+    const bool pre = p->preload && x.mrows >= dim;
+    const uint64_t plain = x.mrows + dim;
+    const uint64_t each = pre ? max64(x.mrows, 2u * dim) : plain;
+    const uint32_t first_plain = (!pre || x.c == 0u || late) ? 1u : 0u;
+    front = start + mms * (each + EST_CMD_OVERHEAD) + first_plain * (plain - each);
+    /* Short MATMULs outrun the host, and then find no next command to preload. */
+    host += mms * EST_SUBMIT;
+    front = max64(front, host + plain + EST_CMD_OVERHEAD);
     mm_done[slot] = front;
     if (x.c + 1u == p->k_chunks) {
-      /* The tile is complete: drain, parameters, STORE. */
+      /* The tile is complete: drain, every sub-tile's parameters, the STOREs
+       * (at most two queued: the third waits for the first to finish). */
       front += 2u * dim;
+      host += (uint64_t)x.nblk * (p->n_params + 1u) * EST_SUBMIT;
       if (p->n_params != 0u) {
         front = max64(front, load_free);
-        if (p->n_params > 1u) {
-          front = max64(front, store_free);
+        for (uint32_t jj = 0u; jj < x.nblk; jj++) {
+          front += (uint64_t)p->n_params *
+                   (EST_CMD_OVERHEAD + dma_cycles(1u, 4u * sub_cols(d, &x, dim, jj), beat, 4u * dim));
         }
-        front += (uint64_t)p->n_params * (EST_CMD_OVERHEAD + dma_cycles(1u, 4u * x.ncols, beat, 4u * dim));
       }
-      front += EST_CMD_OVERHEAD;
-      const uint64_t st = max64(front, store_free);
-      store_free = st + p->param_rows + dma_cycles(x.mrows, x.ncols * es, beat, beat);
-      store_done[x.tau % p->acc_bufs] = store_free;
+      front = max64(front, host);
+      for (uint32_t jj = 0u; jj < x.nblk; jj++) {
+        front = max64(front, st_prev[1]) + EST_CMD_OVERHEAD;
+        const uint64_t st = max64(front, store_free);
+        store_free = st + p->param_rows +
+                     dma_cycles(x.mrows, sub_cols(d, &x, dim, jj) * es, beat, beat);
+        st_prev[1] = st_prev[0];
+        st_prev[0] = store_free;
+      }
+      store_done[x.unit % p->acc_bufs] = store_free;
     }
   }
   return max64(max64(front, load_free), store_free);
@@ -326,13 +361,13 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
 static void count_plan(const tsr_gemm_desc_t *d, tsr_gemm_plan_t *p) {
   uint64_t a_loads = p->a_resident ? p->m_tiles : p->groups;
   const uint64_t lut = d->has_lut ? 1u : 0u; /* one LOAD of the table and one SFU LUT_LOAD */
-  p->cmd_loads = a_loads + p->groups + lut;
+  p->cmd_loads = a_loads + p->groups + lut;   /* one W LOAD per group covers its nb blocks */
   p->cmd_matmuls = (uint64_t)p->tiles * p->k_blocks;
   p->cmd_params = (uint64_t)p->tiles * p->n_params;
   p->cmd_stores = p->tiles;
   p->cmds = p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores + lut;
   uint64_t es = d->requant ? 1u : 4u;
-  p->dma_rd_bytes = (uint64_t)d->m * d->k * (p->a_resident ? 1u : p->n_blocks) +
+  p->dma_rd_bytes = (uint64_t)d->m * d->k * (p->a_resident ? 1u : p->n_groups) +
                     (uint64_t)p->m_tiles * d->k * d->n +
                     (uint64_t)p->m_tiles * d->n * 4u * p->n_params + lut * TSR_SFU_LUT_ENTRIES;
   p->dma_wr_bytes = (uint64_t)d->m * d->n * es;
@@ -340,8 +375,32 @@ static void count_plan(const tsr_gemm_desc_t *d, tsr_gemm_plan_t *p) {
 }
 
 /* Build the plan for one (buffering, chunk) choice; false if it does not fit. */
-static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d, uint32_t sbufs,
-                           uint32_t abufs, uint32_t kcb, uint32_t max_mt, tsr_gemm_plan_t *p) {
+/* First row of the scratchpad's upper bank: 2^(ceil(log2 rows) - 1), as in tsr_bank2. */
+static uint32_t spad_half(uint32_t rows) {
+  uint32_t h = 1u;
+  while (h < rows / 2u + rows % 2u) {
+    h *= 2u;
+  }
+  return h;
+}
+
+/* One candidate of the planner. */
+typedef struct cand {
+  uint32_t sbufs, abufs; /* scratchpad buffer pairs, accumulator tile buffers */
+  uint32_t kcb;          /* K chunk in N-row blocks */
+  uint32_t nb;           /* N-column blocks per n-group */
+  bool banked;           /* A buffers in the lower scratchpad bank, W buffers and the table in
+                            the upper one (weight preload); else all packed from row 0 */
+} cand_t;
+
+/* Build the plan for one candidate; false if it does not fit. */
+static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d, const cand_t *cd,
+                           uint32_t max_mt, tsr_gemm_plan_t *p) {
+  const uint32_t sbufs = cd->sbufs;
+  const uint32_t abufs = cd->abufs;
+  const uint32_t nb = cd->nb;
+  const bool banked = cd->banked;
+  uint32_t kcb = cd->kcb;
   const uint32_t dim = info->dim;
   const uint32_t kb = ceil_div(d->k, dim);
   if (kcb == 0u || kcb > kb) {
@@ -355,20 +414,30 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
    * (less the table), fields. */
   const uint32_t prows = param_rows(d);
   const uint32_t acc_per_buf = info->acc_rows / abufs;
-  if (acc_per_buf < 1u + prows) {
+  const uint32_t n_blocks = ceil_div(d->n, dim);
+  if (nb == 0u || nb > n_blocks || acc_per_buf / nb < 1u + prows) {
     return false;
   }
   const uint32_t lrows = lut_rows(d, dim);
   if (info->spad_rows <= lrows) {
     return false;
   }
-  const uint32_t spad_per_buf = (info->spad_rows - lrows) / sbufs;
-  const uint64_t w_rows = (uint64_t)kcb * dim;
-  if (w_rows >= spad_per_buf) {
-    return false;
+  const uint64_t w_rows = (uint64_t)kcb * dim * nb;
+  const uint32_t half = spad_half(info->spad_rows);
+  uint32_t mt;
+  if (banked) {
+    if (info->spad_rows < 2u || (uint64_t)sbufs * w_rows + lrows > info->spad_rows - half) {
+      return false;
+    }
+    mt = (half / sbufs) / kcb;
+  } else {
+    const uint32_t spad_per_buf = (info->spad_rows - lrows) / sbufs;
+    if (w_rows >= spad_per_buf) {
+      return false;
+    }
+    mt = (spad_per_buf - (uint32_t)w_rows) / kcb;
   }
-  uint32_t mt = (spad_per_buf - (uint32_t)w_rows) / kcb;
-  mt = min32(mt, acc_per_buf - prows);
+  mt = min32(mt, acc_per_buf / nb - prows);
   mt = min32(mt, MAX16);
   mt = min32(mt, d->m);
   if (max_mt != 0u) {
@@ -381,9 +450,10 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   const uint32_t m_tiles = ceil_div(d->m, mt);
   mt = ceil_div(d->m, m_tiles);
 
-  const uint32_t n_blocks = ceil_div(d->n, dim);
+  const uint32_t n_groups = ceil_div(n_blocks, nb);
   const uint64_t tiles = (uint64_t)m_tiles * n_blocks;
-  const uint64_t groups = tiles * chunks;
+  const uint64_t units = (uint64_t)m_tiles * n_groups;
+  const uint64_t groups = units * chunks;
   if (groups > 0xffffffffu) {
     return false;
   }
@@ -395,12 +465,16 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   p->kc = kcb * dim;
   p->m_tiles = m_tiles;
   p->n_blocks = n_blocks;
+  p->nb = nb;
+  p->n_groups = n_groups;
+  p->units = (uint32_t)units;
   p->k_chunks = chunks;
   p->k_blocks = kb;
   p->tiles = (uint32_t)tiles;
   p->groups = (uint32_t)groups;
   p->a_resident = chunks == 1u;
   p->spad_bufs = sbufs;
+  p->preload = banked;
   p->acc_bufs = abufs;
   p->a_rows = mt * kcb;
   p->w_rows = (uint32_t)w_rows;
@@ -408,11 +482,14 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   p->param_rows = prows;
   for (uint32_t i = 0u; i < 2u; i++) {
     bool used = i < sbufs;
+    const uint32_t w0 = banked ? half : sbufs * p->a_rows;
     p->a_base[i] = used ? i * p->a_rows : 0u;
-    p->w_base[i] = used ? sbufs * p->a_rows + i * p->w_rows : 0u;
+    p->w_base[i] = used ? w0 + i * p->w_rows : 0u;
     p->acc_base[i] = i < abufs ? i * acc_per_buf : 0u;
   }
-  p->lut_base = d->has_lut ? sbufs * (p->a_rows + p->w_rows) : 0u;
+  p->lut_base = !d->has_lut ? 0u
+                : banked   ? half + sbufs * p->w_rows
+                           : sbufs * (p->a_rows + p->w_rows);
   p->n_params = n_params(d);
   count_plan(d, p);
   p->est_cycles = tsr_gemm_predict_cycles(info, d, p);
@@ -454,11 +531,16 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
     return TSR_UNSUPPORTED; /* dim > 65535: cannot happen with an 8-bit ARRAY_DIM */
   }
 
+  /* N-column blocks per n-group: how many W chunks share one A chunk. */
+  static const uint32_t k_nbs[] = {1u, 2u, 3u, 4u, 8u};
   bool found = false;
   uint64_t best_score = 0u;
-  uint32_t best_sb = 0u;
-  uint32_t best_ab = 0u;
-  uint32_t best_kcb = 0u;
+  cand_t best; /* fields assigned one by one: no memcpy/memset in the firmware */
+  best.sbufs = 0u;
+  best.abufs = 0u;
+  best.kcb = 0u;
+  best.nb = 0u;
+  best.banked = false;
   for (uint32_t sb = 2u; sb >= 1u; sb--) {
     if ((spad_buf == TSR_BUF_SINGLE && sb != 1u) || (spad_buf == TSR_BUF_DOUBLE && sb != 2u)) {
       continue;
@@ -486,17 +568,26 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
       const uint32_t spad = info->spad_rows > lrows ? info->spad_rows - lrows : 0u;
       uint32_t fit = (spad / sb) / (mt_cap + dim);
       cands[nc++] = fit < 1u ? 1u : min32(fit, kcb_cap);
-      for (uint32_t i = 0u; i < nc; i++) {
-        if (!make_candidate(info, desc, sb, ab, cands[i], max_mt, plan)) {
+      const uint32_t n_nbs = (uint32_t)(sizeof k_nbs / sizeof k_nbs[0]);
+      for (uint32_t i = 0u; i < 2u * nc * n_nbs; i++) {
+        cand_t cd;
+        cd.sbufs = sb;
+        cd.abufs = ab;
+        cd.kcb = cands[i % nc];
+        cd.nb = k_nbs[(i / nc) % n_nbs];
+        cd.banked = i < nc * n_nbs;
+        if (!make_candidate(info, desc, &cd, max_mt, plan)) {
           continue;
         }
         uint64_t sc = score(plan);
         if (!found || sc < best_score) {
           found = true;
           best_score = sc;
-          best_sb = sb;
-          best_ab = ab;
-          best_kcb = cands[i];
+          best.sbufs = cd.sbufs;
+          best.abufs = cd.abufs;
+          best.kcb = cd.kcb;
+          best.nb = cd.nb;
+          best.banked = cd.banked;
         }
       }
     }
@@ -505,7 +596,7 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
     return TSR_UNSUPPORTED;
   }
   /* Rebuild the winner in place (cheaper than keeping a copy). */
-  (void)make_candidate(info, desc, best_sb, best_ab, best_kcb, max_mt, plan);
+  (void)make_candidate(info, desc, &best, max_mt, plan);
   return TSR_OK;
 }
 
@@ -551,7 +642,10 @@ static bool plan_consistent(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d
          (p->spad_bufs == 1u || p->spad_bufs == 2u) && (p->acc_bufs == 1u || p->acc_bufs == 2u) &&
          p->m_tiles == ceil_div(d->m, p->mt) && p->n_blocks == ceil_div(d->n, dim) &&
          p->k_chunks == ceil_div(d->k, p->kc) && p->k_blocks == ceil_div(d->k, dim) &&
-         p->tiles == p->m_tiles * p->n_blocks && p->groups == p->tiles * p->k_chunks &&
+         p->nb != 0u && p->n_groups == ceil_div(p->n_blocks, p->nb) &&
+         p->units == p->m_tiles * p->n_groups && p->tiles == p->m_tiles * p->n_blocks &&
+         p->groups == p->units * p->k_chunks &&
+         (uint64_t)p->nb * p->acc_stride <= info->acc_rows / p->acc_bufs &&
          p->a_resident == (p->k_chunks == 1u) && p->n_params == n_params(d) &&
          p->param_rows == param_rows(d) && p->acc_stride == p->mt + p->param_rows &&
          (!d->has_lut || (uint64_t)p->lut_base + lut_rows(d, dim) <= info->spad_rows);
@@ -565,7 +659,7 @@ static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
   group_at(d, p, g, &x);
   uint32_t first_deps = g >= p->spad_bufs ? TSR_DEP_POP_NEXT : 0u;
   tsr_status_t st;
-  if (!p->a_resident || x.j == 0u) {
+  if (!p->a_resident || x.jg == 0u) {
     st = tsr_fw_push_load(dev, first_deps, TSR_LOAD_SPAD, d->a_addr + x.m0 * d->lda + x.k0, d->lda,
                           x.mrows, x.kcur, x.abase);
     if (st != TSR_OK) {
@@ -577,84 +671,99 @@ static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
                           d->b_addr + x.k0 * d->ldb + x.n0, d->ldb, x.kcur, x.ncols, x.wbase);
 }
 
-/* The MATMULs of group g, one per N-row block of its K chunk. */
+/* The MATMULs of group g: for each of its N-column blocks, one per N-row
+ * block of its K chunk, into that block's sub-tile of the accumulator tile. */
 static tsr_status_t push_group_matmuls(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
                                        const tsr_gemm_plan_t *p, uint32_t g) {
   const uint32_t dim = p->dim;
   group_t x;
   group_at(d, p, g, &x);
   const uint32_t kblocks = ceil_div(x.kcur, dim);
-  for (uint32_t b = 0u; b < kblocks; b++) {
-    uint32_t deps = 0u;
-    if (b == 0u) {
-      deps |= TSR_DEP_POP_PREV;
-      if (x.c == 0u && x.tau >= p->acc_bufs) {
-        deps |= TSR_DEP_POP_NEXT;
+  for (uint32_t jj = 0u; jj < x.nblk; jj++) {
+    for (uint32_t b = 0u; b < kblocks; b++) {
+      uint32_t deps = 0u;
+      if (jj == 0u && b == 0u) {
+        deps |= TSR_DEP_POP_PREV;
+        if (x.c == 0u && x.unit >= p->acc_bufs) {
+          deps |= TSR_DEP_POP_NEXT;
+        }
       }
-    }
-    if (b + 1u == kblocks) {
-      if (g + p->spad_bufs < p->groups) {
-        deps |= TSR_DEP_PUSH_PREV;
+      if (jj + 1u == x.nblk && b + 1u == kblocks) {
+        if (g + p->spad_bufs < p->groups) {
+          deps |= TSR_DEP_PUSH_PREV;
+        }
+        if (x.c + 1u == p->k_chunks && p->n_params == 0u) {
+          deps |= TSR_DEP_PUSH_NEXT;
+        }
       }
-      if (x.c + 1u == p->k_chunks && p->n_params == 0u) {
-        deps |= TSR_DEP_PUSH_NEXT;
+      tsr_matmul_args_t mm;
+      mm.a_addr = x.abase + b * x.mrows;
+      mm.w_addr = x.wbase + jj * x.kcur + b * dim; /* the W LOAD put block jj after jj*kcur rows */
+      mm.c_addr = x.cbase + jj * p->acc_stride;
+      mm.m = x.mrows;
+      mm.k = min32(dim, x.kcur - b * dim);
+      mm.n = sub_cols(d, &x, dim, jj);
+      mm.accumulate = !(x.c == 0u && b == 0u);
+      mm.keep_weights = false;
+      tsr_cmd_t cmd;
+      tsr_status_t st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+      if (st == TSR_OK) {
+        st = tsr_submit(dev, &cmd);
       }
-    }
-    tsr_matmul_args_t mm;
-    mm.a_addr = x.abase + b * x.mrows;
-    mm.w_addr = x.wbase + b * dim;
-    mm.c_addr = x.cbase;
-    mm.m = x.mrows;
-    mm.k = min32(dim, x.kcur - b * dim);
-    mm.n = x.ncols;
-    mm.accumulate = !(x.c == 0u && b == 0u);
-    mm.keep_weights = false;
-    tsr_cmd_t cmd;
-    tsr_status_t st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
-    if (st == TSR_OK) {
-      st = tsr_submit(dev, &cmd);
-    }
-    if (st != TSR_OK) {
-      return st;
+      if (st != TSR_OK) {
+        return st;
+      }
     }
   }
   return TSR_OK;
 }
 
-/* The parameter LOADs and the STORE of the tile that group g completes. */
-static tsr_status_t push_tile_store(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
-                                    const tsr_gemm_plan_t *p, uint32_t g) {
+/* The parameter LOADs and the STOREs of the tile that group g completes, one
+ * STORE per N-column block. The last parameter LOAD (else the last MATMUL)
+ * gives the store stage one token; the first STORE takes it and the others
+ * follow it in the store stage's order; the last frees the tile buffer. */
+static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                     const tsr_gemm_plan_t *p, uint32_t g) {
+  const uint32_t dim = p->dim;
   const uint32_t esize = d->requant ? 1u : 4u;
   group_t x;
   group_at(d, p, g, &x);
-  const uint32_t prow = x.cbase + p->mt;
-  tsr_status_t st = push_params(dev, d, x.n0, x.ncols, prow, TSR_DEP_PUSH_NEXT);
-  if (st != TSR_OK) {
-    return st;
+  tsr_status_t st = TSR_OK;
+  for (uint32_t jj = 0u; jj < x.nblk && st == TSR_OK; jj++) {
+    st = push_params(dev, d, x.n0 + jj * dim, sub_cols(d, &x, dim, jj),
+                     x.cbase + jj * p->acc_stride + p->mt,
+                     jj + 1u == x.nblk ? TSR_DEP_PUSH_NEXT : 0u);
   }
-  tsr_store_args_t sa;
-  sa.addr = d->c_addr + x.m0 * d->ldc + x.n0 * esize;
-  sa.stride = d->ldc;
-  sa.rows = x.mrows;
-  sa.cols = x.ncols;
-  sa.src = x.cbase;
-  sa.param = prow;
-  sa.bias = d->has_bias;
-  sa.requant = d->requant;
-  sa.per_channel = d->per_channel;
-  sa.spad = false;
-  sa.lut = d->has_lut;
-  sa.leaky = d->leaky;
-  sa.mult = d->per_channel ? 0 : d->mult;
-  sa.shift = d->per_channel ? 0 : d->shift;
-  sa.out_zp = d->out_zp;
-  sa.act_min = d->act_min;
-  sa.act_max = d->act_max;
-  uint32_t sdeps = TSR_DEP_POP_PREV | (x.tau + p->acc_bufs < p->tiles ? TSR_DEP_PUSH_PREV : 0u);
-  tsr_cmd_t cmd;
-  st = tsr_cmd_store(dev, sdeps, &sa, &cmd);
-  if (st == TSR_OK) {
-    st = tsr_submit(dev, &cmd);
+  for (uint32_t jj = 0u; jj < x.nblk && st == TSR_OK; jj++) {
+    const uint32_t n0 = x.n0 + jj * dim;
+    const uint32_t src = x.cbase + jj * p->acc_stride;
+    tsr_store_args_t sa;
+    sa.addr = d->c_addr + x.m0 * d->ldc + n0 * esize;
+    sa.stride = d->ldc;
+    sa.rows = x.mrows;
+    sa.cols = sub_cols(d, &x, dim, jj);
+    sa.src = src;
+    sa.param = src + p->mt;
+    sa.bias = d->has_bias;
+    sa.requant = d->requant;
+    sa.per_channel = d->per_channel;
+    sa.spad = false;
+    sa.lut = d->has_lut;
+    sa.leaky = d->leaky;
+    sa.mult = d->per_channel ? 0 : d->mult;
+    sa.shift = d->per_channel ? 0 : d->shift;
+    sa.out_zp = d->out_zp;
+    sa.act_min = d->act_min;
+    sa.act_max = d->act_max;
+    uint32_t sdeps = jj == 0u ? TSR_DEP_POP_PREV : 0u;
+    if (jj + 1u == x.nblk && x.unit + p->acc_bufs < p->units) {
+      sdeps |= TSR_DEP_PUSH_PREV;
+    }
+    tsr_cmd_t cmd;
+    st = tsr_cmd_store(dev, sdeps, &sa, &cmd);
+    if (st == TSR_OK) {
+      st = tsr_submit(dev, &cmd);
+    }
   }
   return st;
 }
@@ -696,11 +805,15 @@ tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_ge
       return st;
     }
     if ((g + 1u) % p->k_chunks == 0u) {
-      if ((st = push_tile_store(dev, d, p, g)) != TSR_OK) {
+      if ((st = push_tile_stores(dev, d, p, g)) != TSR_OK) {
         return st;
       }
-      if (progress != NULL) {
-        progress(user, g / p->k_chunks + 1u, p->tiles);
+      if (progress != NULL) { /* one call per STORE */
+        group_t x;
+        group_at(d, p, g, &x);
+        for (uint32_t jj = 1u; jj <= x.nblk; jj++) {
+          progress(user, x.t * p->n_blocks + x.jg * p->nb + jj, p->tiles);
+        }
       }
     }
   }

@@ -102,6 +102,9 @@ module tsr_ctrl #(
   input  wire [WrBytesWidth-1:0] wr_bytes_i,
   // matmul unit
   output wire        mm_start_o,
+  output wire        mm_pre_o,         // preload the weights of cmd_pre_o, the next MATMUL
+  input  wire        mm_pre_ready_i,
+  output wire [255:0] cmd_pre_o,
   input  wire        mm_ready_i,
   input  wire        mm_idle_i,
   // store unit
@@ -155,7 +158,10 @@ module tsr_ctrl #(
   reg [31:0]   ovf_idx_q, ovf_idx_d;
   wire         q_full  = (count_q == CmdQDepth[QAw:0]);
   wire         push    = cmd_we_i && (words_q == 3'd7) && !q_full;
-  reg          q_re;
+  reg          q_re;                        // fetch: read the head and pop it
+  reg          q_peek;                      // read a queued command without popping it
+  reg  [1:0]   peek_off_q;                  // ... this many entries behind the head
+  wire [QAw+1:0] peek_ptr = {2'b00, rd_ptr_q} + {{QAw{1'b0}}, peek_off_q};
   wire [255:0] q_rdata;
 
   tsr_sram #(
@@ -166,8 +172,8 @@ module tsr_ctrl #(
     .we_i    (push),
     .waddr_i (wr_ptr_q),
     .wdata_i ({cmd_word_i, stage_q}),
-    .re_i    (q_re),
-    .raddr_i (rd_ptr_q),
+    .re_i    (q_re || q_peek),
+    .raddr_i (q_re ? rd_ptr_q : peek_ptr[QAw-1:0]),
     .rdata_o (q_rdata)
   );
 
@@ -647,6 +653,78 @@ module tsr_ctrl #(
     end
   end
 
+  // Weight preload. While a MATMUL streams, the front end reads the queued
+  // commands after it without popping them, looking for the next MATMUL past
+  // at most two tokened LOADs or STOREs (other stages: with correct tokens
+  // they cannot touch the weight rows that MATMUL will read). If its weight
+  // rows are ready (its load token is there, or it has none inside a tokened
+  // region) and sit in the other scratchpad bank than the streaming A rows,
+  // the MATMUL unit loads them into the idle weight bank meanwhile, and that
+  // MATMUL starts without its N-cycle weight load.
+  reg          peek_v_q, peek_rd_q, peek_end_q, pre_sent_q;
+  reg  [255:0] peek_q;
+  localparam integer SpadAw = $clog2(SpadRows);
+  localparam [32:0]  SpadHalf = 33'h1 << (SpadAw - 1);
+  // [base, base + len) lies in one scratchpad bank: 1 upper, 0 lower, else none.
+  function automatic [1:0] spad_bank(input [23:0] base, input [15:0] len);
+    if ({9'h0, base} + {17'h0, len} <= SpadHalf) spad_bank = 2'b01;
+    else if ({9'h0, base} >= SpadHalf) spad_bank = 2'b10;
+    else spad_bank = 2'b00;
+  endfunction
+  wire [15:0] pk_k      = peek_q[159:144];
+  wire [15:0] pk_n      = peek_q[175:160];
+  wire [1:0]  pk_wbank  = spad_bank(peek_q[87:64], pk_k);
+  wire [1:0]  cur_abank = spad_bank(w1[23:0], mm_m);
+  wire        pk_tokenless = (peek_q[11:8] == 4'h0);
+  wire        pk_ready  = peek_v_q && peek_q[7:0] == OpMatmul && !peek_q[17] &&
+                          pk_k != 16'h0 && pk_k <= DimMax && pk_n != 16'h0 && pk_n <= DimMax &&
+                          {9'h0, peek_q[87:64]} + {17'h0, pk_k} <= spad_cap &&
+                          pk_wbank != 2'b00 && cur_abank != 2'b00 && pk_wbank != cur_abank &&
+                          (!peek_q[8] || l2c_q != 9'd0) && (!(pk_tokenless && quiet) || drained);
+  wire        in_matmul = (state_q == StExec) && (opcode == OpMatmul) && started_q;
+  wire        mm_pre    = in_matmul && pk_ready && !pre_sent_q && mm_pre_ready_i;
+  wire [7:0]  q_op      = q_rdata[7:0];
+  wire        q_skip    = ((q_op == OpLoad && !q_rdata[16]) || q_op == OpStore) &&
+                          (q_rdata[11:8] != 4'h0);
+  always @(*) begin
+    q_peek = in_matmul && !peek_v_q && !peek_end_q && !peek_rd_q && !ovf_q &&
+             {{(QAw-1){1'b0}}, peek_off_q} < count_q;
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      peek_v_q   <= 1'b0;
+      peek_rd_q  <= 1'b0;
+      peek_end_q <= 1'b0;
+      peek_off_q <= 2'd0;
+      pre_sent_q <= 1'b0;
+    end else if (q_re || stage_clr) begin   // a fetch pops the head: look again
+      peek_v_q   <= 1'b0;
+      peek_rd_q  <= 1'b0;
+      peek_end_q <= 1'b0;
+      peek_off_q <= 2'd0;
+      pre_sent_q <= 1'b0;
+    end else begin
+      peek_rd_q <= q_peek;
+      if (peek_rd_q) begin
+        if (q_op == OpMatmul) begin
+          peek_v_q <= 1'b1;
+        end else if (q_skip && peek_off_q != 2'd2) begin
+          peek_off_q <= peek_off_q + 2'd1;
+        end else begin
+          peek_end_q <= 1'b1;
+        end
+      end
+      if (mm_pre) begin
+        pre_sent_q <= 1'b1;
+      end
+    end
+  end
+  always @(posedge clk_i) begin
+    if (peek_rd_q && q_op == OpMatmul) begin
+      peek_q <= q_rdata;
+    end
+  end
+
   // Background load and store stages: start the head when its tokens and its
   // unit are there, retire it (push its tokens) when the unit is done.
   wire        lq_pop_next  = lq_cmd[9];
@@ -907,10 +985,12 @@ module tsr_ctrl #(
   assign rd_abort_o    = aborting;
   assign wr_abort_o    = aborting;
   assign mm_start_o    = mm_start;
+  assign mm_pre_o      = mm_pre;
+  assign cmd_pre_o     = peek_q;
   assign st_start_o    = st_start;
   assign sfu_start_o   = sfu_start;
 
-  wire unused_bits = ^{w0[31:22], w0[15:12], w4[31:25], w5[31:24], w6[31:24], w7[15:8]};
+  wire unused_bits = ^{peek_ptr[QAw+1:QAw], w0[31:22], w0[15:12], w4[31:25], w5[31:24], w6[31:24], w7[15:8]};
 `ifdef FORMAL
   // ---- Formal properties of the command queue: `make formal` proves them by k-induction
   // (docs/formal.md). The rest of the controller runs free: every input (bus words, soft

@@ -11,6 +11,15 @@
 // leave the array in order and are written (overwrite or read-modify-write
 // accumulate) to the accumulator; idle_o says nothing is left in flight.
 //
+// Weight preload: while a STREAM runs, pre_i (accepted while pre_ready_o)
+// loads the NEXT command's weights (W_ADDR, K, N) into the idle bank through
+// the separate weight read port; the next start_i then skips WLOAD and streams
+// at once with the banks swapped. The controller asks for it only when the
+// weight rows and the streaming A rows sit in different scratchpad banks, so
+// the two read ports never meet. A preload starts once N rows of the current
+// STREAM have entered, so the bank it overwrites (used by the MATMUL before)
+// has drained (same argument as below).
+//
 // Why the bank being loaded is never in use: it was last used by the matmul
 // before the previous weight load, whose N-cycle WLOAD plus at least one
 // STREAM cycle separate that matmul's last input row from this load's first
@@ -36,12 +45,20 @@ module tsr_matmul #(
   input  wire [15:0]       m_i,
   input  wire [15:0]       k_i,
   input  wire [15:0]       n_i,
+  input  wire              pre_i,          // preload the next command's weights
+  input  wire [23:0]       pre_w_addr_i,
+  input  wire [15:0]       pre_k_i,
+  input  wire [15:0]       pre_n_i,
+  output wire              pre_ready_o,
   output wire              ready_o,
   output wire              idle_o,
   output wire              stream_o,       // an A row is read for the array this cycle
-  output wire              spad_re_o,
+  output wire              spad_re_o,      // A rows
   output wire [SpadAw-1:0] spad_raddr_o,
   input  wire [8*N-1:0]    spad_rdata_i,
+  output wire              w_re_o,         // weight rows (a second read port)
+  output wire [SpadAw-1:0] w_raddr_o,
+  input  wire [8*N-1:0]    w_rdata_i,
   output wire              acc_re_o,
   output wire [AccAw-1:0]  acc_raddr_o,
   input  wire [32*N-1:0]   acc_rdata_i,
@@ -67,11 +84,30 @@ module tsr_matmul #(
   reg                   wl_valid_q, wl_valid_d;   // weight row write pending
   reg [RowIdxWidth-1:0] wl_row_q, wl_row_d;
   reg                   wl_zero_q, wl_zero_d;     // row >= K: write zeros
+  reg [15:0]            wl_n_q, wl_n_d;           // columns >= this are written as zero
+  reg                   wl_bank_q, wl_bank_d;     // array bank the row goes to
+  // Preload of the next command's weights.
+  reg                   pl_busy_q, pl_busy_d;
+  reg                   pl_done_q, pl_done_d;     // the idle bank holds them
+  reg [15:0]            pl_cnt_q, pl_cnt_d;
+  reg [23:0]            pl_addr_q, pl_addr_d;
+  reg [15:0]            pl_k_q, pl_k_d;
+  reg [15:0]            pl_n_q, pl_n_d;
   reg                   st_valid_q, st_valid_d;   // A row arriving from the scratchpad
   reg [AccAw:0]         st_tag_q, st_tag_d;       // {accumulate, acc row}
 
   reg              spad_re;
   reg [23:0]       spad_raddr;
+  reg              w_re;
+  reg [23:0]       w_raddr;
+  // Cycles since an A row last entered the array with each weight bank
+  // (saturating at N). A bank may be rewritten once that is N: row r of the
+  // last input to use it has then left PE row r.
+  localparam integer AgeW = $clog2(N + 1);
+  localparam [AgeW-1:0] AgeMax = N[AgeW-1:0];
+  reg  [AgeW-1:0]  age_q [0:1];
+  wire             spare_free = (age_q[~bank_q] == AgeMax);
+  wire             pre_ready  = (state_q == StStream) && !pl_busy_q && !pl_done_q && spare_free;
 
   always @(*) begin
     state_d    = state_q;
@@ -87,6 +123,16 @@ module tsr_matmul #(
     wl_valid_d = 1'b0;
     wl_row_d   = wl_row_q;
     wl_zero_d  = 1'b0;
+    wl_n_d     = wl_n_q;
+    wl_bank_d  = wl_bank_q;
+    pl_busy_d  = pl_busy_q;
+    pl_done_d  = pl_done_q;
+    pl_cnt_d   = pl_cnt_q;
+    pl_addr_d  = pl_addr_q;
+    pl_k_d     = pl_k_q;
+    pl_n_d     = pl_n_q;
+    w_re       = 1'b0;
+    w_raddr    = 24'h0;
     st_valid_d = 1'b0;
     st_tag_d   = st_tag_q;
     spad_re    = 1'b0;
@@ -102,15 +148,25 @@ module tsr_matmul #(
           k_d        = k_i;
           n_d        = n_i;
           cnt_d      = 16'h0;
-          state_d    = keep_weights_i ? StStream : StWload;
+          pl_done_d  = 1'b0;
+          if (keep_weights_i) begin
+            state_d = StStream;
+          end else if (pl_done_q) begin
+            bank_d  = ~bank_q;          // the preloaded bank
+            state_d = StStream;
+          end else begin
+            state_d = StWload;
+          end
         end
       end
-      StWload: begin
-        spad_re    = (cnt_q < k_q);
-        spad_raddr = w_addr_q + {8'h0, cnt_q};
+      StWload: if (spare_free) begin
+        w_re       = (cnt_q < k_q);
+        w_raddr    = w_addr_q + {8'h0, cnt_q};
         wl_valid_d = 1'b1;
         wl_row_d   = cnt_q[RowIdxWidth-1:0];
         wl_zero_d  = (cnt_q >= k_q);
+        wl_n_d     = n_q;
+        wl_bank_d  = ~bank_q;
         if (cnt_q == LastRow) begin
           cnt_d   = 16'h0;
           bank_d  = ~bank_q;
@@ -132,10 +188,35 @@ module tsr_matmul #(
       end
       default: state_d = StIdle;
     endcase
+    // The preload runs beside a STREAM (never beside a WLOAD: it only starts
+    // in STREAM, and a WLOAD only follows a start without a finished preload).
+    if (pre_i && pre_ready) begin
+      pl_busy_d = 1'b1;
+      pl_cnt_d  = 16'h0;
+      pl_addr_d = pre_w_addr_i;
+      pl_k_d    = pre_k_i;
+      pl_n_d    = pre_n_i;
+    end
+    if (pl_busy_q) begin
+      w_re       = (pl_cnt_q < pl_k_q);
+      w_raddr    = pl_addr_q + {8'h0, pl_cnt_q};
+      wl_valid_d = 1'b1;
+      wl_row_d   = pl_cnt_q[RowIdxWidth-1:0];
+      wl_zero_d  = (pl_cnt_q >= pl_k_q);
+      wl_n_d     = pl_n_q;
+      wl_bank_d  = ~bank_q;
+      pl_cnt_d   = pl_cnt_q + 16'h1;
+      if (pl_cnt_q == LastRow) begin
+        pl_busy_d = 1'b0;
+        pl_done_d = 1'b1;
+      end
+    end
     if (clr_i) begin
       state_d    = StIdle;
       wl_valid_d = 1'b0;
       st_valid_d = 1'b0;
+      pl_busy_d  = 1'b0;
+      pl_done_d  = 1'b0;
     end
   end
 
@@ -154,6 +235,14 @@ module tsr_matmul #(
       wl_valid_q <= 1'b0;
       wl_row_q   <= {RowIdxWidth{1'b0}};
       wl_zero_q  <= 1'b0;
+      wl_n_q     <= 16'h0;
+      wl_bank_q  <= 1'b0;
+      pl_busy_q  <= 1'b0;
+      pl_done_q  <= 1'b0;
+      pl_cnt_q   <= 16'h0;
+      pl_addr_q  <= 24'h0;
+      pl_k_q     <= 16'h0;
+      pl_n_q     <= 16'h0;
       st_valid_q <= 1'b0;
       st_tag_q   <= {(AccAw+1){1'b0}};
     end else begin
@@ -170,8 +259,32 @@ module tsr_matmul #(
       wl_valid_q <= wl_valid_d;
       wl_row_q   <= wl_row_d;
       wl_zero_q  <= wl_zero_d;
+      wl_n_q     <= wl_n_d;
+      wl_bank_q  <= wl_bank_d;
+      pl_busy_q  <= pl_busy_d;
+      pl_done_q  <= pl_done_d;
+      pl_cnt_q   <= pl_cnt_d;
+      pl_addr_q  <= pl_addr_d;
+      pl_k_q     <= pl_k_d;
+      pl_n_q     <= pl_n_d;
       st_valid_q <= st_valid_d;
       st_tag_q   <= st_tag_d;
+    end
+  end
+
+  integer b;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      age_q[0] <= AgeMax;
+      age_q[1] <= AgeMax;
+    end else begin
+      for (b = 0; b < 2; b = b + 1) begin
+        if (st_valid_d && (bank_q == b[0])) begin
+          age_q[b] <= {AgeW{1'b0}};
+        end else if (age_q[b] != AgeMax) begin
+          age_q[b] <= age_q[b] + {{(AgeW-1){1'b0}}, 1'b1};
+        end
+      end
     end
   end
 
@@ -180,7 +293,7 @@ module tsr_matmul #(
   integer col;
   always @(*) begin
     for (col = 0; col < N; col = col + 1) begin
-      w_row[8*col +: 8] = (wl_zero_q || (col >= n_q)) ? 8'h0 : spad_rdata_i[8*col +: 8];
+      w_row[8*col +: 8] = (wl_zero_q || (col >= wl_n_q)) ? 8'h0 : w_rdata_i[8*col +: 8];
     end
   end
 
@@ -189,10 +302,9 @@ module tsr_matmul #(
   wire [AccAw:0]   out_tag;
   wire             array_busy;
 
-  // The bank being loaded is the one not in use: ~bank_q during WLOAD; the
-  // last write lands the cycle bank_q flips, hence the write bank is ~bank_q
-  // for rows before the last and bank_q after the flip.
-  wire w_bank = (state_q == StWload) ? ~bank_q : bank_q;
+  // The bank being loaded is the one not in use (~bank_q when the row was
+  // read; the last WLOAD write lands the cycle bank_q flips, so it is kept
+  // with the row in wl_bank_q).
 
   tsr_array #(
     .ArrayDim (N),
@@ -206,7 +318,7 @@ module tsr_matmul #(
     .in_tag_i    (st_tag_q),
     .w_we_i      (wl_valid_q),
     .w_row_i     (wl_row_q),
-    .w_bank_i    (w_bank),
+    .w_bank_i    (wl_bank_q),
     .w_data_i    (w_row),
     .out_valid_o (out_valid),
     .out_row_o   (out_row),
@@ -253,11 +365,15 @@ module tsr_matmul #(
     wb_last_q <= wb_sum;
   end
 
-  assign ready_o      = (state_q == StIdle);
+  assign ready_o      = (state_q == StIdle) && !pl_busy_q;
   assign stream_o     = (state_q == StStream);
-  assign idle_o       = (state_q == StIdle) && !st_valid_q && !array_busy && !out_valid && !wb_valid_q;
+  assign idle_o       = (state_q == StIdle) && !pl_busy_q && !wl_valid_q && !st_valid_q && !array_busy &&
+                        !out_valid && !wb_valid_q;
   assign spad_re_o    = spad_re;
   assign spad_raddr_o = spad_raddr[SpadAw-1:0];
+  assign w_re_o       = w_re;
+  assign w_raddr_o    = w_raddr[SpadAw-1:0];
+  assign pre_ready_o  = pre_ready;
   assign acc_re_o     = out_valid && out_acc;
   assign acc_raddr_o  = out_addr;
   assign acc_we_o     = wb_valid_q;
@@ -265,7 +381,7 @@ module tsr_matmul #(
   assign acc_wdata_o  = wb_sum;
 
   // Address bits above the memory size were range-checked by the controller.
-  wire unused_addr = ^spad_raddr[23:SpadAw];
+  wire unused_addr = ^{spad_raddr[23:SpadAw], w_raddr[23:SpadAw]};
 endmodule
 
 `default_nettype wire

@@ -245,6 +245,9 @@ module tsr_top #(
     .wr_err_addr_i  (wr_err_addr),
     .wr_bytes_i     (wr_bytes),
     .mm_start_o     (mm_start),
+    .mm_pre_o       (mm_pre),
+    .mm_pre_ready_i (mm_pre_ready),
+    .cmd_pre_o      (cmd_pre),
     .mm_ready_i     (mm_ready),
     .mm_idle_i      (mm_idle),
     .st_start_o     (st_start),
@@ -292,8 +295,10 @@ module tsr_top #(
   wire                dma_wr_valid, dma_wr_acc;
   wire [23:0]         dma_wr_addr;
   wire [32*N-1:0]     dma_wr_data;
-  wire                mm_spad_re;
-  wire [SpadAw-1:0]   mm_spad_raddr;
+  wire                mm_spad_re, mm_w_re;
+  wire [SpadAw-1:0]   mm_spad_raddr, mm_w_raddr;
+  wire                mm_pre, mm_pre_ready;
+  wire [255:0]        cmd_pre;          // the next MATMUL, whose weights are preloaded
   wire [8*N-1:0]      spad_rdata;
   wire                mm_acc_re, mm_acc_we;
   wire [AccAw-1:0]    mm_acc_raddr, mm_acc_waddr;
@@ -315,63 +320,43 @@ module tsr_top #(
 
   // The controller never runs two users of a memory port at once; the muxes
   // only pick whichever is active.
-  tsr_sram #(
-    .Width (8 * N),
-    .Depth (SpadRows)
+  // The scratchpad is two banks (tsr_bank2). Reader 0 is the A-row port (the
+  // MATMUL's A rows, a SPAD STORE, the SFU; one at a time), reader 1 the
+  // MATMUL's weight port, which preloads the next weights from one bank while
+  // A rows stream from the other.
+  wire [8*N-1:0]      mm_w_rdata;
+  tsr_bank2 #(
+    .Width   (8 * N),
+    .Depth   (SpadRows),
+    .Readers (2)
   ) u_spad (
     .clk_i   (clk_i),
     .we_i    ((dma_wr_valid && !dma_wr_acc) || sfu_spad_we),
     .waddr_i (sfu_spad_we ? sfu_spad_waddr : dma_wr_addr[SpadAw-1:0]),
     .wdata_i (sfu_spad_we ? sfu_spad_wdata : dma_wr_data[8*N-1:0]),
-    .re_i    (mm_spad_re || st_spad_re || sfu_spad_re),
-    .raddr_i (mm_spad_re ? mm_spad_raddr :
-              st_spad_re ? st_spad_raddr : sfu_spad_raddr),
-    .rdata_o (spad_rdata)
+    .re_i    ({mm_w_re, mm_spad_re || st_spad_re || sfu_spad_re}),
+    .raddr_i ({mm_w_raddr, mm_spad_re ? mm_spad_raddr :
+                           st_spad_re ? st_spad_raddr : sfu_spad_raddr}),
+    .rdata_o ({mm_w_rdata, spad_rdata})
   );
 
-  // The accumulator is two banks, the lower and the upper half of its rows,
-  // each with its own read port, so a STORE reads one bank while a MATMUL
-  // uses the other (the controller interlocks the banks). The one write port
-  // per bank is used by one unit at a time. Each reader gets the data of the
-  // bank it read last.
-  localparam integer AccHalf = 1 << (AccAw - 1);
-  wire             acc_we    = mm_acc_we || (dma_wr_valid && dma_wr_acc) || sfu_acc_we;
-  wire [AccAw-1:0] acc_waddr = mm_acc_we ? mm_acc_waddr : sfu_acc_we ? sfu_acc_waddr :
-                               dma_wr_addr[AccAw-1:0];
-  wire [32*N-1:0]  acc_wdata = mm_acc_we ? mm_acc_wdata : sfu_acc_we ? sfu_acc_wdata : dma_wr_data;
-  wire [1:0]       mm_acc_bre, st_acc_bre, sfu_acc_bre;
-  wire [32*N-1:0]  acc_bank_rdata [0:1];
-  reg              mm_acc_bank_q, st_acc_bank_q, sfu_acc_bank_q;
-  genvar ab;
-  generate
-    for (ab = 0; ab < 2; ab = ab + 1) begin : gen_acc_bank
-      localparam [0:0] Hi = (ab == 1) ? 1'b1 : 1'b0;
-      assign mm_acc_bre[ab]  = mm_acc_re && (mm_acc_raddr[AccAw-1] == Hi);
-      assign st_acc_bre[ab]  = st_acc_rd && (st_acc_raddr[AccAw-1] == Hi);
-      assign sfu_acc_bre[ab] = sfu_acc_re && (sfu_acc_raddr[AccAw-1] == Hi);
-      tsr_sram #(
-        .Width (32 * N),
-        .Depth (ab == 0 ? AccHalf : AccRows - AccHalf)
-      ) u_acc (
-        .clk_i   (clk_i),
-        .we_i    (acc_we && (acc_waddr[AccAw-1] == Hi)),
-        .waddr_i (acc_waddr[AccAw-2:0]),
-        .wdata_i (acc_wdata),
-        .re_i    (mm_acc_bre[ab] || st_acc_bre[ab] || sfu_acc_bre[ab]),
-        .raddr_i (mm_acc_bre[ab] ? mm_acc_raddr[AccAw-2:0] :
-                  st_acc_bre[ab] ? st_acc_raddr[AccAw-2:0] : sfu_acc_raddr[AccAw-2:0]),
-        .rdata_o (acc_bank_rdata[ab])
-      );
-    end
-  endgenerate
-  always @(posedge clk_i) begin
-    if (mm_acc_re) mm_acc_bank_q <= mm_acc_raddr[AccAw-1];
-    if (st_acc_rd) st_acc_bank_q <= st_acc_raddr[AccAw-1];
-    if (sfu_acc_re) sfu_acc_bank_q <= sfu_acc_raddr[AccAw-1];
-  end
-  wire [32*N-1:0] mm_acc_rdata  = acc_bank_rdata[mm_acc_bank_q];
-  wire [32*N-1:0] st_acc_rdata  = acc_bank_rdata[st_acc_bank_q];
-  wire [32*N-1:0] sfu_acc_rdata = acc_bank_rdata[sfu_acc_bank_q];
+  // The accumulator is two banks too (tsr_bank2): a STORE reads one while a
+  // MATMUL uses the other (the controller interlocks the banks). Its one
+  // write port per bank is used by one unit at a time.
+  wire [32*N-1:0] mm_acc_rdata, st_acc_rdata, sfu_acc_rdata;
+  tsr_bank2 #(
+    .Width   (32 * N),
+    .Depth   (AccRows),
+    .Readers (3)
+  ) u_acc (
+    .clk_i   (clk_i),
+    .we_i    (mm_acc_we || (dma_wr_valid && dma_wr_acc) || sfu_acc_we),
+    .waddr_i (mm_acc_we ? mm_acc_waddr : sfu_acc_we ? sfu_acc_waddr : dma_wr_addr[AccAw-1:0]),
+    .wdata_i (mm_acc_we ? mm_acc_wdata : sfu_acc_we ? sfu_acc_wdata : dma_wr_data),
+    .re_i    ({sfu_acc_re, st_acc_rd, mm_acc_re}),
+    .raddr_i ({sfu_acc_raddr, st_acc_raddr, mm_acc_raddr}),
+    .rdata_o ({sfu_acc_rdata, st_acc_rdata, mm_acc_rdata})
+  );
 
   // ------------------------------------------------------------ units
   tsr_dma_rd #(
@@ -427,12 +412,20 @@ module tsr_top #(
     .m_i            (f_w4[15:0]),
     .k_i            (f_w4[31:16]),
     .n_i            (f_w5[15:0]),
+    .pre_i          (mm_pre),
+    .pre_w_addr_i   (cmd_pre[87:64]),
+    .pre_k_i        (cmd_pre[159:144]),
+    .pre_n_i        (cmd_pre[175:160]),
+    .pre_ready_o    (mm_pre_ready),
     .ready_o        (mm_ready),
     .idle_o         (mm_idle),
     .stream_o       (mm_stream),
     .spad_re_o      (mm_spad_re),
     .spad_raddr_o   (mm_spad_raddr),
     .spad_rdata_i   (spad_rdata),
+    .w_re_o         (mm_w_re),
+    .w_raddr_o      (mm_w_raddr),
+    .w_rdata_i      (mm_w_rdata),
     .acc_re_o       (mm_acc_re),
     .acc_raddr_o    (mm_acc_raddr),
     .acc_rdata_i    (mm_acc_rdata),
@@ -592,7 +585,8 @@ module tsr_top #(
   // Address bits above the memory sizes were range-checked by the controller.
   wire unused_bits = ^{dma_wr_addr[23:SpadAw], f_w5[31:24], f_w3[31:24], f_w0[31:20], f_w0[15:0],
                        f_w1[31:24], f_w2[31:24], f_w6[31:24], cmd[255:224], cmd_rd[255:160], cmd_rd[31:17], cmd_rd[15:0],
-                       r_w4[31:24], s_w0[31:22], s_w0[15:0], s_w3[31:24], s_w4[31:24], s_w5[31:24]};
+                       r_w4[31:24], s_w0[31:22], s_w0[15:0], s_w3[31:24], s_w4[31:24], s_w5[31:24],
+                       cmd_pre[255:176], cmd_pre[143:88], cmd_pre[63:0]};
 endmodule
 
 `default_nettype wire

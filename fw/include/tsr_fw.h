@@ -81,17 +81,23 @@ typedef struct tsr_gemm_plan {
   uint32_t n_blocks;      /**< ceil(n / N) */
   uint32_t k_chunks;      /**< ceil(k / kc) */
   uint32_t k_blocks;      /**< ceil(k / N): MATMULs per tile */
+  uint32_t nb;            /**< N-column blocks computed from one A chunk (an n-group) */
+  uint32_t n_groups;      /**< ceil(n_blocks / nb) */
+  uint32_t units;         /**< m_tiles * n_groups: accumulator tiles (nb blocks each) */
   uint32_t tiles;         /**< m_tiles * n_blocks: STOREs */
-  uint32_t groups;        /**< tiles * k_chunks: scratchpad load groups */
+  uint32_t groups;        /**< units * k_chunks: scratchpad load groups */
   bool a_resident;        /**< A tile loaded once per m-tile (k_chunks == 1) */
   uint32_t spad_bufs;     /**< 1 or 2 A/W buffer pairs */
+  bool preload;           /**< A buffers in the lower scratchpad bank, W buffers (and the
+                               table) in the upper one, so the engine preloads each MATMUL's
+                               weights while the previous one streams */
   uint32_t acc_bufs;      /**< 1 or 2 accumulator tiles */
   uint32_t a_base[2];     /**< scratchpad row of each A buffer */
   uint32_t a_rows;        /**< rows of one A buffer: mt * (kc / N) */
   uint32_t w_base[2];     /**< scratchpad row of each W buffer */
-  uint32_t w_rows;        /**< rows of one W buffer: kc */
-  uint32_t acc_base[2];   /**< accumulator row of each tile buffer */
-  uint32_t acc_stride;    /**< mt + param_rows: tile rows followed by the parameter rows */
+  uint32_t w_rows;        /**< rows of one W buffer: kc * nb */
+  uint32_t acc_base[2];   /**< accumulator row of each tile buffer (nb sub-tiles) */
+  uint32_t acc_stride;    /**< mt + param_rows: a sub-tile's rows followed by its parameter rows */
   uint32_t param_rows;    /**< 3 (bias, mult, shift), 5 with leaky (+ mult_neg, shift_neg) */
   uint32_t n_params;      /**< parameter LOADs per tile (0..5) */
   uint32_t lut_base;      /**< has_lut: scratchpad row of the table (after the A/W buffers) */
@@ -104,7 +110,7 @@ typedef struct tsr_gemm_plan {
   uint64_t dma_rd_bytes;  /**< payload bytes read (whole beats may read more) */
   uint64_t dma_wr_bytes;  /**< bytes written */
   uint64_t macs;          /**< m * k * n */
-  uint64_t est_cycles;    /**< rough serial-engine estimate (tsr_gemm_predict_cycles) */
+  uint64_t est_cycles;    /**< predicted cycles (tsr_gemm_predict_cycles) */
 } tsr_gemm_plan_t;
 
 /**
