@@ -3,27 +3,39 @@
 #include "tsr_fw_cmd.h"
 
 /*
+ * Loop nest: m-tiles of mt rows > n-groups of nb N-column blocks > K chunks
+ * of kc. One A chunk (mt x kc) serves all nb blocks of its n-group, so A is
+ * read from DRAM once per n-group (once per m-tile when K fits in one chunk:
+ * "A resident"), not once per N columns.
+ *
  * Memory layout chosen by the planner (N = array dim, kcb = kc / N):
  *
- *   scratchpad:  [A buf 0: mt*kcb rows][A buf 1]...[W buf 0: kc rows][W buf 1][table]
+ *   scratchpad:  with preload (the usual case): [A buf 0: mt*kcb rows][A buf 1] from row 0,
+ *                [W buf 0: nb*kc rows][W buf 1][table] from the upper bank's first row;
+ *                else the same regions packed from row 0.
  *                An A chunk of mt rows x kc bytes lands as kcb blocks of mt
  *                rows (LOAD cuts each row into N-byte chunks); block b feeds
- *                the MATMUL of k-block b. A W chunk is kc rows of N bytes.
- *                With has_lut the activation table (256/N rows) follows; it
- *                is loaded once at job start and made the SFU's table by an
- *                SFU LUT_LOAD (its own load -> compute token pair), so every
- *                STORE can apply it.
- *   accumulator: [tile buf 0: mt rows | bias | mult | shift (| mult_neg | shift_neg)] at row 0,
- *                [tile buf 1 ...] at row acc_rows / 2 (the last two parameter rows with
- *                leaky: STORE's LEAKY flag reads them). Each buffer sits in its own
- *                accumulator bank, so the STORE of one tile runs while the MATMULs of
- *                the next one fill the other bank.
+ *                the MATMUL of k-block b. One W LOAD of kc rows x (nb*N)
+ *                bytes lands as nb blocks of kc rows, block jj holding the
+ *                weights of N-column block jj. A and W in different banks let
+ *                the engine preload each MATMUL's weights while the previous
+ *                one streams (docs/commands.md). With has_lut the activation
+ *                table (256/N rows) follows the W buffers; it is loaded once
+ *                at job start and made the SFU's table by an SFU LUT_LOAD
+ *                (its own load -> compute token pair), so every STORE can
+ *                apply it.
+ *   accumulator: tile buf 0 at row 0, tile buf 1 at row acc_rows / 2; a tile
+ *                buffer is nb sub-tiles of [mt rows | bias | mult | shift
+ *                (| mult_neg | shift_neg)] (the last two with leaky: STORE's
+ *                LEAKY flag reads them). Each buffer sits in its own
+ *                accumulator bank, so the STOREs of one tile run while the
+ *                MATMULs of the next one fill the other bank.
  *
  * Dependency tokens (docs/commands.md). Stages: load (scratchpad LOADs),
  * compute (MATMUL, accumulator LOADs, NOP), store (STORE). A "group" is one
- * (m-tile, n-block, K chunk) step: its scratchpad LOADs and its MATMULs. A
- * "tile" is one (m-tile, n-block) accumulator tile: its groups, parameter
- * LOADs and its STORE. With S scratchpad buffer pairs and T accumulator
+ * (m-tile, n-group, K chunk) step: its scratchpad LOADs and its MATMULs. A
+ * "tile" is one (m-tile, n-group) accumulator tile: its groups, parameter
+ * LOADs and its nb STOREs. With S scratchpad buffer pairs and T accumulator
  * buffers (1 or 2 each):
  *
  *   load -> compute  (data ready)  the last LOAD of every group PUSH_NEXT;
@@ -37,13 +49,18 @@
  *                                  resident A of m-tile t sits in slot t % S
  *                                  and its last user is at most group g-S
  *                                  because every m-tile has >= 1 group).
+ *                                  The executor issues group g+1's LOADs
+ *                                  before group g's MATMULs when S = 2.
  *   compute -> store (tile ready)  the last compute command of tile i (its
  *                                  last parameter LOAD, else its last MATMUL)
- *                                  PUSH_NEXT; STORE i POP_PREV.
- *   store -> compute (tile free)   STORE i PUSH_PREV if a tile i+T exists; the
- *                                  first MATMUL of tile i >= T POP_NEXT (its
- *                                  accumulator rows and parameter rows were
- *                                  last read by STORE i-T).
+ *                                  PUSH_NEXT; tile i's first STORE POP_PREV
+ *                                  (its other STOREs follow it in the store
+ *                                  stage's order).
+ *   store -> compute (tile free)   tile i's last STORE PUSH_PREV if a tile i+T
+ *                                  exists; the first MATMUL of tile i >= T
+ *                                  POP_NEXT (its accumulator rows and
+ *                                  parameter rows were last read by the
+ *                                  STOREs of tile i-T).
  *
  * Every push is matched by exactly one pop, so all four counters are back to
  * zero at the end of a job; in program order each pop follows its push, so
