@@ -74,6 +74,8 @@
 
 /* Assumptions of the cycle estimate. */
 #define EST_CMD_OVERHEAD 4u   /* fetch, decode, checks */
+#define EST_MM_GAP 2u         /* between back-to-back MATMULs (the next one was read ahead) */
+#define EST_STORE_QUEUE 4u    /* STOREs the engine queues (tsr_ctrl StoreQDepth) */
 #define EST_DMA_LATENCY 12u   /* first beat of a LOAD/STORE (memory model default 10) */
 #define EST_MEM_LATENCY 10u   /* memory model default: AR to first R beat, last W to B */
 #define EST_OUTSTANDING 4u    /* bursts the DMA keeps in flight (tsr_dma_rd MaxOutstanding) */
@@ -293,7 +295,11 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
   uint64_t loads_done[2] = {0u, 0u};   /* per buffer slot: its group's LOADs done */
   uint64_t mm_done[2] = {0u, 0u};      /* per buffer slot: its group's MATMULs done */
   uint64_t store_done[2] = {0u, 0u};   /* per accumulator buffer: its last STORE done */
-  uint64_t st_prev[2] = {0u, 0u};      /* the two STOREs before: done (store queue depth) */
+  uint64_t st_done[EST_STORE_QUEUE];   /* the last STOREs' completion, a ring */
+  uint32_t st_n = 0u;
+  for (uint32_t i = 0u; i < EST_STORE_QUEUE; i++) {
+    st_done[i] = 0u;
+  }
   uint64_t host = 0u;                  /* the host has submitted every command so far */
 
   if (d->has_lut) {
@@ -341,7 +347,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     const uint64_t plain = x.mrows + dim;
     const uint64_t each = pre ? max64(x.mrows, 2u * dim) : plain;
     const uint32_t first_plain = (!pre || x.c == 0u || late) ? 1u : 0u;
-    front = start + mms * (each + EST_CMD_OVERHEAD) + first_plain * (plain - each);
+    front = start + mms * (each + EST_MM_GAP) + first_plain * (plain - each);
     /* Short MATMULs outrun the host, and then find no next command to preload. */
     host += mms * EST_SUBMIT;
     front = max64(front, host + plain + EST_CMD_OVERHEAD);
@@ -360,12 +366,13 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       }
       front = max64(front, host);
       for (uint32_t jj = 0u; jj < x.nblk; jj++) {
-        front = max64(front, st_prev[1]) + EST_CMD_OVERHEAD;
+        /* A full store queue holds the front end until its oldest STORE is done. */
+        front = max64(front, st_done[st_n % EST_STORE_QUEUE]) + EST_CMD_OVERHEAD;
         const uint64_t st = max64(front, store_free);
         store_free = st + p->param_rows +
                      dma_cycles(x.mrows, sub_cols(d, &x, dim, jj) * es, beat, beat);
-        st_prev[1] = st_prev[0];
-        st_prev[0] = store_free;
+        st_done[st_n % EST_STORE_QUEUE] = store_free;
+        st_n++;
       }
       store_done[x.unit % p->acc_bufs] = store_free;
     }
@@ -549,7 +556,7 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
   }
 
   /* N-column blocks per n-group: how many W chunks share one A chunk. */
-  static const uint32_t k_nbs[] = {1u, 2u, 3u, 4u, 8u};
+  static const uint32_t k_nbs[] = {1u, 2u, 3u, 4u, 5u, 6u, 8u};
   bool found = false;
   uint64_t best_score = 0u;
   cand_t best; /* fields assigned one by one: no memcpy/memset in the firmware */

@@ -1,22 +1,22 @@
 # mk/bench.mk: the performance sweep and its roofline (docs/performance.md).
 #
-#   make bench              the whole sweep on DIM=N (default 8): build/bench/{bench.json,bench.csv,
-#                           roofline.png,roofline.svg}; regenerates docs/performance.md and
-#                           docs/roofline.svg. Every point is checked bit-exact. A few minutes.
-#   make bench-quick        a short subset into build/bench-quick (no docs)
+#   make bench              `tessera bench` on DIM=N (default 8): the whole sweep, each point checked
+#                           bit-exact, into build/bench/{bench.json,bench.csv,roofline.gp,roofline.png,
+#                           roofline.svg}; then tools/bench.py regenerates docs/performance.md and
+#                           docs/roofline.svg from them. A few minutes.
+#   make bench-quick        `tessera bench --quick`: 12 of the 23 points into build/bench-quick (no docs;
+#                           without gnuplot the plot is skipped with a message)
 
 BENCH_DIR := $(BUILD)/bench
 
 .PHONY: bench bench-quick
-bench: sim $(SW_BIN) ## GEMM sweep (square, batch, ResNet-50, BERT, bandwidth) with a gnuplot roofline; regenerates docs/performance.md
+bench: sim $(SW_BIN) ## GEMM sweep (tessera bench: square, batch, ResNet-50, BERT, bandwidth) with a gnuplot roofline; regenerates docs/performance.md
 	@command -v gnuplot >/dev/null || { echo "bench: gnuplot not found: run tools/install-deps.sh (Debian package gnuplot-nox)"; exit 1; }
-	TSR_SIM_LIB_DIR=$(BUILD)/lib $(PYTHON) tools/bench.py --tessera $(SW_BIN) --dim $(DIM) \
-	  --out $(BENCH_DIR) --doc docs/performance.md
+	TSR_SIM_LIB_DIR=$(BUILD)/lib $(SW_BIN) bench --dim $(DIM) --out $(BENCH_DIR)
+	$(PYTHON) tools/bench.py --doc-only --doc docs/performance.md --out $(BENCH_DIR)
 
-bench-quick: sim $(SW_BIN) ## a short subset of the bench sweep (build/bench-quick), no docs
-	@command -v gnuplot >/dev/null || { echo "bench: gnuplot not found: run tools/install-deps.sh (Debian package gnuplot-nox)"; exit 1; }
-	TSR_SIM_LIB_DIR=$(BUILD)/lib $(PYTHON) tools/bench.py --tessera $(SW_BIN) --dim $(DIM) \
-	  --out $(BUILD)/bench-quick --quick
+bench-quick: sim $(SW_BIN) ## tessera bench --quick: a short subset of the sweep (build/bench-quick), no docs
+	TSR_SIM_LIB_DIR=$(BUILD)/lib $(SW_BIN) bench --dim $(DIM) --out $(BUILD)/bench-quick --quick
 
 # Simulation speed: the C bench (tessera gemm 256^3) and one Verilog bench under Verilator
 # (1 and 2 threads) and Icarus, for N = 8 and 16 (BENCH_SIM_DIMS).

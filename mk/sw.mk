@@ -3,7 +3,8 @@
 #
 #   make sw                       build/bin/tessera (links -ldl; the simulator is dlopen'ed)
 #   make sw SAN='-fsanitize=address,undefined -fno-omit-frame-pointer'
-#   make test-cli                 the CLI's argument and input errors (no simulator needed)
+#   make test-cli                 the CLI's argument and input errors (no simulator needed), then
+#                                 gemm --plan and a quick tessera bench on the DIM=N model (~25 s)
 #   make fw-size                  cross-compile fw + driver + bare-metal HAL for RV32IM, print sizes
 
 SW_BIN      := $(BUILD)/bin/tessera
@@ -42,13 +43,24 @@ UNIT_SRCS_test_tiler := fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_driver.c sw/tsr_ha
 UNIT_SRCS_test_sfu_fw := fw/tsr_sfu_ops.c fw/tsr_gemm.c sw/tsr_driver.c sw/tsr_hal.c tests/unit/fake_chip.c
 UNIT_SRCS_test_hal_devmem := sw/tsr_hal_devmem.c sw/tsr_hal_baremetal.c sw/tsr_hal.c
 
-# ---- CLI error handling ----------------------------------------------------------------
+# ---- CLI error handling, gemm --plan, tessera bench ------------------------------------------
 # Each case: expected exit status, a text the one-line message must contain, the arguments.
-# Runs without any simulator build (a --dim with no library is one of the cases).
+# These run without any simulator build (a --dim with no library is one of the cases).
+# Then tests/cli/test_cli_sim.py checks `gemm --plan` (text and JSON) and runs
+# `tessera bench --quick` (about 20 s) on the model in CLI_SIM_LIB_DIR. CLI_SIM_LIB_DIR is
+# exported, so that the sub-makes that run test-cli with another BUILD (test-system's cli-asan,
+# sanitize, coverage-c) use the model of the calling make instead of building one of their
+# own; if it is not there, they skip these checks with a line that says so.
 CLI_TMP := $(BUILD)/sw/cli-test
+CLI_SIM_LIB_DIR ?= $(BUILD)/lib
+export CLI_SIM_LIB_DIR
+CLI_SIM_SO = $(CLI_SIM_LIB_DIR)/libtsrsim_d$(DIM).so
+# CLI_BENCH=0 skips the quick bench (sanitize and coverage-c rerun test-cli; the main run and
+# test-system's ASan run keep it).
+CLI_BENCH ?= 1
 
 .PHONY: test-cli
-test-cli: $(SW_BIN) ## check the CLI's one-line errors for bad options and inputs (no simulator needed)
+test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/libtsrsim_d$(DIM).so) ## check the CLI's one-line errors for bad options and inputs, gemm --plan, and a quick tessera bench (~25 s)
 	@mkdir -p $(CLI_TMP)
 	@$(PYTHON) -c 'import numpy' 2>/dev/null || { echo "test-cli: numpy not found: pip install numpy (or apt-get install python3-numpy)"; exit 1; }
 	@$(PYTHON) -c 'import numpy as np; d="$(CLI_TMP)"; \
@@ -148,7 +160,20 @@ test-cli: $(SW_BIN) ## check the CLI's one-line errors for bad options and input
 	check 2 "--leaky applies to --a/--b operands" gemm --m 3 --k 4 --n 5 --leaky 0.1; \
 	check 2 "no simulator build for --dim 64" softmax --in $$D/a34.npy --in-scale 0.1 --dim 64; \
 	check 2 "no simulator build for --dim 64" $$G --mult 1073741824 --act gelu --out-scale 0.1 --leaky 0.1 --dim 64; \
-	if [ $$fail -ne 0 ]; then exit 1; fi; echo "test-cli: all $$n cases passed"
+	check 2 "unknown option '--m'" bench --m 3 --out $$D/bench-x; \
+	check 2 "unknown option '--seed'" bench --seed 3 --out $$D/bench-x; \
+	check 2 "'--quick' takes no value" bench --quick=1; \
+	check 2 "'--out' needs a value" bench --out; \
+	check 2 "unexpected argument 'extra'" bench extra; \
+	check 2 "--dim: 12 is not a power of two" bench --dim 12 --out $$D/bench-x; \
+	check 2 "no simulator build for --dim 64" bench --dim 64 --out $$D/bench-x; \
+	check 2 "cannot create directory $$D/junk.npy/sub" bench --out $$D/junk.npy/sub --quick; \
+	check 2 "unknown command 'bnech'" bnech; \
+	if [ $$fail -ne 0 ]; then exit 1; fi; echo "test-cli: all $$n error cases passed"
+	@if [ -f $(CLI_SIM_SO) ]; then \
+	  TSR_SIM_LIB_DIR=$(CLI_SIM_LIB_DIR) $(PYTHON) tests/cli/test_cli_sim.py --tessera $(SW_BIN) \
+	    --dim $(DIM) --tmp $(CLI_TMP) $(if $(filter 0,$(CLI_BENCH)),--no-bench); \
+	else echo "test-cli: skipped gemm --plan and tessera bench: no model $(CLI_SIM_SO) (make sim DIM=$(DIM))"; fi
 
 # ---- firmware size (RV32IM, freestanding) ------------------------------------------------
 FW_RV_PREFIX ?= riscv64-unknown-elf-

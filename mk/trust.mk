@@ -113,7 +113,7 @@ sanitize: ## every C test (unit, bench, system suites, soak, CLI) under AddressS
 	  $(call trust_step,gemm,$(san_run) $(SAN_SYS)/test_sys_gemm --dim $(SAN_DIM) --count 20 --mixed) \
 	  $(foreach s,errors wrap counters directed reset,$(call trust_step,$(s),$(san_run) $(SAN_SYS)/test_sys_$(s) --dim $(SAN_DIM))) \
 	  $(call trust_step,soak 20 sessions,$(san_run) $(SAN_SYS)/soak --dim $(SAN_DIM) --sessions 20) \
-	  $(call trust_step,cli errors,$(SAN_ENV) $(SAN_MAKE) test-cli) \
+	  $(call trust_step,cli errors,$(SAN_ENV) $(SAN_MAKE) test-cli CLI_BENCH=0) \
 	  $(call trust_step,cli gemm,$(san_run) $(SAN_BUILD)/bin/tessera gemm --dim $(SAN_DIM) --m 37 --k 129 --n 61 --seed 7 --check) \
 	  echo "sanitize: time per step:$$times"; \
 	  echo "sanitize: PASSED: every C test under ASan+UBSan in $$(( $$(date +%s) - start )) s"

@@ -6,7 +6,7 @@
 // order: StIdle -> StFetch (queue read) -> StDecode (every check: dimensions,
 // ranges, parameters, the token rule) and then
 //   - a scratchpad LOAD goes to the load stage's queue and a STORE to the
-//     store stage's queue (two entries each); the front end moves on at once;
+//     store stage's queue (two and four entries); the front end moves on at once;
 //   - a compute-stage command (MATMUL, accumulator LOAD, SFU, NOP) and a FENCE
 //     run in the front end itself: StExec starts the unit and waits for it.
 // The load and store stages run their queue heads in the background, each one
@@ -392,7 +392,9 @@ module tsr_ctrl #(
   // ---------------------------------------------------------------- stages
   // Stage queues: {command index, command}. The load queue takes scratchpad
   // LOADs, the store queue STOREs; their heads run in the background.
-  localparam integer StageQDepth = 2;
+  // Two LOADs (a group's A and W) and four STOREs (a tile's N-column blocks).
+  localparam integer LoadQDepth = 2;
+  localparam integer StoreQDepth = 4;
   localparam integer EntryW = 288;
   wire               lq_v, lq_full, sq_v, sq_full;
   wire [EntryW-1:0]  lq_head, sq_head;
@@ -403,12 +405,12 @@ module tsr_ctrl #(
   wire [255:0]       sq_cmd = sq_head[255:0];
   wire [31:0]        sq_idx = sq_head[287:256];
 
-  tsr_stage_fifo #(.Width(EntryW), .Depth(StageQDepth)) u_load_q (
+  tsr_stage_fifo #(.Width(EntryW), .Depth(LoadQDepth)) u_load_q (
     .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (stage_clr),
     .push_i (lq_push), .data_i ({cmd_idx_q, cmd_q}), .pop_i (lq_pop),
     .valid_o (lq_v), .full_o (lq_full), .head_o (lq_head)
   );
-  tsr_stage_fifo #(.Width(EntryW), .Depth(StageQDepth)) u_store_q (
+  tsr_stage_fifo #(.Width(EntryW), .Depth(StoreQDepth)) u_store_q (
     .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (stage_clr),
     .push_i (sq_push), .data_i ({cmd_idx_q, cmd_q}), .pop_i (sq_pop),
     .valid_o (sq_v), .full_o (sq_full), .head_o (sq_head)
@@ -603,6 +605,14 @@ module tsr_ctrl #(
         if (retire) begin
           cmd_idx_d = cmd_idx_q + 32'd1;
           state_d   = StIdle;
+          // Back-to-back MATMULs: the next one was already read (peeked), so
+          // pop it now and decode it next cycle.
+          if (peek_v_q && peek_off_q == 2'd0 && !ovf_q) begin
+            q_re     = 1'b1;
+            rd_ptr_d = rd_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
+            cmd_d    = peek_q;
+            state_d  = StDecode;
+          end
         end
       end
       StError: ;
@@ -636,6 +646,9 @@ module tsr_ctrl #(
       mm_start  = 1'b0;
       sfu_start = 1'b0;
       cmd_idx_d = cmd_idx_q;
+      q_re      = 1'b0;
+      rd_ptr_d  = rd_ptr_q;
+      cmd_d     = cmd_q;
     end
     if (fail && state_q != StError && state_q != StAbort) begin
       err_code_d = fail_code;

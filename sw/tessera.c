@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tsr_driver.h"
@@ -40,6 +44,8 @@
 #define SIM_POLL_LIMIT 20000000u
 
 static const char *g_prog = "tessera";
+/* What the program is doing, put before every error ("bench: 256^3"), or NULL. */
+static const char *g_ctx = NULL;
 
 static void die_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -56,7 +62,11 @@ static void die_line(const char *fmt, ...) {
       *p = ' ';
     }
   }
-  fprintf(stderr, "%s: %s\n", g_prog, msg);
+  if (g_ctx != NULL) {
+    fprintf(stderr, "%s: %s: %s\n", g_prog, g_ctx, msg);
+  } else {
+    fprintf(stderr, "%s: %s\n", g_prog, msg);
+  }
 }
 
 static void usage(FILE *f) {
@@ -80,6 +90,7 @@ static void usage(FILE *f) {
           "              --out-scale S [--out-zp Z] [--out Y.npy] [--check] [common options]\n"
           "  tessera reduce --in X.npy [--out Y.npy] [--check] [common options]\n"
           "  tessera info [common options]\n"
+          "  tessera bench [--dim N] [--out DIR] [--quick] [--json]\n"
           "\n"
           "gemm: A is int8 (M,K), B int8 (K,N), BIAS int32 (N,), per-channel multipliers and\n"
           "shifts int32 (N,). Without --mult the output is int32 (acc + bias); with it, int8\n"
@@ -103,6 +114,14 @@ static void usage(FILE *f) {
           "sum, sum of squares. Zero points default to 0. --check compares with the golden\n"
           "model; --json reports op, rows, len, cycles, cycles_per_element, dma_rd_bytes,\n"
           "dma_wr_bytes and the plan.\n"
+          "\n"
+          "bench: the GEMM sweep of docs/performance.md (square 16^3..1024^3, M = 1..256 at\n"
+          "K = N = 1024, ResNet-50 and BERT-base GEMMs, 1..16 bytes per cycle at 256^3), each\n"
+          "point a random 'gemm --seed 1' checked against the golden model (exit 1 on a\n"
+          "mismatch), on the simulator with the default memory model. Writes DIR/bench.json,\n"
+          "bench.csv, roofline.dat and roofline.gp (default DIR build/bench) and, with gnuplot\n"
+          "on the PATH, roofline.png and roofline.svg. --quick: 12 of the 23 points (a smoke\n"
+          "test); --json: print bench.json on stdout instead of a line per point.\n"
           "\n"
           "common options:\n"
           "  --dim N              array size of the simulator build (default 8)\n"
@@ -128,7 +147,9 @@ typedef enum opt_id {
   /* special functions (docs/sfu.md) */
   O_OP, O_IN, O_IN_SCALE, O_IN_ZP, O_OUT_SCALE, O_LUT, O_BETA, O_GAMMA, O_GAMMA_SCALE,
   O_GAMMA_ZP, O_EPS, O_A_SCALE, O_A_ZP, O_B_SCALE, O_B_ZP, O_ACT, O_ACT_LUT, O_ACT_OUT_SCALE,
-  O_ACT_OUT_ZP, O_LEAKY, O_PLAN, O_COUNT
+  O_ACT_OUT_ZP, O_LEAKY, O_PLAN,
+  /* bench */
+  O_QUICK, O_COUNT
 } opt_id_t;
 
 /* The commands, as bits of opt_def_t.cmds. */
@@ -140,8 +161,9 @@ enum {
   C_LAYERNORM = 1u << 4,
   C_ADD = 1u << 5,
   C_REDUCE = 1u << 6,
+  C_BENCH = 1u << 7,
   C_SFUS = C_SFU | C_SOFTMAX | C_LAYERNORM | C_ADD | C_REDUCE,
-  C_ALL = C_GEMM | C_INFO | C_SFUS
+  C_ALL = C_GEMM | C_INFO | C_SFUS /* the commands that take the common options */
 };
 
 static const struct {
@@ -149,7 +171,7 @@ static const struct {
   unsigned bit;
 } k_cmds[] = {{"gemm", C_GEMM},           {"info", C_INFO}, {"sfu", C_SFU},
               {"softmax", C_SOFTMAX},     {"layernorm", C_LAYERNORM}, {"add", C_ADD},
-              {"reduce", C_REDUCE}};
+              {"reduce", C_REDUCE},       {"bench", C_BENCH}};
 
 /* The command bit of `name`, 0 if it is not a command. */
 static unsigned cmd_bit(const char *name) {
@@ -178,15 +200,15 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_OUT_ZP] = {"out-zp", true, C_GEMM | C_SFU | C_LAYERNORM | C_ADD},
     [O_ACT_MIN] = {"act-min", true, C_GEMM},
     [O_ACT_MAX] = {"act-max", true, C_GEMM},
-    [O_OUT] = {"out", true, C_GEMM | C_SFUS},
+    [O_OUT] = {"out", true, C_GEMM | C_SFUS | C_BENCH},
     [O_M] = {"m", true, C_GEMM},
     [O_K] = {"k", true, C_GEMM},
     [O_N] = {"n", true, C_GEMM},
     [O_SEED] = {"seed", true, C_ALL},
     [O_CHECK] = {"check", false, C_GEMM | C_SFUS},
     [O_RAW] = {"raw", false, C_GEMM},
-    [O_DIM] = {"dim", true, C_ALL},
-    [O_JSON] = {"json", false, C_ALL},
+    [O_DIM] = {"dim", true, C_ALL | C_BENCH},
+    [O_JSON] = {"json", false, C_ALL | C_BENCH},
     [O_TRACE] = {"trace", true, C_ALL},
     [O_MEM_LATENCY] = {"mem-latency", true, C_ALL},
     [O_MEM_BW] = {"mem-bw", true, C_ALL},
@@ -216,6 +238,7 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_ACT_OUT_ZP] = {"act-out-zp", true, C_GEMM},
     [O_LEAKY] = {"leaky", true, C_GEMM},
     [O_PLAN] = {"plan", false, C_GEMM},
+    [O_QUICK] = {"quick", false, C_BENCH},
 };
 
 typedef struct args {
@@ -797,9 +820,9 @@ typedef struct env {
   unsigned dim;
 } env_t;
 
-static int open_device(const args_t *ar, uint64_t mem_bytes, env_t *e) {
-  int64_t v = 0;
-  e->dim = 8;
+/* --dim (default 8): a power of two. */
+static int get_dim(const args_t *ar, unsigned *dim) {
+  int64_t v = 8;
   if (ar->set[O_DIM]) {
     if (get_int(ar, O_DIM, 1, 128, &v) != 0) {
       return -1;
@@ -808,7 +831,15 @@ static int open_device(const args_t *ar, uint64_t mem_bytes, env_t *e) {
       die_line("--dim: %" PRId64 " is not a power of two (builds exist for 4, 8 and 16)", v);
       return -1;
     }
-    e->dim = (unsigned)v;
+  }
+  *dim = (unsigned)v;
+  return 0;
+}
+
+static int open_device(const args_t *ar, uint64_t mem_bytes, env_t *e) {
+  int64_t v = 0;
+  if (get_dim(ar, &e->dim) != 0) {
+    return -1;
   }
   char err[512];
   tsr_status_t st;
@@ -1090,16 +1121,44 @@ static void print_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
          p->est_cycles, p->est_cycles ? 100.0 * (double)compute / (double)p->est_cycles : 0.0);
 }
 
-static int cmd_gemm(const args_t *ar) {
-  int rc = EXIT_ERROR;
+/* One GEMM as `tessera gemm` runs it (and `tessera bench`, for each point of its sweep). */
+typedef struct gemm_run {
   job_t j;
-  memset(&j, 0, sizeof j);
   env_t e;
-  memset(&e, 0, sizeof e);
-  void *out = NULL;
+  tsr_gemm_desc_t d;
+  tsr_gemm_plan_t plan;
+  bool ran;             /* false: --plan, nothing was run */
+  tsr_counters_t cnt;
+  double wall;          /* seconds the run took */
+  uint64_t sim_cycles;  /* clock cycles the simulator stepped (0 on hardware) */
+  double util;          /* MACs / (N^2 x cycles) */
+  void *out;            /* the result read back, M x N int8 or int32 */
+  const char *verdict;  /* "pass", "fail" or "skipped" */
+  bool mismatch;
+  uint32_t bad_r, bad_c;
+  int32_t got, want;
+} gemm_run_t;
+
+static void gemm_run_free(gemm_run_t *g) {
+  free(g->out);
+  g->out = NULL;
+  tsr_hal_close(&g->e.hal);
+  job_free(&g->j);
+}
+
+/* Build the job from the gemm options, open the device and plan; unless --plan, upload the
+ * operands, run, read the counters and the result, and compare with the golden model
+ * (always for random operands, else with --check). Errors print one line and return
+ * EXIT_ERROR; a mismatch is not an error here (g->mismatch). Free g with gemm_run_free
+ * whatever this returns. */
+static int gemm_exec(const args_t *ar, bool show_progress, gemm_run_t *g) {
+  memset(g, 0, sizeof *g);
+  job_t *j = &g->j;
+  env_t *e = &g->e;
   int32_t *g32 = NULL;
   int8_t *g8 = NULL;
   int64_t v = 0;
+  int rc = EXIT_ERROR;
 
   bool random = ar->set[O_M] || ar->set[O_K] || ar->set[O_N];
   if (random && (ar->set[O_A] || ar->set[O_B])) {
@@ -1110,12 +1169,12 @@ static int cmd_gemm(const args_t *ar) {
     die_line("gemm: --raw applies to random operands (--m/--k/--n); leave out --mult instead");
     goto done;
   }
-  j.seed = 1;
+  j->seed = 1;
   if (ar->set[O_SEED]) {
     if (get_int(ar, O_SEED, 0, UINT32_MAX, &v) != 0) {
       goto done;
     }
-    j.seed = (uint32_t)v;
+    j->seed = (uint32_t)v;
   }
   tsr_gemm_opts_t opts;
   memset(&opts, 0, sizeof opts);
@@ -1131,133 +1190,129 @@ static int cmd_gemm(const args_t *ar) {
     }
     opts.max_kc = (uint32_t)v;
   }
-  if ((random ? job_random(ar, &j) : job_from_files(ar, &j)) != 0) {
+  if ((random ? job_random(ar, j) : job_from_files(ar, j)) != 0) {
     goto done;
   }
   bool check = random || ar->set[O_CHECK];
-  bool json = ar->set[O_JSON];
   layout_t lay;
-  if (make_layout(&j, &lay) != 0) {
+  if (make_layout(j, &lay) != 0) {
     goto done;
   }
-  if (open_device(ar, lay.end, &e) != 0) {
+  if (open_device(ar, lay.end, e) != 0) {
     goto done;
   }
 
   /* The job in device terms. */
-  tsr_gemm_desc_t d;
-  memset(&d, 0, sizeof d);
-  d.m = j.m;
-  d.k = j.k;
-  d.n = j.n;
-  d.a_addr = lay.a;
-  d.lda = j.k;
-  d.b_addr = lay.b;
-  d.ldb = j.n;
-  d.c_addr = lay.c;
-  d.ldc = j.n * (j.requant ? 1u : 4u);
-  d.has_bias = j.bias != NULL;
-  d.bias_addr = lay.bias;
-  d.requant = j.requant;
-  d.per_channel = j.per_channel;
-  d.mult_addr = lay.mult;
-  d.shift_addr = lay.shift;
-  d.mult = j.mult_scalar;
-  d.shift = j.shift_scalar;
-  d.out_zp = j.out_zp;
-  d.act_min = j.act_min;
-  d.act_max = j.act_max;
-  d.has_lut = j.has_lut;
-  d.lut_addr = lay.lut;
-  d.leaky = j.leaky;
-  d.mult_neg_addr = lay.mult_neg;
-  d.shift_neg_addr = lay.shift_neg;
-  tsr_gemm_plan_t plan;
-  tsr_status_t st = tsr_gemm_plan_opts(&e.dev.info, &d, &opts, &plan);
+  tsr_gemm_desc_t *d = &g->d;
+  d->m = j->m;
+  d->k = j->k;
+  d->n = j->n;
+  d->a_addr = lay.a;
+  d->lda = j->k;
+  d->b_addr = lay.b;
+  d->ldb = j->n;
+  d->c_addr = lay.c;
+  d->ldc = j->n * (j->requant ? 1u : 4u);
+  d->has_bias = j->bias != NULL;
+  d->bias_addr = lay.bias;
+  d->requant = j->requant;
+  d->per_channel = j->per_channel;
+  d->mult_addr = lay.mult;
+  d->shift_addr = lay.shift;
+  d->mult = j->mult_scalar;
+  d->shift = j->shift_scalar;
+  d->out_zp = j->out_zp;
+  d->act_min = j->act_min;
+  d->act_max = j->act_max;
+  d->has_lut = j->has_lut;
+  d->lut_addr = lay.lut;
+  d->leaky = j->leaky;
+  d->mult_neg_addr = lay.mult_neg;
+  d->shift_neg_addr = lay.shift_neg;
+  tsr_status_t st = tsr_gemm_plan_opts(&e->dev.info, d, &opts, &g->plan);
   if (st != TSR_OK) {
     const char *why = "";
-    tsr_gemm_check_desc(&d, &why);
-    die_line("gemm: no plan for %ux%ux%u on this device: %s%s%s", j.m, j.k, j.n,
+    tsr_gemm_check_desc(d, &why);
+    die_line("gemm: no plan for %ux%ux%u on this device: %s%s%s", j->m, j->k, j->n,
              tsr_status_str(st), why[0] ? ": " : "", why);
     goto done;
   }
   if (ar->set[O_PLAN]) {
-    print_plan(&e.dev.info, &d, &plan, json);
     rc = 0;
     goto done;
   }
 
-  size_t esize = j.requant ? 1u : 4u;
-  size_t out_bytes = (size_t)j.m * j.n * esize;
-  out = malloc(out_bytes);
-  if (out == NULL) {
+  size_t esize = j->requant ? 1u : 4u;
+  size_t out_bytes = (size_t)j->m * j->n * esize;
+  g->out = malloc(out_bytes);
+  if (g->out == NULL) {
     die_line("gemm: out of memory for the %zu-byte result", out_bytes);
     goto done;
   }
   /* A pattern in C, so an element the hardware never writes cannot pass by luck. */
-  memset(out, 0x5a, out_bytes);
-  if (put(&e, lay.a, j.a, (size_t)j.m * j.k, "A") != 0 ||
-      put(&e, lay.b, j.b, (size_t)j.k * j.n, "B") != 0 ||
-      (j.bias != NULL && put(&e, lay.bias, j.bias, 4u * j.n, "the bias") != 0) ||
-      (j.per_channel && put(&e, lay.mult, j.mult, 4u * j.n, "the multipliers") != 0) ||
-      (j.per_channel && put(&e, lay.shift, j.shift, 4u * j.n, "the shifts") != 0) ||
-      (j.has_lut && put(&e, lay.lut, j.lut, 256u, "the activation table") != 0) ||
-      (j.leaky && put(&e, lay.mult_neg, j.mult_neg, 4u * j.n, "the leaky multipliers") != 0) ||
-      (j.leaky && put(&e, lay.shift_neg, j.shift_neg, 4u * j.n, "the leaky shifts") != 0) ||
-      put(&e, lay.c, out, out_bytes, "the output pattern") != 0) {
+  memset(g->out, 0x5a, out_bytes);
+  if (put(e, lay.a, j->a, (size_t)j->m * j->k, "A") != 0 ||
+      put(e, lay.b, j->b, (size_t)j->k * j->n, "B") != 0 ||
+      (j->bias != NULL && put(e, lay.bias, j->bias, 4u * j->n, "the bias") != 0) ||
+      (j->per_channel && put(e, lay.mult, j->mult, 4u * j->n, "the multipliers") != 0) ||
+      (j->per_channel && put(e, lay.shift, j->shift, 4u * j->n, "the shifts") != 0) ||
+      (j->has_lut && put(e, lay.lut, j->lut, 256u, "the activation table") != 0) ||
+      (j->leaky && put(e, lay.mult_neg, j->mult_neg, 4u * j->n, "the leaky multipliers") != 0) ||
+      (j->leaky && put(e, lay.shift_neg, j->shift_neg, 4u * j->n, "the leaky shifts") != 0) ||
+      put(e, lay.c, g->out, out_bytes, "the output pattern") != 0) {
     goto done;
   }
 
-  if ((st = tsr_soft_reset(&e.dev)) != TSR_OK || (st = tsr_counters_clear(&e.dev)) != TSR_OK) {
-    die_line("gemm: %s", tsr_dev_error(&e.dev));
+  if ((st = tsr_soft_reset(&e->dev)) != TSR_OK || (st = tsr_counters_clear(&e->dev)) != TSR_OK) {
+    die_line("gemm: %s", tsr_dev_error(&e->dev));
     goto done;
   }
   progress_t prog;
   memset(&prog, 0, sizeof prog);
-  prog.enabled = !json && isatty(STDERR_FILENO);
-  prog.hal = &e.hal;
+  prog.enabled = show_progress;
+  prog.hal = &e->hal;
   clock_gettime(CLOCK_MONOTONIC, &prog.start);
-  uint64_t cyc0 = tsr_hal_cycles(&e.hal);
-  st = tsr_gemm_run(&e.dev, &d, &plan, on_progress, &prog);
+  uint64_t cyc0 = tsr_hal_cycles(&e->hal);
+  st = tsr_gemm_run(&e->dev, d, &g->plan, on_progress, &prog);
   progress_clear(&prog);
-  double wall = seconds_since(&prog.start);
-  uint64_t sim_cycles = tsr_hal_cycles(&e.hal) - cyc0;
+  g->wall = seconds_since(&prog.start);
+  g->sim_cycles = tsr_hal_cycles(&e->hal) - cyc0;
   if (st != TSR_OK) {
-    die_line("gemm: %s", tsr_dev_error(&e.dev));
+    die_line("gemm: %s", tsr_dev_error(&e->dev));
     goto done;
   }
-  tsr_counters_t cnt;
-  if ((st = tsr_counters_read(&e.dev, &cnt)) != TSR_OK) {
-    die_line("gemm: reading counters: %s", tsr_dev_error(&e.dev));
+  if ((st = tsr_counters_read(&e->dev, &g->cnt)) != TSR_OK) {
+    die_line("gemm: reading counters: %s", tsr_dev_error(&e->dev));
     goto done;
   }
-  if ((st = tsr_hal_mem_read(&e.hal, lay.c, out, out_bytes)) != TSR_OK) {
+  if ((st = tsr_hal_mem_read(&e->hal, lay.c, g->out, out_bytes)) != TSR_OK) {
     die_line("gemm: reading the result back failed: %s", tsr_status_str(st));
     goto done;
   }
+  g->ran = true;
+  g->util = g->cnt.cycles == 0 ? 0.0
+                               : (double)j->m * (double)j->k * (double)j->n /
+                                     ((double)e->dim * (double)e->dim * (double)g->cnt.cycles);
 
   /* Compare with the golden model. */
-  const char *verdict = "skipped";
-  bool mismatch = false;
-  uint32_t bad_r = 0, bad_c = 0;
-  int32_t got = 0, want = 0;
+  g->verdict = "skipped";
   if (check) {
     tsr_gemm_params_t p;
     memset(&p, 0, sizeof p);
-    p.bias = j.bias;
-    p.requant = j.requant;
-    p.mult = j.per_channel ? j.mult : NULL;
-    p.shift = j.per_channel ? j.shift : NULL;
-    p.mult_scalar = j.mult_scalar;
-    p.shift_scalar = j.shift_scalar;
-    p.out_zp = j.out_zp;
-    p.act_min = j.act_min;
-    p.act_max = j.act_max;
-    p.lut = j.has_lut ? j.lut : NULL;
-    p.mult_neg = j.leaky ? j.mult_neg : NULL;
-    p.shift_neg = j.leaky ? j.shift_neg : NULL;
-    size_t mn = (size_t)j.m * j.n;
-    if (j.requant) {
+    p.bias = j->bias;
+    p.requant = j->requant;
+    p.mult = j->per_channel ? j->mult : NULL;
+    p.shift = j->per_channel ? j->shift : NULL;
+    p.mult_scalar = j->mult_scalar;
+    p.shift_scalar = j->shift_scalar;
+    p.out_zp = j->out_zp;
+    p.act_min = j->act_min;
+    p.act_max = j->act_max;
+    p.lut = j->has_lut ? j->lut : NULL;
+    p.mult_neg = j->leaky ? j->mult_neg : NULL;
+    p.shift_neg = j->leaky ? j->shift_neg : NULL;
+    size_t mn = (size_t)j->m * j->n;
+    if (j->requant) {
       g8 = malloc(mn);
     } else {
       g32 = malloc(mn * sizeof *g32);
@@ -1266,107 +1321,132 @@ static int cmd_gemm(const args_t *ar) {
       die_line("gemm: out of memory for the golden result");
       goto done;
     }
-    if (tsr_golden_gemm(j.m, j.k, j.n, j.a, j.k, j.b, j.n, &p, g32, g8) != 0) {
+    if (tsr_golden_gemm(j->m, j->k, j->n, j->a, j->k, j->b, j->n, &p, g32, g8) != 0) {
       die_line("gemm: the golden model rejected the parameters");
       goto done;
     }
-    for (size_t i = 0; i < mn && !mismatch; i++) {
+    for (size_t i = 0; i < mn && !g->mismatch; i++) {
       int32_t hw;
       int32_t gold;
-      if (j.requant) {
-        hw = ((const int8_t *)out)[i];
+      if (j->requant) {
+        hw = ((const int8_t *)g->out)[i];
         gold = g8[i];
       } else {
-        memcpy(&hw, (const uint8_t *)out + 4 * i, 4);
+        memcpy(&hw, (const uint8_t *)g->out + 4 * i, 4);
         gold = g32[i];
       }
       if (hw != gold) {
-        mismatch = true;
-        bad_r = (uint32_t)(i / j.n);
-        bad_c = (uint32_t)(i % j.n);
-        got = hw;
-        want = gold;
+        g->mismatch = true;
+        g->bad_r = (uint32_t)(i / j->n);
+        g->bad_c = (uint32_t)(i % j->n);
+        g->got = hw;
+        g->want = gold;
       }
     }
-    verdict = mismatch ? "fail" : "pass";
-  }
-  if (ar->set[O_OUT] && write_output(ar->val[O_OUT], &j, out) != 0) {
-    goto done;
-  }
-
-  double util = cnt.cycles == 0 ? 0.0
-                                : (double)j.m * (double)j.k * (double)j.n /
-                                      ((double)e.dim * (double)e.dim * (double)cnt.cycles);
-  if (json) {
-    printf("{\"m\": %u, \"k\": %u, \"n\": %u, \"dim\": %u, \"cycles\": %" PRIu64
-           ", \"busy_cycles\": %" PRIu64 ", \"macs\": %" PRIu64 ", \"utilization\": %.6f"
-           ", \"dma_read_bytes\": %" PRIu64 ", \"dma_write_bytes\": %" PRIu64
-           ", \"commands\": %" PRIu64 ", \"check\": \"%s\"",
-           j.m, j.k, j.n, e.dim, cnt.cycles, cnt.busy, cnt.macs, util, cnt.dma_rd, cnt.dma_wr,
-           cnt.cmds, verdict);
-    if (mismatch) {
-      printf(", \"mismatch\": {\"row\": %u, \"col\": %u, \"got\": %d, \"expected\": %d}", bad_r,
-             bad_c, got, want);
-    }
-    printf(", \"output\": \"%s\", \"requant\": %s, \"per_channel\": %s, \"bias\": %s",
-           j.requant ? "int8" : "int32", j.requant ? "true" : "false",
-           j.per_channel ? "true" : "false", j.bias != NULL ? "true" : "false");
-    if (j.act != NULL) {
-      printf(", \"act\": \"%s\"", j.act);
-    }
-    if (j.leaky) {
-      printf(", \"leaky\": %g", j.alpha);
-    }
-    if (j.random) {
-      printf(", \"seed\": %u", j.seed);
-    }
-    printf(", \"plan\": {\"tile_m\": %u, \"k_chunk\": %u, \"m_tiles\": %u, \"n_blocks\": %u"
-           ", \"k_chunks\": %u, \"spad_bufs\": %u, \"acc_bufs\": %u, \"commands\": %" PRIu64
-           ", \"dma_read_bytes\": %" PRIu64 ", \"dma_write_bytes\": %" PRIu64
-           ", \"est_cycles\": %" PRIu64 "}",
-           plan.mt, plan.kc, plan.m_tiles, plan.n_blocks, plan.k_chunks, plan.spad_bufs,
-           plan.acc_bufs, plan.cmds, plan.dma_rd_bytes, plan.dma_wr_bytes, plan.est_cycles);
-    print_time_json(&cnt);
-    printf(", \"wall_seconds\": %.3f", wall);
-    if (e.is_sim) {
-      printf(", \"sim_cycles\": %" PRIu64 ", \"sim_cycles_per_second\": %.0f", sim_cycles,
-             wall > 0 ? (double)sim_cycles / wall : 0.0);
-    }
-    printf("}\n");
-  } else {
-    printf("gemm %ux%ux%u on a %ux%u array (%s), %s output%s\n", j.m, j.k, j.n, e.dim, e.dim,
-           e.hal.ops->name, j.requant ? "int8" : "int32",
-           j.requant ? (j.per_channel ? ", per-channel requantization" : ", per-tensor requantization")
-                     : "");
-    if (j.act != NULL) {
-      printf("  fused activation: %s (lookup table in the output stage)\n", j.act);
-    }
-    if (j.leaky) {
-      printf("  fused leaky ReLU: alpha %g (negative side requantized by its own multiplier)\n",
-             j.alpha);
-    }
-    printf("  tiles: %u x %u rows, K chunk %u (%u chunk%s), %" PRIu64 " commands\n", plan.m_tiles,
-           plan.mt, plan.kc, plan.k_chunks, plan.k_chunks == 1 ? "" : "s", plan.cmds);
-    printf("  bit-exact: %s\n", !check ? "skipped (use --check)" : mismatch ? "NO" : "yes");
-    printf("  cycles: %" PRIu64 ", utilization %.1f %%, DMA %" PRIu64 " B read, %" PRIu64
-           " B written, %.2f s\n",
-           cnt.cycles, 100.0 * util, cnt.dma_rd, cnt.dma_wr, wall);
-    print_time_text(&cnt);
-  }
-  fflush(stdout);
-  if (mismatch) {
-    die_line("gemm: mismatch at (row %u, col %u): got %d, expected %d", bad_r, bad_c, got, want);
-    rc = EXIT_MISMATCH;
-    goto done;
+    g->verdict = g->mismatch ? "fail" : "pass";
   }
   rc = 0;
 
 done:
-  free(out);
   free(g32);
   free(g8);
-  tsr_hal_close(&e.hal);
-  job_free(&j);
+  return rc;
+}
+
+static void print_gemm_json(const gemm_run_t *g) {
+  const job_t *j = &g->j;
+  const tsr_counters_t *c = &g->cnt;
+  const tsr_gemm_plan_t *p = &g->plan;
+  printf("{\"m\": %u, \"k\": %u, \"n\": %u, \"dim\": %u, \"cycles\": %" PRIu64
+         ", \"busy_cycles\": %" PRIu64 ", \"macs\": %" PRIu64 ", \"utilization\": %.6f"
+         ", \"dma_read_bytes\": %" PRIu64 ", \"dma_write_bytes\": %" PRIu64
+         ", \"commands\": %" PRIu64 ", \"check\": \"%s\"",
+         j->m, j->k, j->n, g->e.dim, c->cycles, c->busy, c->macs, g->util, c->dma_rd, c->dma_wr,
+         c->cmds, g->verdict);
+  if (g->mismatch) {
+    printf(", \"mismatch\": {\"row\": %u, \"col\": %u, \"got\": %d, \"expected\": %d}", g->bad_r,
+           g->bad_c, g->got, g->want);
+  }
+  printf(", \"output\": \"%s\", \"requant\": %s, \"per_channel\": %s, \"bias\": %s",
+         j->requant ? "int8" : "int32", j->requant ? "true" : "false",
+         j->per_channel ? "true" : "false", j->bias != NULL ? "true" : "false");
+  if (j->act != NULL) {
+    printf(", \"act\": \"%s\"", j->act);
+  }
+  if (j->leaky) {
+    printf(", \"leaky\": %g", j->alpha);
+  }
+  if (j->random) {
+    printf(", \"seed\": %u", j->seed);
+  }
+  printf(", \"plan\": {\"tile_m\": %u, \"k_chunk\": %u, \"m_tiles\": %u, \"n_blocks\": %u"
+         ", \"k_chunks\": %u, \"spad_bufs\": %u, \"acc_bufs\": %u, \"commands\": %" PRIu64
+         ", \"dma_read_bytes\": %" PRIu64 ", \"dma_write_bytes\": %" PRIu64
+         ", \"est_cycles\": %" PRIu64 "}",
+         p->mt, p->kc, p->m_tiles, p->n_blocks, p->k_chunks, p->spad_bufs, p->acc_bufs, p->cmds,
+         p->dma_rd_bytes, p->dma_wr_bytes, p->est_cycles);
+  print_time_json(c);
+  printf(", \"wall_seconds\": %.3f", g->wall);
+  if (g->e.is_sim) {
+    printf(", \"sim_cycles\": %" PRIu64 ", \"sim_cycles_per_second\": %.0f", g->sim_cycles,
+           g->wall > 0 ? (double)g->sim_cycles / g->wall : 0.0);
+  }
+  printf("}\n");
+}
+
+static void print_gemm_text(const gemm_run_t *g, bool checked) {
+  const job_t *j = &g->j;
+  const tsr_counters_t *c = &g->cnt;
+  printf("gemm %ux%ux%u on a %ux%u array (%s), %s output%s\n", j->m, j->k, j->n, g->e.dim,
+         g->e.dim, g->e.hal.ops->name, j->requant ? "int8" : "int32",
+         j->requant ? (j->per_channel ? ", per-channel requantization" : ", per-tensor requantization")
+                    : "");
+  if (j->act != NULL) {
+    printf("  fused activation: %s (lookup table in the output stage)\n", j->act);
+  }
+  if (j->leaky) {
+    printf("  fused leaky ReLU: alpha %g (negative side requantized by its own multiplier)\n",
+           j->alpha);
+  }
+  printf("  tiles: %u x %u rows, K chunk %u (%u chunk%s), %" PRIu64 " commands\n",
+         g->plan.m_tiles, g->plan.mt, g->plan.kc, g->plan.k_chunks,
+         g->plan.k_chunks == 1 ? "" : "s", g->plan.cmds);
+  printf("  bit-exact: %s\n", !checked ? "skipped (use --check)" : g->mismatch ? "NO" : "yes");
+  printf("  cycles: %" PRIu64 ", utilization %.1f %%, DMA %" PRIu64 " B read, %" PRIu64
+         " B written, %.2f s\n",
+         c->cycles, 100.0 * g->util, c->dma_rd, c->dma_wr, g->wall);
+  print_time_text(c);
+}
+
+static int cmd_gemm(const args_t *ar) {
+  const bool json = ar->set[O_JSON];
+  gemm_run_t g;
+  int rc = gemm_exec(ar, !json && isatty(STDERR_FILENO), &g);
+  if (rc != 0) {
+    goto done;
+  }
+  if (!g.ran) {
+    print_plan(&g.e.dev.info, &g.d, &g.plan, json);
+    goto done;
+  }
+  if (ar->set[O_OUT] && write_output(ar->val[O_OUT], &g.j, g.out) != 0) {
+    rc = EXIT_ERROR;
+    goto done;
+  }
+  if (json) {
+    print_gemm_json(&g);
+  } else {
+    print_gemm_text(&g, strcmp(g.verdict, "skipped") != 0);
+  }
+  fflush(stdout);
+  if (g.mismatch) {
+    die_line("gemm: mismatch at (row %u, col %u): got %d, expected %d", g.bad_r, g.bad_c, g.got,
+             g.want);
+    rc = EXIT_MISMATCH;
+  }
+
+done:
+  gemm_run_free(&g);
   return rc;
 }
 
@@ -1988,6 +2068,505 @@ static int cmd_info(const args_t *ar) {
   return 0;
 }
 
+/* ---- bench ------------------------------------------------------------------------------------------ */
+
+/*
+ * The GEMM sweep of issue #4 behind `make bench` and docs/performance.md. Each point is
+ * `tessera gemm --m M --k K --n N --seed 1 [--mem-bw B]` run through gemm_exec, so it is
+ * checked bit-exact against the golden model. Intensity counts the DRAM bytes the firmware
+ * actually moved (CNT_DMA_RD + CNT_DMA_WR); the roof of a point is min(N^2, bandwidth x
+ * intensity), the bandwidth being the bus width or the --mem-bw cap if lower.
+ * tools/bench.py --doc-only turns DIR/bench.json into docs/performance.md.
+ */
+typedef struct bench_point {
+  const char *group;
+  char label[32];
+  uint32_t m, k, n;
+  uint32_t bw; /* --mem-bw in bytes per cycle; 0: the bus width */
+} bench_point_t;
+
+typedef struct bench_row {
+  bench_point_t pt;
+  uint32_t bw_eff, bw_asked;
+  uint64_t macs, moved, cycles, pred, sim_cps;
+  double util, intensity, attained, roof;
+  tsr_counters_t cnt;
+} bench_row_t;
+
+#define BENCH_MAX_POINTS 32
+
+static const char *const k_bench_groups[5] = {"square", "batch", "resnet50", "bert", "bandwidth"};
+static const uint32_t k_bench_square[] = {16, 32, 64, 128, 256, 512, 1024};
+static const uint32_t k_bench_batch[] = {1, 8, 32, 256}; /* M at K = N = 1024 */
+static const uint32_t k_bench_resnet[][3] = {
+    {3136, 576, 64}, {784, 1152, 128}, {196, 2304, 256}, {49, 4608, 512}};
+static const uint32_t k_bench_bert[][3] = {{128, 768, 768}, {128, 768, 3072}, {128, 3072, 768}};
+static const uint32_t k_bench_bw[] = {1, 2, 4, 8, 16}; /* bytes per cycle at 256^3 */
+
+static void bench_add(bench_point_t *pts, size_t *n, const char *group, uint32_t m, uint32_t k,
+                      uint32_t nn, uint32_t bw) {
+  bench_point_t *p = &pts[(*n)++];
+  p->group = group;
+  p->m = m;
+  p->k = k;
+  p->n = nn;
+  p->bw = bw;
+  if (bw != 0u) {
+    snprintf(p->label, sizeof p->label, "%u B/c", bw);
+  } else if (strcmp(group, "square") == 0) {
+    snprintf(p->label, sizeof p->label, "%u^3", m);
+  } else if (strcmp(group, "batch") == 0) {
+    snprintf(p->label, sizeof p->label, "M=%u", m);
+  } else {
+    snprintf(p->label, sizeof p->label, "%ux%ux%u", m, k, nn);
+  }
+}
+
+/* The points in order; --quick keeps a subset of each group (the same as before, when
+ * tools/bench.py ran the sweep). Returns how many. */
+static size_t bench_sweep(bool quick, bench_point_t pts[BENCH_MAX_POINTS]) {
+  size_t n = 0;
+  for (size_t i = 0; i < (quick ? 5u : 7u); i++) {
+    bench_add(pts, &n, "square", k_bench_square[i], k_bench_square[i], k_bench_square[i], 0u);
+  }
+  for (size_t i = 0; i < (quick ? 2u : 4u); i++) {
+    bench_add(pts, &n, "batch", k_bench_batch[i], 1024u, 1024u, 0u);
+  }
+  for (size_t i = quick ? 3u : 0u; i < 4u; i++) {
+    bench_add(pts, &n, "resnet50", k_bench_resnet[i][0], k_bench_resnet[i][1],
+              k_bench_resnet[i][2], 0u);
+  }
+  for (size_t i = 0; i < (quick ? 1u : 3u); i++) {
+    bench_add(pts, &n, "bert", k_bench_bert[i][0], k_bench_bert[i][1], k_bench_bert[i][2], 0u);
+  }
+  for (size_t i = quick ? 1u : 0u; i < (quick ? 4u : 5u); i++) {
+    bench_add(pts, &n, "bandwidth", 256u, 256u, 256u, k_bench_bw[i]);
+  }
+  return n;
+}
+
+/* x rounded to `places` decimals and written the shortest way ("64", "4.2667", "-0.07764"),
+ * as Python's round() and str() write them (bench.json and bench.csv keep that form). */
+static const char *fmt_round(char buf[40], double x, int places) {
+  snprintf(buf, 40, "%.*f", places, x);
+  char *dot = strchr(buf, '.');
+  if (dot != NULL) {
+    char *end = buf + strlen(buf) - 1;
+    while (end > dot && *end == '0') {
+      *end-- = '\0';
+    }
+    if (end == dot) {
+      *end = '\0';
+    }
+  }
+  if (strcmp(buf, "-0") == 0) {
+    strcpy(buf, "0");
+  }
+  return buf;
+}
+
+/* s as a JSON string (quotes included). */
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      fprintf(f, "\\%c", c);
+    } else if (c < 0x20u) {
+      fprintf(f, "\\u%04x", c);
+    } else {
+      fputc(c, f);
+    }
+  }
+  fputc('"', f);
+}
+
+typedef struct bench_meta {
+  unsigned dim, axi_bytes, peak;
+  char machine[512];
+  char date[16];
+  double wall;
+} bench_meta_t;
+
+/* bench.json: {"meta": {...}, "points": [...]}, laid out as Python's json.dump(indent=1). */
+static void bench_write_json(FILE *f, const bench_meta_t *meta, const bench_row_t *rows,
+                             size_t n) {
+  char b[40];
+  fprintf(f, "{\n \"meta\": {\n  \"dim\": %u,\n  \"axi_bytes\": %u,\n  \"peak_macs_per_cycle\": %u,\n",
+          meta->dim, meta->axi_bytes, meta->peak);
+  fprintf(f, "  \"machine\": ");
+  json_str(f, meta->machine);
+  fprintf(f, ",\n  \"date\": \"%s\",\n  \"wall_seconds\": %s\n },\n \"points\": [", meta->date,
+          fmt_round(b, meta->wall, 1));
+  for (size_t i = 0; i < n; i++) {
+    const bench_row_t *r = &rows[i];
+    fprintf(f, "%s\n  {\n   \"group\": \"%s\",\n   \"label\": ", i != 0 ? "," : "", r->pt.group);
+    json_str(f, r->pt.label);
+    fprintf(f, ",\n   \"m\": %u,\n   \"k\": %u,\n   \"n\": %u,\n   \"dim\": %u,\n", r->pt.m,
+            r->pt.k, r->pt.n, meta->dim);
+    fprintf(f, "   \"bytes_per_cycle\": %u,\n   \"bytes_per_cycle_asked\": %u,\n", r->bw_eff,
+            r->bw_asked);
+    fprintf(f, "   \"macs\": %" PRIu64 ",\n   \"dram_bytes\": %" PRIu64 ",\n", r->macs, r->moved);
+    fprintf(f, "   \"intensity\": %s,\n", fmt_round(b, r->intensity, 4));
+    fprintf(f, "   \"cycles\": %" PRIu64 ",\n", r->cycles);
+    fprintf(f, "   \"utilization\": %s,\n", fmt_round(b, r->util, 6));
+    fprintf(f, "   \"macs_per_cycle\": %s,\n", fmt_round(b, r->attained, 4));
+    fprintf(f, "   \"roof\": %s,\n", fmt_round(b, r->roof, 4));
+    fprintf(f, "   \"attainment\": %s,\n", fmt_round(b, r->attained / r->roof, 6));
+    fprintf(f, "   \"predicted_cycles\": %" PRIu64 ",\n", r->pred);
+    fprintf(f, "   \"model_error\": %s,\n",
+            fmt_round(b, ((double)r->pred - (double)r->cycles) / (double)r->cycles, 6));
+    time_class_t t[6];
+    time_classes(&r->cnt, t);
+    fprintf(f, "   \"time\": {");
+    for (int c = 0; c < 6; c++) {
+      fprintf(f, "%s\n    \"%s\": %" PRIu64, c != 0 ? "," : "", t[c].key, t[c].cycles);
+    }
+    fprintf(f, "\n   },\n   \"memory_stall\": {\n    \"read\": %" PRIu64 ",\n    \"write\": %" PRIu64
+            "\n   },\n",
+            r->cnt.rd_stall, r->cnt.wr_stall);
+    fprintf(f, "   \"sim_cycles_per_second\": %" PRIu64 ",\n   \"check\": \"pass\"\n  }",
+            r->sim_cps);
+  }
+  fprintf(f, "\n ]\n}\n");
+}
+
+/* bench.csv: one line per point, the columns tools/bench.py has always written. */
+static void bench_write_csv(FILE *f, const bench_row_t *rows, size_t n) {
+  char b[6][40];
+  fprintf(f, "group,label,m,k,n,bytes_per_cycle,macs,dram_bytes,intensity,cycles,utilization,"
+             "macs_per_cycle,roof,attainment,predicted_cycles,model_error\n");
+  for (size_t i = 0; i < n; i++) {
+    const bench_row_t *r = &rows[i];
+    fprintf(f, "%s,%s,%u,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 ",%s,%s,%s,%s,%" PRIu64
+               ",%s\n",
+            r->pt.group, r->pt.label, r->pt.m, r->pt.k, r->pt.n, r->bw_eff, r->macs, r->moved,
+            fmt_round(b[0], r->intensity, 4), r->cycles, fmt_round(b[1], r->util, 6),
+            fmt_round(b[2], r->attained, 4), fmt_round(b[3], r->roof, 4), fmt_round(b[4], r->attained / r->roof, 6),
+            r->pred, fmt_round(b[5], ((double)r->pred - (double)r->cycles) / (double)r->cycles, 6));
+  }
+}
+
+/* roofline.dat (one gnuplot data block per group: intensity, MACs per cycle, label) and
+ * roofline.gp, which reads it from its own directory. */
+static void bench_write_dat(FILE *f, const bench_row_t *rows, size_t n) {
+  char b[2][40];
+  for (size_t g = 0; g < 5; g++) {
+    fprintf(f, "# %s\n", k_bench_groups[g]);
+    for (size_t i = 0; i < n; i++) {
+      if (strcmp(rows[i].pt.group, k_bench_groups[g]) == 0) {
+        fprintf(f, "%s %s \"%s\"\n", fmt_round(b[0], rows[i].intensity, 4),
+                fmt_round(b[1], rows[i].attained, 4), rows[i].pt.label);
+      }
+    }
+    fprintf(f, "\n\n");
+  }
+}
+
+static void bench_write_gp(FILE *f, const bench_meta_t *meta, const bench_row_t *rows,
+                           size_t n) {
+  char b[2][40];
+  double lo = 0.0, hi = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    const double x = rows[i].intensity;
+    lo = i == 0 || x < lo ? x : lo;
+    hi = i == 0 || x > hi ? x : hi;
+  }
+  lo = lo / 2 > 0.1 ? lo / 2 : 0.1;
+  hi *= 2;
+  const unsigned peak = meta->peak, bus = meta->axi_bytes;
+  fprintf(f,
+          "# Roofline of the Tessera bench: `tessera bench` writes this file and roofline.dat.\n"
+          "# Redraw from this directory: gnuplot -e \"set terminal svg size 1200,800; "
+          "set output 'roofline.svg'\" roofline.gp\n"
+          "set logscale xy\n"
+          "set xrange [%s:%s]\n"
+          "set yrange [0.1:%u]\n"
+          "set xlabel \"arithmetic intensity (MACs per DRAM byte moved)\"\n"
+          "set ylabel \"MACs per cycle\"\n"
+          "set title \"Tessera N=%u roofline: compute roof %u MACs/cycle, memory roof %u B/cycle\"\n"
+          "set key left top\n"
+          "set grid\n"
+          "roof(x, b) = (x * b < %u) ? x * b : %u\n"
+          "plot roof(x, %u) title \"roof: min(N^2, %u B/cycle x intensity)\" with lines lw 2 "
+          "lc rgb \"black\", \\\n",
+          fmt_round(b[0], lo, 6), fmt_round(b[1], hi, 6), peak * 2u, meta->dim, peak, bus, peak, peak, bus,
+          bus);
+  /* The lower memory roofs of the bandwidth sweep, dashed, in increasing order. */
+  for (uint32_t bw = 1; bw < bus; bw++) {
+    bool used = false;
+    for (size_t i = 0; i < n; i++) {
+      used = used || rows[i].bw_eff == bw;
+    }
+    if (used) {
+      fprintf(f, "  roof(x, %u) title \"memory roof at %u B/cycle\" with lines dt 2 lc rgb \"gray\", \\\n",
+              bw, bw);
+    }
+  }
+  fprintf(f, "  for [i=0:4] \"roofline.dat\" index i using 1:2 with points pt 7 ps 1 \\\n"
+             "    title word(\"square batch(K=N=1024) resnet50 bert-base bandwidth(256^3)\", i+1), \\\n"
+             "  \"roofline.dat\" using 1:2:3 with labels offset 0.6,0.6 left font \",7\" notitle\n");
+}
+
+typedef enum bench_file { BF_JSON, BF_CSV, BF_DAT, BF_GP } bench_file_t;
+
+/* Write DIR/name with one of the writers above. */
+static int bench_write(const char *dir, const char *name, bench_file_t what,
+                       const bench_meta_t *meta, const bench_row_t *rows, size_t n) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (f == NULL) {
+    die_line("cannot write %s: %s", path, strerror(errno));
+    return -1;
+  }
+  switch (what) {
+    case BF_JSON:
+      bench_write_json(f, meta, rows, n);
+      break;
+    case BF_CSV:
+      bench_write_csv(f, rows, n);
+      break;
+    case BF_DAT:
+      bench_write_dat(f, rows, n);
+      break;
+    default:
+      bench_write_gp(f, meta, rows, n);
+      break;
+  }
+  bool bad = ferror(f) != 0;
+  if (fclose(f) != 0 || bad) {
+    die_line("writing %s failed: %s", path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* mkdir -p. */
+static int make_dirs(const char *path) {
+  char buf[4096];
+  if (strlen(path) >= sizeof buf) {
+    die_line("--out: the path is too long");
+    return -1;
+  }
+  strcpy(buf, path);
+  for (char *p = buf + 1;; p++) {
+    if (*p == '/' || *p == '\0') {
+      char c = *p;
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+        die_line("--out: cannot create directory %s: %s", buf, strerror(errno));
+        return -1;
+      }
+      *p = c;
+      if (c == '\0') {
+        break;
+      }
+    }
+  }
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    die_line("--out: %s is not a directory", path);
+    return -1;
+  }
+  return 0;
+}
+
+/* Whether `prog` is an executable file in a directory of $PATH. */
+static bool on_path(const char *prog) {
+  const char *path = getenv("PATH");
+  if (path == NULL) {
+    return false;
+  }
+  while (*path != '\0') {
+    size_t len = strcspn(path, ":");
+    char full[4096];
+    if (len + strlen(prog) + 2 <= sizeof full) {
+      snprintf(full, sizeof full, "%.*s/%s", len != 0 ? (int)len : 1, len != 0 ? path : ".", prog);
+      if (access(full, X_OK) == 0) {
+        return true;
+      }
+    }
+    path += len + (path[len] == ':' ? 1u : 0u);
+  }
+  return false;
+}
+
+/* gnuplot -e "set terminal TERM; set output 'roofline.EXT'" roofline.gp, run in dir (its
+ * output goes to stderr, so that stdout stays the JSON document with --json). */
+static int run_gnuplot(const char *dir, const char *term, const char *ext) {
+  char setup[256];
+  snprintf(setup, sizeof setup, "set terminal %s; set output 'roofline.%s'", term, ext);
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    die_line("cannot start gnuplot: %s", strerror(errno));
+    return -1;
+  }
+  if (pid == 0) {
+    if (chdir(dir) != 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+      _exit(126);
+    }
+    execlp("gnuplot", "gnuplot", "-e", setup, "roofline.gp", (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      die_line("waiting for gnuplot: %s", strerror(errno));
+      return -1;
+    }
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    die_line("gnuplot failed on %s/roofline.gp (%s %d) while drawing roofline.%s", dir,
+             WIFEXITED(status) ? "exit status" : "signal",
+             WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), ext);
+    return -1;
+  }
+  return 0;
+}
+
+/* "host (x86_64, 2 CPUs, Linux 6.1.0)", as tools/bench.py wrote it. */
+static void machine_str(char *buf, size_t len) {
+  struct utsname u;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (uname(&u) != 0) {
+    snprintf(buf, len, "unknown machine (%ld CPUs)", cpus);
+    return;
+  }
+  snprintf(buf, len, "%s (%s, %ld CPUs, %s %s)", u.nodename, u.machine, cpus, u.sysname,
+           u.release);
+}
+
+static int cmd_bench(const args_t *ar) {
+  const bool json = ar->set[O_JSON];
+  const char *dir = ar->set[O_OUT] ? ar->val[O_OUT] : "build/bench";
+  bench_point_t pts[BENCH_MAX_POINTS];
+  const size_t npts = bench_sweep(ar->set[O_QUICK], pts);
+  bench_row_t rows[BENCH_MAX_POINTS];
+  bench_meta_t meta;
+  memset(&meta, 0, sizeof meta);
+  memset(rows, 0, sizeof rows);
+
+  /* Cheap checks first: --dim, the output directory, then the simulator build. */
+  unsigned dim = 0;
+  if (get_dim(ar, &dim) != 0 || make_dirs(dir) != 0) {
+    return EXIT_ERROR;
+  }
+  env_t e;
+  memset(&e, 0, sizeof e);
+  if (open_device(ar, 0, &e) != 0) {
+    tsr_hal_close(&e.hal);
+    return EXIT_ERROR;
+  }
+  meta.dim = e.dev.info.dim;
+  meta.axi_bytes = e.dev.info.axi_bytes;
+  meta.peak = meta.dim * meta.dim;
+  tsr_hal_close(&e.hal);
+  machine_str(meta.machine, sizeof meta.machine);
+  time_t now = time(NULL);
+  struct tm tm;
+  strftime(meta.date, sizeof meta.date, "%Y-%m-%d", localtime_r(&now, &tm));
+
+  char dim_s[16];
+  snprintf(dim_s, sizeof dim_s, "%u", meta.dim);
+  char ctx[64] = "bench";
+  g_ctx = ctx;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (size_t i = 0; i < npts; i++) {
+    const bench_point_t *p = &pts[i];
+    snprintf(ctx, sizeof ctx, "bench: %s", p->label);
+    /* The options of `tessera gemm --m M --k K --n N --seed 1 --dim D [--mem-bw B]`. */
+    char m_s[16], k_s[16], n_s[16], bw_s[16];
+    snprintf(m_s, sizeof m_s, "%u", p->m);
+    snprintf(k_s, sizeof k_s, "%u", p->k);
+    snprintf(n_s, sizeof n_s, "%u", p->n);
+    snprintf(bw_s, sizeof bw_s, "%u", p->bw);
+    args_t ga;
+    memset(&ga, 0, sizeof ga);
+    ga.cmd = "gemm";
+    const struct {
+      opt_id_t id;
+      const char *val;
+    } set[] = {{O_M, m_s}, {O_K, k_s}, {O_N, n_s}, {O_SEED, "1"}, {O_DIM, dim_s}, {O_MEM_BW, bw_s}};
+    for (size_t s = 0; s < sizeof set / sizeof set[0]; s++) {
+      if (set[s].id != O_MEM_BW || p->bw != 0u) {
+        ga.set[set[s].id] = true;
+        ga.val[set[s].id] = set[s].val;
+      }
+    }
+    gemm_run_t g;
+    int rc = gemm_exec(&ga, !json && isatty(STDERR_FILENO), &g);
+    if (rc == 0 && g.mismatch) {
+      die_line("mismatch with the golden model at (row %u, col %u): got %d, expected %d",
+               g.bad_r, g.bad_c, g.got, g.want);
+      rc = EXIT_MISMATCH;
+    } else if (rc == 0 && (g.cnt.cycles == 0 || g.cnt.dma_rd + g.cnt.dma_wr == 0)) {
+      die_line("the counters read 0 cycles or 0 DMA bytes");
+      rc = EXIT_ERROR;
+    }
+    if (rc != 0) {
+      gemm_run_free(&g);
+      g_ctx = NULL;
+      return rc;
+    }
+    bench_row_t *r = &rows[i];
+    r->pt = *p;
+    r->bw_eff = p->bw != 0u && p->bw < meta.axi_bytes ? p->bw : meta.axi_bytes;
+    r->bw_asked = p->bw != 0u ? p->bw : meta.axi_bytes;
+    r->macs = (uint64_t)p->m * p->k * p->n;
+    r->moved = g.cnt.dma_rd + g.cnt.dma_wr;
+    r->cycles = g.cnt.cycles;
+    r->pred = g.plan.est_cycles;
+    r->util = g.util;
+    r->cnt = g.cnt;
+    r->sim_cps = g.wall > 0 ? (uint64_t)llround((double)g.sim_cycles / g.wall) : 0u;
+    r->intensity = (double)r->macs / (double)r->moved;
+    r->attained = (double)r->macs / (double)r->cycles;
+    r->roof = (double)r->bw_eff * r->intensity;
+    r->roof = r->roof < meta.peak ? r->roof : (double)meta.peak;
+    gemm_run_free(&g);
+    if (!json) {
+      printf("bench: %16s: %10" PRIu64 " cycles, utilization %5.1f %%, attainment %5.1f %%, "
+             "model %+6.1f %%\n",
+             p->label, r->cycles, 100.0 * r->util, 100.0 * r->attained / r->roof,
+             100.0 * ((double)r->pred - (double)r->cycles) / (double)r->cycles);
+      fflush(stdout);
+    }
+  }
+  snprintf(ctx, sizeof ctx, "bench");
+  meta.wall = seconds_since(&t0);
+
+  if (bench_write(dir, "bench.json", BF_JSON, &meta, rows, npts) != 0 ||
+      bench_write(dir, "bench.csv", BF_CSV, &meta, rows, npts) != 0 ||
+      bench_write(dir, "roofline.dat", BF_DAT, &meta, rows, npts) != 0 ||
+      bench_write(dir, "roofline.gp", BF_GP, &meta, rows, npts) != 0) {
+    g_ctx = NULL;
+    return EXIT_ERROR;
+  }
+  const char *plot = "roofline.png, roofline.svg";
+  if (!on_path("gnuplot")) {
+    /* The data is there; only the picture is missing. */
+    die_line("gnuplot not found: the roofline plot was skipped (apt-get install gnuplot-nox,"
+             " then run tessera bench again)");
+    plot = "no plot";
+  } else if (run_gnuplot(dir, "pngcairo size 1200,800", "png") != 0 ||
+             run_gnuplot(dir, "svg size 1200,800", "svg") != 0) {
+    g_ctx = NULL;
+    return EXIT_ERROR;
+  }
+  g_ctx = NULL;
+  if (json) {
+    bench_write_json(stdout, &meta, rows, npts);
+  } else {
+    printf("bench: %zu points in %.0f s; results in %s/ (bench.json, bench.csv, %s)\n", npts,
+           meta.wall, dir, plot);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -1999,8 +2578,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (cmd_bit(argv[1]) == 0u) {
-    die_line("unknown command '%s' (commands: gemm, sfu, softmax, layernorm, add, reduce, info;"
-             " see 'tessera --help')",
+    die_line("unknown command '%s' (commands: gemm, sfu, softmax, layernorm, add, reduce, info,"
+             " bench; see 'tessera --help')",
              argv[1]);
     return EXIT_ERROR;
   }
@@ -2019,6 +2598,8 @@ int main(int argc, char **argv) {
       return cmd_gemm(&ar);
     case C_INFO:
       return cmd_info(&ar);
+    case C_BENCH:
+      return cmd_bench(&ar);
     default:
       return cmd_sfu_family(&ar);
   }

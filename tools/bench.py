@@ -1,176 +1,42 @@
 #!/usr/bin/env python3
-"""bench.py: the GEMM performance sweep behind `make bench` (docs/performance.md).
+"""bench.py: docs/performance.md from the results of `tessera bench` (`make bench`).
 
-Runs `tessera gemm --m M --k K --n N --seed 1 --json` for every point of the
-sweep on the Verilated model (each result is checked bit-exact against the
-golden model by the CLI itself), then writes:
+`tessera bench --out OUT` runs the GEMM sweep (sw/tessera.c: the points, the
+golden-model check of each, OUT/bench.json, bench.csv, roofline.gp and the
+gnuplot roofline, roofline.png and .svg). This script only writes the page:
 
-  OUT/bench.json, OUT/bench.csv   one record per point
-  OUT/roofline.gp                 the gnuplot script
-  OUT/roofline.png, .svg          the roofline plot (gnuplot)
-  --doc FILE                      docs/performance.md, regenerated, with
-                                  the SVG copied next to it (roofline.svg)
+  --doc FILE       FILE (docs/performance.md), regenerated from OUT/bench.json,
+                   with OUT/roofline.svg copied next to it (roofline.svg); the
+                   simulation-speed section that `make bench-sim` keeps in FILE
+                   stays as it is
 
-Arithmetic intensity counts the DRAM bytes the firmware actually moved
-(CNT_DMA_RD + CNT_DMA_WR). The roofs are N^2 MACs per cycle and
-bandwidth x intensity, bandwidth being the bus width or the --mem-bw cap.
-
-usage: bench.py --tessera BIN --dim N [--out DIR] [--doc FILE] [--quick]
+usage: bench.py --doc-only --doc FILE [--out DIR]
 """
 import argparse
 import json
 import os
-import platform
 import shutil
-import subprocess
 import sys
-import time
-
-SQUARE = [16, 32, 64, 128, 256, 512, 1024]
-BATCH = [1, 8, 32, 256]                       # M at K = N = 1024
-RESNET = [(3136, 576, 64), (784, 1152, 128), (196, 2304, 256), (49, 4608, 512)]
-BERT = [(128, 768, 768), (128, 768, 3072), (128, 3072, 768)]
-BANDWIDTH = [1, 2, 4, 8, 16]                  # bytes per cycle at 256^3
-
-
-def sweep(quick):
-    """(group, label, m, k, n, mem_bw) for every point; mem_bw 0 = the bus width."""
-    pts = []
-    for s in (SQUARE[:5] if quick else SQUARE):
-        pts.append(("square", f"{s}^3", s, s, s, 0))
-    for m in (BATCH[:2] if quick else BATCH):
-        pts.append(("batch", f"M={m}", m, 1024, 1024, 0))
-    for m, k, n in (RESNET[3:] if quick else RESNET):
-        pts.append(("resnet50", f"{m}x{k}x{n}", m, k, n, 0))
-    for m, k, n in (BERT[:1] if quick else BERT):
-        pts.append(("bert", f"{m}x{k}x{n}", m, k, n, 0))
-    for bw in (BANDWIDTH[1:4] if quick else BANDWIDTH):
-        pts.append(("bandwidth", f"{bw} B/c", 256, 256, 256, bw))
-    return pts
-
-
-def run_point(tessera, dim, m, k, n, bw, env):
-    cmd = [tessera, "gemm", "--m", str(m), "--k", str(k), "--n", str(n), "--seed", "1",
-           "--dim", str(dim), "--json"]
-    if bw:
-        cmd += ["--mem-bw", str(bw)]
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if res.returncode != 0:
-        sys.exit(f"bench: {' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip()}")
-    return json.loads(res.stdout)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tessera", required=True)
-    ap.add_argument("--dim", type=int, default=8)
-    ap.add_argument("--out", default="build/bench")
-    ap.add_argument("--doc")
-    ap.add_argument("--quick", action="store_true", help="a short subset (smoke test)")
+    ap.add_argument("--out", default="build/bench", help="where tessera bench wrote its results")
+    ap.add_argument("--doc", required=True, help="the page to write (docs/performance.md)")
     ap.add_argument("--doc-only", action="store_true",
-                    help="rewrite --doc and the plot from OUT/bench.json without running")
+                    help="the only mode: the sweep itself is `tessera bench`")
     a = ap.parse_args()
-    if a.doc_only:
-        with open(os.path.join(a.out, "bench.json")) as f:
-            data = json.load(f)
-        meta, rows = data["meta"], data["points"]
-        plot(a.out, rows, meta["peak_macs_per_cycle"], meta["axi_bytes"])
-        if a.doc:
-            shutil.copy(os.path.join(a.out, "roofline.svg"),
-                        os.path.join(os.path.dirname(a.doc), "roofline.svg"))
-            write_doc(a.doc, meta, rows)
-        return
-    os.makedirs(a.out, exist_ok=True)
-    env = dict(os.environ)
-
-    info = json.loads(subprocess.run([a.tessera, "info", "--dim", str(a.dim), "--json"],
-                                     capture_output=True, text=True, env=env, check=True).stdout)
-    bus = int(info["axi_bytes"])
-    peak = a.dim * a.dim
-    rows = []
-    t0 = time.time()
-    for group, label, m, k, n, bw in sweep(a.quick):
-        r = run_point(a.tessera, a.dim, m, k, n, bw, env)
-        if r["check"] != "pass":
-            sys.exit(f"bench: {label}: result differs from the golden model")
-        bw_eff = min(bw, bus) if bw else bus
-        moved = r["dma_read_bytes"] + r["dma_write_bytes"]
-        macs = m * k * n
-        intensity = macs / moved
-        attained = macs / r["cycles"]
-        roof = min(peak, bw_eff * intensity)
-        pred = r["plan"]["est_cycles"]
-        rows.append({
-            "group": group, "label": label, "m": m, "k": k, "n": n, "dim": a.dim,
-            "bytes_per_cycle": bw_eff, "bytes_per_cycle_asked": bw or bus, "macs": macs, "dram_bytes": moved,
-            "intensity": round(intensity, 4), "cycles": r["cycles"],
-            "utilization": round(r["utilization"], 6), "macs_per_cycle": round(attained, 4),
-            "roof": round(roof, 4), "attainment": round(attained / roof, 6),
-            "predicted_cycles": pred, "model_error": round((pred - r["cycles"]) / r["cycles"], 6),
-            "time": r["time"], "memory_stall": r["memory_stall"],
-            "sim_cycles_per_second": r.get("sim_cycles_per_second", 0),
-        })
-        print(f"bench: {label:>16}: {r['cycles']:>10} cycles, utilization "
-              f"{100 * r['utilization']:5.1f} %, attainment {100 * attained / roof:5.1f} %, "
-              f"model {100 * (pred - r['cycles']) / r['cycles']:+6.1f} %", flush=True)
-    wall = time.time() - t0
-
-    meta = {"dim": a.dim, "axi_bytes": bus, "peak_macs_per_cycle": peak,
-            "machine": f"{platform.node()} ({platform.machine()}, {os.cpu_count()} CPUs, "
-                       f"{platform.system()} {platform.release()})",
-            "date": time.strftime("%Y-%m-%d"), "wall_seconds": round(wall, 1)}
-    with open(os.path.join(a.out, "bench.json"), "w") as f:
-        json.dump({"meta": meta, "points": rows}, f, indent=1)
-    cols = ["group", "label", "m", "k", "n", "bytes_per_cycle", "macs", "dram_bytes", "intensity",
-            "cycles", "utilization", "macs_per_cycle", "roof", "attainment", "predicted_cycles",
-            "model_error"]
-    with open(os.path.join(a.out, "bench.csv"), "w") as f:
-        f.write(",".join(cols) + "\n")
-        for r in rows:
-            f.write(",".join(str(r[c]) for c in cols) + "\n")
-    plot(a.out, rows, peak, bus)
-    if a.doc:
-        shutil.copy(os.path.join(a.out, "roofline.svg"),
-                    os.path.join(os.path.dirname(a.doc), "roofline.svg"))
-        write_doc(a.doc, meta, rows)
-    print(f"bench: {len(rows)} points in {wall:.0f} s; results in {a.out}/")
-
-
-def plot(out, rows, peak, bus):
-    dat = os.path.join(out, "roofline.dat")
-    with open(dat, "w") as f:
-        for g in ["square", "batch", "resnet50", "bert", "bandwidth"]:
-            f.write(f"# {g}\n")
-            for r in rows:
-                if r["group"] == g:
-                    f.write(f"{r['intensity']} {r['macs_per_cycle']} \"{r['label']}\"\n")
-            f.write("\n\n")
-    gp = os.path.join(out, "roofline.gp")
-    xs = [r["intensity"] for r in rows]
-    xmin, xmax = max(min(xs) / 2, 0.1), max(xs) * 2
-    # The bandwidth sweep's lower memory roofs, dashed.
-    capped = "".join(
-        f'  roof(x, {b}) title "memory roof at {b} B/cycle" with lines dt 2 lc rgb "gray", \\\n'
-        for b in sorted({r["bytes_per_cycle"] for r in rows if r["bytes_per_cycle"] < bus}))
-    with open(gp, "w") as f:
-        f.write(f"""# Roofline of the Tessera bench (tools/bench.py writes this file).
-set logscale xy
-set xrange [{xmin}:{xmax}]
-set yrange [0.1:{peak * 2}]
-set xlabel "arithmetic intensity (MACs per DRAM byte moved)"
-set ylabel "MACs per cycle"
-set title "Tessera N={int(peak ** 0.5)} roofline: compute roof {peak} MACs/cycle, memory roof {bus} B/cycle"
-set key left top
-set grid
-roof(x, b) = (x * b < {peak}) ? x * b : {peak}
-plot roof(x, {bus}) title "roof: min(N^2, {bus} B/cycle x intensity)" with lines lw 2 lc rgb "black", \\
-{capped}  for [i=0:4] "{dat}" index i using 1:2 with points pt 7 ps 1 \\
-    title word("square batch(K=N=1024) resnet50 bert-base bandwidth(256^3)", i+1), \\
-  "{dat}" using 1:2:3 with labels offset 0.6,0.6 left font ",7" notitle
-""")
-    for term, ext in (("pngcairo size 1200,800", "png"), ("svg size 1200,800", "svg")):
-        subprocess.run(["gnuplot", "-e", f"set terminal {term}; set output '{out}/roofline.{ext}'",
-                        gp], check=True)
+    src = os.path.join(a.out, "bench.json")
+    svg = os.path.join(a.out, "roofline.svg")
+    for f in (src, svg):
+        if not os.path.exists(f):
+            sys.exit(f"bench: {f} not found: run `tessera bench --out {a.out}` first "
+                     "(with gnuplot installed, for the plot)")
+    with open(src) as f:
+        data = json.load(f)
+    shutil.copy(svg, os.path.join(os.path.dirname(a.doc), "roofline.svg"))
+    write_doc(a.doc, data["meta"], data["points"])
+    print(f"bench: wrote {a.doc} and its roofline.svg from {src}")
 
 
 LOSS = {"fill": "weight load / drain", "load_wait": "waiting on DMA read", "store": "store",
@@ -184,7 +50,7 @@ def write_doc(path, meta, rows):
     lines = [
         "# Performance",
         "",
-        "<!-- Generated by `make bench` (tools/bench.py); edit the script, not this file. -->",
+        "<!-- Generated by `make bench` (`tessera bench`, then tools/bench.py); edit them, not this file. -->",
         "",
         f"Measured on the Verilated model, N = {meta['dim']}, AXI bus {meta['axi_bytes']} bytes "
         f"per beat, memory latency 10 cycles, on {meta['machine']}, {meta['date']}. "
