@@ -1087,17 +1087,18 @@ static void print_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   const uint64_t compute = p->macs / ((uint64_t)info->dim * info->dim);
   const uint64_t bytes = p->dma_rd_bytes + p->dma_wr_bytes;
   const uint64_t memory = (bytes + info->axi_bytes - 1u) / info->axi_bytes;
-  const char *order = p->a_resident ? "m-tile > n-block > k-block; the A tile stays resident across the n-blocks"
-                                    : "m-tile > n-block > k-chunk > k-block; A chunks reloaded per n-block";
+  const char *order = p->a_resident ? "m-tile > n-group > n-block > k-block; the A tile stays resident across the n-groups"
+                                    : "m-tile > n-group > k-chunk > n-block > k-block; each A chunk serves one n-group";
   if (json) {
     printf("{\"m\": %u, \"k\": %u, \"n\": %u, \"dim\": %u, \"plan\": {\"tile_m\": %u, "
            "\"k_chunk\": %u, \"m_tiles\": %u, \"n_blocks\": %u, \"k_chunks\": %u, "
+           "\"n_group\": %u, \"n_groups\": %u, \"preload\": %s, "
            "\"a_resident\": %s, \"spad_bufs\": %u, \"acc_bufs\": %u, \"commands\": %" PRIu64
            ", \"dma_read_bytes\": %" PRIu64 ", \"dma_write_bytes\": %" PRIu64
            ", \"compute_cycles\": %" PRIu64 ", \"memory_cycles\": %" PRIu64
            ", \"est_cycles\": %" PRIu64 ", \"est_utilization\": %.6f}}\n",
            d->m, d->k, d->n, info->dim, p->mt, p->kc, p->m_tiles, p->n_blocks, p->k_chunks,
-           p->a_resident ? "true" : "false", p->spad_bufs, p->acc_bufs, p->cmds, p->dma_rd_bytes,
+           p->nb, p->n_groups, p->preload ? "true" : "false", p->a_resident ? "true" : "false", p->spad_bufs, p->acc_bufs, p->cmds, p->dma_rd_bytes,
            p->dma_wr_bytes, compute, memory, p->est_cycles,
            p->est_cycles ? (double)compute / (double)p->est_cycles : 0.0);
     return;
@@ -1105,9 +1106,13 @@ static void print_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   printf("gemm %ux%ux%u on a %ux%u array: plan\n", d->m, d->k, d->n, info->dim, info->dim);
   printf("  tiles: %u x %u rows, %u N-column blocks, K chunk %u (%u chunk%s)\n", p->m_tiles, p->mt,
          p->n_blocks, p->kc, p->k_chunks, p->k_chunks == 1 ? "" : "s");
+  printf("  n-groups: %u of %u N-column block%s (one A chunk feeds each group's blocks)\n",
+         p->n_groups, p->nb, p->nb == 1 ? "" : "s");
   printf("  loop order: %s\n", order);
-  printf("  buffers: %u scratchpad A/W pair%s, %u accumulator tile%s\n", p->spad_bufs,
-         p->spad_bufs == 1 ? "" : "s", p->acc_bufs, p->acc_bufs == 1 ? "" : "s");
+  printf("  buffers: %u scratchpad A/W pair%s, %u accumulator tile%s; %s\n", p->spad_bufs,
+         p->spad_bufs == 1 ? "" : "s", p->acc_bufs, p->acc_bufs == 1 ? "" : "s",
+         p->preload ? "A and W in separate scratchpad banks (weights preloaded)"
+                    : "A and W packed in one bank (no weight preload)");
   printf("  commands: %" PRIu64 " (%" PRIu64 " LOAD, %" PRIu64 " MATMUL, %" PRIu64
          " parameter LOAD, %" PRIu64 " STORE)\n",
          p->cmds, p->cmd_loads, p->cmd_matmuls, p->cmd_params, p->cmd_stores);

@@ -52,15 +52,17 @@ PLAN_CASES = [
 TEXT_RES = {
     "head": r"^gemm (\d+)x(\d+)x(\d+) on a (\d+)x\d+ array: plan$",
     "tiles": r"^  tiles: (\d+) x (\d+) rows, (\d+) N-column blocks, K chunk (\d+) \((\d+) chunks?\)$",
+    "groups": r"^  n-groups: (\d+) of (\d+) N-column blocks? \(one A chunk feeds each group's blocks\)$",
     "order": r"^  loop order: (.*)$",
-    "buffers": r"^  buffers: (\d+) scratchpad A/W pairs?, (\d+) accumulator tiles?$",
+    "buffers": r"^  buffers: (\d+) scratchpad A/W pairs?, (\d+) accumulator tiles?; (.*)$",
     "commands": r"^  commands: (\d+) \((\d+) LOAD, (\d+) MATMUL, (\d+) parameter LOAD, (\d+) STORE\)$",
     "dma": r"^  DMA: (\d+) B read, (\d+) B written \(([\d.]+) MACs per byte\)$",
     "roofs": r"^  roofs: compute (\d+) cycles \(MACs / N\^2\), memory (\d+) cycles \(bytes / (\d+) B per cycle\)$",
     "predicted": r"^  predicted: (\d+) cycles, utilization ([\d.]+) % ",
 }
 
-PLAN_KEYS = ["tile_m", "k_chunk", "m_tiles", "n_blocks", "k_chunks", "a_resident", "spad_bufs",
+PLAN_KEYS = ["tile_m", "k_chunk", "m_tiles", "n_blocks", "k_chunks", "n_group", "n_groups",
+             "preload", "a_resident", "spad_bufs",
              "acc_bufs", "commands", "dma_read_bytes", "dma_write_bytes", "compute_cycles",
              "memory_cycles", "est_cycles", "est_utilization"]
 
@@ -99,6 +101,8 @@ def check_plan(tessera, dim, axi, m, k, n, extra):
     expect(kc > 0 and kc % dim == 0 and p["k_chunks"] == ceil_div(k, kc),
            f"{name}: {p['k_chunks']} K chunks of {kc} for K = {k} (a chunk is a multiple of N = {dim})")
     expect(p["n_blocks"] == ceil_div(n, dim), f"{name}: {p['n_blocks']} N-column blocks for N = {n}")
+    expect(1 <= p["n_group"] <= p["n_blocks"] and p["n_groups"] == ceil_div(p["n_blocks"], p["n_group"]),
+           f"{name}: {p['n_groups']} n-groups of {p['n_group']} blocks for {p['n_blocks']} blocks")
     expect(p["a_resident"] == (p["k_chunks"] == 1),
            f"{name}: a_resident {p['a_resident']} with {p['k_chunks']} K chunks")
     caps = dict(zip(extra[::2], extra[1::2]))
@@ -146,6 +150,10 @@ def check_plan(tessera, dim, axi, m, k, n, extra):
            f"{name}: loop order '{got['order'][0]}' with a_resident {p['a_resident']}")
     expect((i("buffers", 0), i("buffers", 1)) == (p["spad_bufs"], p["acc_bufs"]),
            f"{name}: text buffers {got['buffers']}")
+    expect(("weights preloaded" in got["buffers"][2]) == p["preload"],
+           f"{name}: text buffers '{got['buffers'][2]}' with preload {p['preload']}")
+    expect((i("groups", 0), i("groups", 1)) == (p["n_groups"], p["n_group"]),
+           f"{name}: text n-groups {got['groups']}")
     cmds = [int(x) for x in got["commands"]]
     expect(cmds[0] == p["commands"] and cmds[0] == sum(cmds[1:]),
            f"{name}: {cmds[0]} commands, JSON {p['commands']}, the kinds add up to {sum(cmds[1:])}")
