@@ -76,7 +76,7 @@
 #define EST_CMD_OVERHEAD 4u   /* fetch, decode, checks */
 #define EST_MM_GAP 2u         /* between back-to-back MATMULs (the next one was read ahead) */
 #define EST_STORE_QUEUE 4u    /* STOREs the engine queues (tsr_ctrl StoreQDepth) */
-#define EST_DMA_LATENCY 12u   /* first beat of a LOAD/STORE (memory model default 10) */
+#define EST_DMA_SETUP 2u      /* a LOAD/STORE's first beat comes this much after the latency */
 #define EST_MEM_LATENCY 10u   /* memory model default: AR to first R beat, last W to B */
 #define EST_OUTSTANDING 4u    /* bursts the DMA keeps in flight (tsr_dma_rd MaxOutstanding) */
 #define EST_SUBMIT 35u        /* tsr_submit: a CMDQ_STATUS read and 8 word writes (simulation HAL) */
@@ -245,21 +245,26 @@ static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
  * Quarter cycles to move one external row of `bytes` bytes. Each row is one
  * burst; a burst holds one of EST_OUTSTANDING slots for about latency +
  * beats + 1 cycles, so short rows are limited by the slots and long rows by
- * the bus: max(beats, (latency + beats + 1) / EST_OUTSTANDING). A LOAD also
- * writes local memory one chunk (`chunk` bytes) per cycle, which is the limit
- * when a chunk is narrower than a bus beat (N = 4 on a 64-bit bus).
+ * the bus: max(beats, (latency + beats + 1) / EST_OUTSTANDING), where a beat
+ * takes beat / mem_bw cycles when the memory delivers less than the bus
+ * width. A LOAD also writes local memory one chunk (`chunk` bytes) per cycle,
+ * which is the limit when a chunk is narrower than a bus beat (N = 4 on a
+ * 64-bit bus).
  */
-static uint64_t row_cost_q(uint32_t bytes, uint32_t beat, uint32_t chunk) {
+static uint64_t row_cost_q(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t bytes,
+                           uint32_t chunk) {
   const uint64_t beats = ceil_div(bytes, beat);
   const uint64_t chunks = ceil_div(bytes, chunk);
-  const uint64_t slots = (EST_MEM_LATENCY + beats + 1u) * 4u / EST_OUTSTANDING;
-  return max64(max64(beats, chunks) * 4u, slots);
+  const uint64_t bus_q = (beats * beat * 4u + p->mem_bw - 1u) / p->mem_bw;
+  const uint64_t slots = (p->mem_latency + beats + 1u) * 4u / EST_OUTSTANDING;
+  return max64(max64(bus_q, chunks * 4u), slots);
 }
 
 /* Cycles of a LOAD or STORE moving `rows` external rows of `bytes` bytes
  * (`chunk`: local bytes written per cycle; a STORE passes the beat). */
-static uint64_t dma_cycles(uint32_t rows, uint32_t bytes, uint32_t beat, uint32_t chunk) {
-  return EST_DMA_LATENCY + (uint64_t)rows * row_cost_q(bytes, beat, chunk) / 4u;
+static uint64_t dma_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t rows, uint32_t bytes,
+                           uint32_t chunk) {
+  return p->mem_latency + EST_DMA_SETUP + (uint64_t)rows * row_cost_q(p, beat, bytes, chunk) / 4u;
 }
 
 /*
@@ -282,7 +287,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
                                  const tsr_gemm_plan_t *p) {
   if (info == NULL || d == NULL || p == NULL || info->dim == 0u || info->axi_bytes == 0u ||
       p->mt == 0u || p->kc == 0u || p->dim != info->dim || p->spad_bufs == 0u ||
-      p->spad_bufs > 2u || p->acc_bufs == 0u || p->acc_bufs > 2u) {
+      p->spad_bufs > 2u || p->acc_bufs == 0u || p->acc_bufs > 2u || p->mem_bw == 0u) {
     return 0u;
   }
   const uint32_t dim = info->dim;
@@ -304,7 +309,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
 
   if (d->has_lut) {
     /* The table's LOAD and LUT_LOAD, alone. */
-    front = dma_cycles(1u, TSR_SFU_LUT_ENTRIES, beat, dim) + lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD;
+    front = dma_cycles(p, beat, 1u, TSR_SFU_LUT_ENTRIES, dim) + lut_rows(d, dim) + 2u * EST_CMD_OVERHEAD;
     load_free = front;
     host = 2u * EST_SUBMIT;
   }
@@ -320,10 +325,10 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       if (loaded >= p->spad_bufs) {
         start = max64(start, mm_done[slot]);
       }
-      uint64_t t = start + dma_cycles(x.kcur, x.ncols, beat, dim);
+      uint64_t t = start + dma_cycles(p, beat, x.kcur, x.ncols, dim);
       front += EST_CMD_OVERHEAD;
       if (a_load) {
-        t += dma_cycles(x.mrows, x.kcur, beat, dim);
+        t += dma_cycles(p, beat, x.mrows, x.kcur, dim);
         front += EST_CMD_OVERHEAD;
       }
       load_free = t;
@@ -361,7 +366,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
         front = max64(front, load_free);
         for (uint32_t jj = 0u; jj < x.nblk; jj++) {
           front += (uint64_t)p->n_params *
-                   (EST_CMD_OVERHEAD + dma_cycles(1u, 4u * sub_cols(d, &x, dim, jj), beat, 4u * dim));
+                   (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * sub_cols(d, &x, dim, jj), 4u * dim));
         }
       }
       front = max64(front, host);
@@ -370,7 +375,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
         front = max64(front, st_done[st_n % EST_STORE_QUEUE]) + EST_CMD_OVERHEAD;
         const uint64_t st = max64(front, store_free);
         store_free = st + p->param_rows +
-                     dma_cycles(x.mrows, sub_cols(d, &x, dim, jj) * es, beat, beat);
+                     dma_cycles(p, beat, x.mrows, sub_cols(d, &x, dim, jj) * es, beat);
         st_done[st_n % EST_STORE_QUEUE] = store_free;
         st_n++;
       }
@@ -419,7 +424,8 @@ typedef struct cand {
 
 /* Build the plan for one candidate; false if it does not fit. */
 static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d, const cand_t *cd,
-                           uint32_t max_mt, tsr_gemm_plan_t *p) {
+                           uint32_t max_mt, uint32_t mem_bw, uint32_t mem_latency,
+                           tsr_gemm_plan_t *p) {
   const uint32_t sbufs = cd->sbufs;
   const uint32_t abufs = cd->abufs;
   const uint32_t nb = cd->nb;
@@ -515,6 +521,8 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
                 : banked   ? half + sbufs * p->w_rows
                            : sbufs * (p->a_rows + p->w_rows);
   p->n_params = n_params(d);
+  p->mem_bw = mem_bw;
+  p->mem_latency = mem_latency;
   count_plan(d, p);
   p->est_cycles = tsr_gemm_predict_cycles(info, d, p);
   return true;
@@ -539,6 +547,11 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
   }
   const uint32_t max_mt = opts != NULL ? opts->max_mt : 0u;
   const uint32_t max_kc = opts != NULL ? opts->max_kc : 0u;
+  /* The memory the prediction assumes: the bus width unless capped, the default latency. */
+  const uint32_t bw_cap = opts != NULL ? opts->mem_bw : 0u;
+  const uint32_t mem_bw = bw_cap != 0u && bw_cap < info->axi_bytes ? bw_cap : info->axi_bytes;
+  const uint32_t mem_latency =
+      opts != NULL && opts->mem_latency != 0u ? opts->mem_latency : EST_MEM_LATENCY;
   const tsr_gemm_buf_t spad_buf = opts != NULL ? opts->spad_buf : TSR_BUF_AUTO;
   const tsr_gemm_buf_t acc_buf = opts != NULL ? opts->acc_buf : TSR_BUF_AUTO;
   if (spad_buf > TSR_BUF_DOUBLE || acc_buf > TSR_BUF_DOUBLE) {
@@ -600,7 +613,7 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
         cd.kcb = cands[i % nc];
         cd.nb = k_nbs[(i / nc) % n_nbs];
         cd.banked = i < nc * n_nbs;
-        if (!make_candidate(info, desc, &cd, max_mt, plan)) {
+        if (!make_candidate(info, desc, &cd, max_mt, mem_bw, mem_latency, plan)) {
           continue;
         }
         uint64_t sc = score(plan);
@@ -620,7 +633,7 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
     return TSR_UNSUPPORTED;
   }
   /* Rebuild the winner in place (cheaper than keeping a copy). */
-  (void)make_candidate(info, desc, &best, max_mt, plan);
+  (void)make_candidate(info, desc, &best, max_mt, mem_bw, mem_latency, plan);
   return TSR_OK;
 }
 

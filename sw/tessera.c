@@ -1195,6 +1195,13 @@ static int gemm_exec(const args_t *ar, bool show_progress, gemm_run_t *g) {
     }
     opts.max_kc = (uint32_t)v;
   }
+  /* The planner's cost model assumes the memory the simulator is given. */
+  if (ar->set[O_MEM_BW] && get_int(ar, O_MEM_BW, 0, 4096, &v) == 0) {
+    opts.mem_bw = (uint32_t)v;
+  }
+  if (ar->set[O_MEM_LATENCY] && get_int(ar, O_MEM_LATENCY, 0, 100000, &v) == 0) {
+    opts.mem_latency = v == 0 ? 1u : (uint32_t)v; /* the memory model counts 0 as 1 */
+  }
   if ((random ? job_random(ar, j) : job_from_files(ar, j)) != 0) {
     goto done;
   }

@@ -70,6 +70,8 @@ typedef struct tsr_gemm_opts {
   uint32_t max_kc;        /**< cap on the K chunk (rounded down to a multiple of N, >= N) */
   tsr_gemm_buf_t spad_buf;/**< scratchpad A/W buffering */
   tsr_gemm_buf_t acc_buf; /**< accumulator tile buffering */
+  uint32_t mem_bw;        /**< bytes per cycle the memory delivers, for the cost model (0: the bus width) */
+  uint32_t mem_latency;   /**< memory read latency in cycles, for the cost model (0: 10, the default) */
 } tsr_gemm_opts_t;
 
 /** The decisions of the planner, and what executing them will cost. */
@@ -110,6 +112,8 @@ typedef struct tsr_gemm_plan {
   uint64_t dma_rd_bytes;  /**< payload bytes read (whole beats may read more) */
   uint64_t dma_wr_bytes;  /**< bytes written */
   uint64_t macs;          /**< m * k * n */
+  uint32_t mem_bw;        /**< bytes per cycle the prediction assumes (<= the bus width) */
+  uint32_t mem_latency;   /**< memory latency the prediction assumes, cycles */
   uint64_t est_cycles;    /**< predicted cycles (tsr_gemm_predict_cycles) */
 } tsr_gemm_plan_t;
 
