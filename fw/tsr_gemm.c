@@ -240,6 +240,7 @@ static uint32_t sub_cols(const tsr_gemm_desc_t *d, const group_t *x, uint32_t di
 /* ---- Cost model ------------------------------------------------------------------------------ */
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 /*
  * Quarter cycles to move one external row of `bytes` bytes. Each row is one
@@ -348,6 +349,10 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
      * tile's first MATMUL (the parameter LOADs before it end the look-ahead)
      * or a group whose data came late. */
     const bool late = start > front;
+    /* While the front end waits, the host fills the command queue and then
+     * waits too: it is at most CMDQ_DEPTH commands ahead when the front end
+     * resumes. */
+    host = max64(host, start - min64(start, (uint64_t)info->cmdq_depth * EST_SUBMIT));
     const bool pre = p->preload && x.mrows >= dim;
     const uint64_t plain = x.mrows + dim;
     const uint64_t each = pre ? max64(x.mrows, 2u * dim) : plain;

@@ -490,8 +490,11 @@ module tsr_ctrl #(
     case (state_q)
       StIdle: begin
         if (ovf_q) begin
-          fail      = 1'b1;
-          fail_code = ErrCmdqOverflow;
+          // Reported after the LOADs and STOREs already queued have retired.
+          if (drained) begin
+            fail      = 1'b1;
+            fail_code = ErrCmdqOverflow;
+          end
         end else if (count_q != {(QAw+1){1'b0}}) begin
           q_re      = 1'b1;
           rd_ptr_d  = rd_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
@@ -661,8 +664,13 @@ module tsr_ctrl #(
       done_d = 1'b0;       // a new command: no longer done
     end
     if (soft_reset_i) begin
-      state_d  = StAbort;
-      rd_ptr_d = {QAw{1'b0}};
+      state_d   = StAbort;
+      rd_ptr_d  = {QAw{1'b0}};
+      rd_start  = 1'b0;
+      mm_start  = 1'b0;
+      sfu_start = 1'b0;
+      lq_push   = 1'b0;
+      sq_push   = 1'b0;
     end
   end
 
@@ -775,10 +783,14 @@ module tsr_ctrl #(
           bg_idx  = sq_idx;
           bg_addr = st_param_err_i ? 32'h0 : wr_err_addr_i;
         end
-      end else begin
+      end else if (!bg_fail) begin   // nothing retires in the cycle an error is raised
         sq_retire = 1'b1;
         sq_pop    = 1'b1;
       end
+    end
+    if (bg_fail) begin
+      lq_retire = 1'b0;
+      lq_pop    = 1'b0;
     end
   end
 
