@@ -387,7 +387,9 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       store_done[x.unit % p->acc_bufs] = store_free;
     }
   }
-  return max64(max64(front, load_free), store_free);
+  /* Reads and writes share the memory's bandwidth. */
+  const uint64_t bus = (p->dma_rd_bytes + p->dma_wr_bytes + p->mem_bw - 1u) / p->mem_bw;
+  return max64(max64(max64(front, load_free), store_free), bus);
 }
 
 /* ---- Planner ----------------------------------------------------------------------------------- */
