@@ -637,11 +637,9 @@ module tsr_ctrl #(
       default: state_d = StIdle;
     endcase
 
-    // An error of an earlier (background) command wins over the front end's.
-    if (bg_fail) begin
-      fail      = 1'b1;
-      fail_code = bg_code;
-      fail_addr = bg_addr;
+    // In the cycle of a background error or a soft reset nothing starts,
+    // retires, is queued or is fetched.
+    if (bg_fail || soft_reset_i) begin
       retire    = 1'b0;
       lq_push   = 1'b0;
       sq_push   = 1'b0;
@@ -652,6 +650,12 @@ module tsr_ctrl #(
       q_re      = 1'b0;
       rd_ptr_d  = rd_ptr_q;
       cmd_d     = cmd_q;
+    end
+    // An error of an earlier (background) command wins over the front end's.
+    if (bg_fail) begin
+      fail      = 1'b1;
+      fail_code = bg_code;
+      fail_addr = bg_addr;
     end
     if (fail && state_q != StError && state_q != StAbort) begin
       err_code_d = fail_code;
@@ -664,13 +668,8 @@ module tsr_ctrl #(
       done_d = 1'b0;       // a new command: no longer done
     end
     if (soft_reset_i) begin
-      state_d   = StAbort;
-      rd_ptr_d  = {QAw{1'b0}};
-      rd_start  = 1'b0;
-      mm_start  = 1'b0;
-      sfu_start = 1'b0;
-      lq_push   = 1'b0;
-      sq_push   = 1'b0;
+      state_d  = StAbort;
+      rd_ptr_d = {QAw{1'b0}};
     end
   end
 
