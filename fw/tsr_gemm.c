@@ -343,16 +343,16 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     if (x.c == 0u && x.unit >= p->acc_bufs) {
       start = max64(start, store_done[x.unit % p->acc_bufs]);
     }
+    /* While the front end waits, the host fills the command queue and then
+     * waits too: it is at most CMDQ_DEPTH commands ahead when the front end
+     * resumes. */
+    host = max64(host, start - min64(start, (uint64_t)info->cmdq_depth * EST_SUBMIT));
     /* With preload, a MATMUL's weights load while the previous one streams
      * (from about its N-th row on, for N cycles), so it costs max(M, 2N)
      * instead of M + N; not for M < N (the stream ends first), nor for the
      * tile's first MATMUL (the parameter LOADs before it end the look-ahead)
      * or a group whose data came late. */
     const bool late = start > front;
-    /* While the front end waits, the host fills the command queue and then
-     * waits too: it is at most CMDQ_DEPTH commands ahead when the front end
-     * resumes. */
-    host = max64(host, start - min64(start, (uint64_t)info->cmdq_depth * EST_SUBMIT));
     const bool pre = p->preload && x.mrows >= dim;
     const uint64_t plain = x.mrows + dim;
     const uint64_t each = pre ? max64(x.mrows, 2u * dim) : plain;
@@ -364,7 +364,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     mm_done[slot] = front;
     if (x.c + 1u == p->k_chunks) {
       /* The tile is complete: drain, every sub-tile's parameters, the STOREs
-       * (at most two queued: the third waits for the first to finish). */
+       * (EST_STORE_QUEUE of them queue; the next waits for the oldest). */
       front += 2u * dim;
       host += (uint64_t)x.nblk * (p->n_params + 1u) * EST_SUBMIT;
       if (p->n_params != 0u) {
