@@ -369,6 +369,12 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       host += (uint64_t)x.nblk * (p->n_params + 1u) * EST_SUBMIT;
       if (p->n_params != 0u) {
         front = max64(front, load_free);
+        /* After the job's last MATMULs every token counter is back at zero, so
+         * the tokenless parameter LOADs of the last tile run as untokened
+         * (serial) code: after every earlier STORE (docs/commands.md). */
+        if (x.unit + 1u == p->units && (x.nblk > 1u || p->n_params > 1u)) {
+          front = max64(front, store_free);
+        }
         for (uint32_t jj = 0u; jj < x.nblk; jj++) {
           front += (uint64_t)p->n_params *
                    (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * sub_cols(d, &x, dim, jj), 4u * dim));
