@@ -1035,6 +1035,9 @@ module tsr_ctrl #(
       if (push) assert (count_q < CmdQDepth[QAw:0]);
       if (q_re) assert (count_q != {(QAw+1){1'b0}});
       if (cmd_we_i && words_q == 3'd7 && q_full) assert (!push);
+      // A command read ahead (peeked) is still in the queue: only a fetch,
+      // which forgets the peek, pops one.
+      if (peek_v_q || peek_rd_q) assert ({{(QAw-1){1'b0}}, peek_off_q} < count_q);
     end
   end
 
