@@ -242,6 +242,25 @@ static uint32_t sub_cols(const tsr_gemm_desc_t *d, const group_t *x, uint32_t di
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* One 16-bit digit of a long division by d < 2^16: *r becomes the remainder. */
+static uint32_t div_digit(uint32_t *r, uint32_t digit, uint32_t d) {
+  const uint32_t x = (*r << 16) | (digit & 0xffffu);
+  *r = x % d;
+  return x / d;
+}
+
+/* ceil(n / d) for a 64-bit n and 0 < d < 2^16 (a bandwidth in bytes per cycle),
+ * in 16-bit digits with 32-bit arithmetic and constant shifts: the firmware
+ * links no libgcc, which RV32 needs for 64-bit division and variable shifts. */
+static uint64_t ceil_div64(uint64_t n, uint32_t d) {
+  uint32_t r = 0u;
+  const uint64_t q3 = div_digit(&r, (uint32_t)(n >> 48), d);
+  const uint64_t q2 = div_digit(&r, (uint32_t)(n >> 32), d);
+  const uint64_t q1 = div_digit(&r, (uint32_t)(n >> 16), d);
+  const uint64_t q0 = div_digit(&r, (uint32_t)n, d);
+  return ((q3 << 48) | (q2 << 32) | (q1 << 16) | q0) + (r != 0u ? 1u : 0u);
+}
+
 /*
  * Quarter cycles to move one external row of `bytes` bytes. Each row is one
  * burst; a burst holds one of EST_OUTSTANDING slots for about latency +
@@ -256,7 +275,7 @@ static uint64_t row_cost_q(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t byt
                            uint32_t chunk) {
   const uint64_t beats = ceil_div(bytes, beat);
   const uint64_t chunks = ceil_div(bytes, chunk);
-  const uint64_t bus_q = (beats * beat * 4u + p->mem_bw - 1u) / p->mem_bw;
+  const uint64_t bus_q = ceil_div(ceil_div(bytes, beat) * beat * 4u, p->mem_bw);
   const uint64_t slots = (p->mem_latency + beats + 1u) * 4u / EST_OUTSTANDING;
   return max64(max64(bus_q, chunks * 4u), slots);
 }
@@ -394,7 +413,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     }
   }
   /* Reads and writes share the memory's bandwidth. */
-  const uint64_t bus = (p->dma_rd_bytes + p->dma_wr_bytes + p->mem_bw - 1u) / p->mem_bw;
+  const uint64_t bus = ceil_div64(p->dma_rd_bytes + p->dma_wr_bytes, p->mem_bw);
   return max64(max64(max64(front, load_free), store_free), bus);
 }
 
