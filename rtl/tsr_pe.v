@@ -20,19 +20,16 @@ module tsr_pe (
   output wire [31:0] psum_o
 );
   reg [7:0]  w0_q, w1_q;
-  reg [7:0]  a_q;
-  reg        sel_q;
+  reg [8:0]  a_q;       // {bank select, activation}: they travel together
   reg [31:0] psum_q;
 
-  wire signed [7:0]  w_cur   = a_sel_i ? w1_q : w0_q;
-  wire signed [15:0] product = $signed(a_i) * w_cur;
-  // Two's-complement wrap is the defined overflow behaviour of the accumulation.
-  wire [31:0]        psum_d  = psum_i + {{16{product[15]}}, product};
-
+  // All operands signed and 32 bits wide, so the product is sign-extended
+  // before the add; two's-complement wrap is the defined overflow behaviour.
+  // One expression and no named intermediate wires: Verilator then keeps a
+  // PE to a handful of loads and stores per cycle.
   always @(posedge clk_i) begin
-    a_q    <= a_i;
-    sel_q  <= a_sel_i;
-    psum_q <= psum_d;
+    a_q    <= {a_sel_i, a_i};
+    psum_q <= $signed(psum_i) + $signed(a_i) * $signed(a_sel_i ? w1_q : w0_q);
     if (w_we_i && !w_bank_i) begin
       w0_q <= w_i;
     end
@@ -41,8 +38,8 @@ module tsr_pe (
     end
   end
 
-  assign a_o     = a_q;
-  assign a_sel_o = sel_q;
+  assign a_o     = a_q[7:0];
+  assign a_sel_o = a_q[8];
   assign psum_o  = psum_q;
 endmodule
 

@@ -1,4 +1,4 @@
-// tsr_requant: one output-stage lane: bias, TFLite requantization, zero point, clamp (3 stages).
+// tsr_requant: one output-stage lane: bias, TFLite requantization, zero point, clamp, table (4 stages).
 `default_nettype none
 
 // Bit-exact with sw/tsr_quant.c (the golden model):
@@ -12,6 +12,13 @@
 // The pipeline advances when en_i is high and holds otherwise, so the store
 // unit can stall it on output backpressure. Per-store settings (bias, mult,
 // shift, zp, clamp bounds, mode bits) must stay constant while rows flow.
+//
+// Each stage's arithmetic is a function evaluated inside that stage's
+// clocked block, and a stage's data registers load only when a valid row
+// enters it. out_o is therefore defined only while valid_o is high. This is
+// also what keeps the Verilated model fast: an idle lane costs nothing, where
+// free-standing combinational wires would be evaluated every cycle (the 16
+// lanes of an N = 16 chip were a fifth of its simulation time).
 module tsr_requant #(
   parameter integer ArrayDim = 8,   // N: the table copy is 256/N rows of N entries
   localparam integer LutAw = $clog2(256 / ArrayDim)
@@ -44,46 +51,100 @@ module tsr_requant #(
   localparam [31:0] Int32Max = 32'h7fff_ffff;
 
   // Stage 1: bias and left shift (wrapping, as TFLite's x * (1 << left)).
-  reg        v1_q, neg1_q;
-  reg [31:0] xl_q;
-  wire [31:0] x = acc_i + (bias_en_i ? bias_i : 32'h0);
-  wire        neg = leaky_i && x[31];
-  wire [5:0]  shift1    = neg ? shift_neg_i : shift_i;
-  wire [4:0]  left      = shift1[5] ? 5'd0 : shift1[4:0];
+  // Returns {negative, x << left}; a negative x picks the leaky parameters.
+  function automatic [32:0] bias_shift(input [31:0] acc, input bias_en, input [31:0] bias,
+                                       input leaky, input [5:0] shift, input [5:0] shift_neg);
+    reg [31:0] x;
+    reg        neg;
+    reg [5:0]  sh;
+    begin
+      x   = acc + (bias_en ? bias : 32'h0);
+      neg = leaky && x[31];
+      sh  = neg ? shift_neg : shift;
+      bias_shift = {neg, sh[5] ? x : (x << sh[4:0])};
+    end
+  endfunction
 
-  // Stage 2: the 32 x 32 -> 64 product of srdhm.
-  reg               v2_q, neg2_q;
-  wire [31:0]       mult2 = neg1_q ? mult_neg_i : mult_i;
-  reg [31:0]        x2_q;
+  // Stage 3: srdhm's rounding of the 64-bit product, rdbpot(., right), zero
+  // point and clamp. (The quotient's low and sign bits are dropped by design.)
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic [31:0] round_clamp(input [63:0] prod, input sat, input [5:0] shift,
+                                        input [7:0] zp, input [7:0] act_min, input [7:0] act_max);
+    reg [63:0] nudged, biased;
+    reg [31:0] srd, mask, remainder, threshold, rounded, y, lo, hi;
+    reg [4:0]  right;
+    begin
+      // Division by 2^31 truncating toward zero; only the saturating case
+      // (INT32_MIN * INT32_MIN) does not fit int32.
+      nudged = prod + (prod[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000);
+      biased = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
+      srd    = sat ? Int32Max : biased[62:31];
+      // rdbpot(srd, right): round half away from zero; right = -shift when negative.
+      right     = shift[5] ? 5'd0 - shift[4:0] : 5'd0;
+      mask      = (32'h1 << right) - 32'h1;
+      remainder = srd & mask;
+      threshold = (mask >> 1) + {31'h0, srd[31]};
+      rounded   = $unsigned($signed(srd) >>> right) + {31'h0, (remainder > threshold)};
+      y         = rounded + {{24{zp[7]}}, zp};
+      lo        = {{24{act_min[7]}}, act_min};
+      hi        = {{24{act_max[7]}}, act_max};
+      round_clamp = ($signed(y) < $signed(lo)) ? lo : ($signed(y) > $signed(hi)) ? hi : y;
+    end
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  reg        v1_q, v2_q, v3_q, v4_q;
+  reg        neg1_q, neg2_q;
+  reg [31:0] xl_q, x2_q;
   reg signed [63:0] prod_q;
-  reg               sat_q;
+  reg        sat_q;
+  reg [31:0] out3_q, out4_q;
+  reg        lut3_q, lut4_q;
 
-  // Stage 3: rounding, rdbpot, zero point and clamp.
-  reg        v3_q, lut3_q;
-  reg [31:0] out_q;
-  wire [5:0] shift3 = neg2_q ? shift_neg_i : shift_i;
-  wire [5:0] right6 = shift3[5] ? (6'd0 - shift3) : 6'd0;   // 0..31
-  wire [4:0] right  = right6[4:0];
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      v1_q <= 1'b0;
+      v2_q <= 1'b0;
+      v3_q <= 1'b0;
+      v4_q <= 1'b0;
+    end else if (clr_i) begin
+      v1_q <= 1'b0;
+      v2_q <= 1'b0;
+      v3_q <= 1'b0;
+      v4_q <= 1'b0;
+    end else if (en_i) begin
+      v1_q <= valid_i;
+      v2_q <= v1_q;
+      v3_q <= v2_q;
+      v4_q <= v3_q;
+    end
+  end
 
-  wire [63:0] nudge   = prod_q[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000;
-  wire [63:0] nudged  = prod_q + nudge;
-  // Division by 2^31 truncating toward zero.
-  wire [63:0] biased  = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
-  wire [32:0] quot    = biased[63:31];   // fits int32 except the saturating case
-  wire [31:0] srd     = sat_q ? Int32Max : quot[31:0];
-  // rdbpot(srd, right): round half away from zero.
-  wire [31:0] mask      = (32'h1 << right) - 32'h1;
-  wire [31:0] remainder = srd & mask;
-  wire [31:0] threshold = (mask >> 1) + {31'h0, srd[31]};
-  wire [31:0] shifted   = $unsigned($signed(srd) >>> right);
-  wire [31:0] rounded   = shifted + {31'h0, (remainder > threshold)};
-  wire [31:0] y         = rounded + {{24{zp_i[7]}}, zp_i};
-  wire [31:0] lo        = {{24{act_min_i[7]}}, act_min_i};
-  wire [31:0] hi        = {{24{act_max_i[7]}}, act_max_i};
-  wire [31:0] clamped   = ($signed(y) < $signed(lo)) ? lo :
-                          ($signed(y) > $signed(hi)) ? hi : y;
-  // This lane's copy of the table, read with the clamped value on the edge
-  // that registers stage 3, so the entry appears together with out_q.
+  wire [31:0] mult2 = neg1_q ? mult_neg_i : mult_i;
+  always @(posedge clk_i) begin
+    if (en_i && valid_i) begin
+      {neg1_q, xl_q} <= bias_shift(acc_i, bias_en_i, bias_i, leaky_i, shift_i, shift_neg_i);
+    end
+    if (en_i && v1_q) begin
+      // Stage 2: the 32 x 32 -> 64 product of srdhm.
+      x2_q   <= xl_q;
+      neg2_q <= neg1_q;
+      prod_q <= $signed(xl_q) * $signed(mult2);
+      sat_q  <= (xl_q == Int32Min) && (mult2 == Int32Min);
+    end
+    if (en_i && v2_q) begin
+      out3_q <= requant_i ? round_clamp(prod_q, sat_q, neg2_q ? shift_neg_i : shift_i,
+                                        zp_i, act_min_i, act_max_i)
+                          : x2_q;
+      lut3_q <= requant_i && lut_en_i;
+    end
+    if (en_i && v3_q) begin
+      out4_q <= out3_q;
+      lut4_q <= lut3_q;
+    end
+  end
+
+  // Stage 4: this lane's copy of the table, read with the clamped value.
   wire [7:0] lut_entry;
   tsr_lut #(.N(ArrayDim), .SyncRead(1)) u_lut (
     .clk_i   (clk_i),
@@ -92,45 +153,13 @@ module tsr_requant #(
     .we_i    (lut_we_i),
     .waddr_i (lut_waddr_i),
     .wdata_i (lut_wdata_i),
-    .re_i    (en_i),
-    .idx_i   (clamped[7:0]),
+    .re_i    (en_i && v3_q && lut3_q),
+    .idx_i   (out3_q[7:0]),
     .entry_o (lut_entry)
   );
 
-  always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      v1_q <= 1'b0;
-      v2_q <= 1'b0;
-      v3_q <= 1'b0;
-    end else if (clr_i) begin
-      v1_q <= 1'b0;
-      v2_q <= 1'b0;
-      v3_q <= 1'b0;
-    end else if (en_i) begin
-      v1_q <= valid_i;
-      v2_q <= v1_q;
-      v3_q <= v2_q;
-    end
-  end
-
-  always @(posedge clk_i) begin
-    if (en_i) begin
-      xl_q   <= x << left;
-      neg1_q <= neg;
-      x2_q   <= xl_q;
-      neg2_q <= neg1_q;
-      prod_q <= $signed(xl_q) * $signed(mult2);
-      sat_q  <= (xl_q == Int32Min) && (mult2 == Int32Min);
-      out_q  <= requant_i ? clamped : x2_q;
-      lut3_q <= requant_i && lut_en_i;
-    end
-  end
-
-  // The low bits are shifted out; the sign bit of the quotient is implied.
-  wire unused_bits = ^{right6[5], biased[30:0], quot[32]};
-
-  assign valid_o = v3_q;
-  assign out_o   = lut3_q ? {{24{lut_entry[7]}}, lut_entry} : out_q;
+  assign valid_o = v4_q;
+  assign out_o   = lut4_q ? {{24{lut_entry[7]}}, lut_entry} : out4_q;
 endmodule
 
 `default_nettype wire

@@ -191,59 +191,26 @@ module tsr_sfu #(
       default: ;
     endcase
   endfunction
-  wire [63:0] va = operand(sa, rf_q, p_q, x_q, x2_q, beta_q, len_q);
-  wire [63:0] vb = operand(sb, rf_q, p_q, x_q, x2_q, beta_q, len_q);
-  wire [63:0] vc = operand(sc, rf_q, p_q, x_q, x2_q, beta_q, len_q);
+  // Operands are only used while a microinstruction executes (StRun) and
+  // read as zero otherwise. The gate costs hardware nothing and lets the
+  // Verilated model skip the three 32-way multiplexers in every other cycle.
+  reg [63:0] va, vb, vc;
+  always @(*) begin
+    va = 64'h0;
+    vb = 64'h0;
+    vc = 64'h0;
+    if (state_q == StRun) begin
+      va = operand(sa, rf_q, p_q, x_q, x2_q, beta_q, len_q);
+      vb = operand(sb, rf_q, p_q, x_q, x2_q, beta_q, len_q);
+      vc = operand(sc, rf_q, p_q, x_q, x2_q, beta_q, len_q);
+    end
+  end
 
   // ---------------------------------------------------------------- datapath
   // The table entry OUTLUT reads (from the SFU's tsr_lut copy, instantiated
   // below); LUT_LOAD writes row cnt-1 in the cycle it captures it.
   wire [7:0]       lut_entry;
   wire [LutAw-1:0] lut_waddr = cnt_q[LutAw-1:0] - {{(LutAw-1){1'b0}}, 1'b1};
-  // The multiplier: MUL takes b, the srdhm forms b or the immediate.
-  wire [31:0]        mul_b   = (op == UMul || op == USrdhm) ? vb[31:0] : imm;
-  wire signed [63:0] prod    = $signed(va[31:0]) * $signed(mul_b);
-  // srdhm: round(a * b / 2^31), ties up (gemmlowp nudge), saturating INT32_MIN^2.
-  wire [63:0] nudge    = prod[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000;
-  wire [63:0] nudged   = prod + nudge;
-  wire [63:0] biased   = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
-  wire        srd_sat  = (va[31:0] == 32'h8000_0000) && (mul_b == 32'h8000_0000);
-  wire [63:0] srd      = srd_sat ? 64'h0000_0000_7fff_ffff : sext32({32'h0, biased[62:31]});
-
-  // The shifter: signed amount for SHL/SHLI, 0..63 for SHL32/RDIV.
-  reg  [63:0] sh_amt;
-  always @(*) begin
-    case (op)
-      UShli, URdivi, USshli: sh_amt = imm64;
-      default:               sh_amt = vb;
-    endcase
-  end
-  wire        sh_right = sh_amt[63];
-  wire [63:0] sh_neg   = 64'h0 - sh_amt;
-  wire [6:0]  sh_l     = (sh_amt > 64'd63) ? 7'd64 : sh_amt[6:0];
-  wire [6:0]  sh_r     = (sh_neg > 64'd63) ? 7'd64 : sh_neg[6:0];
-  wire [63:0] shl_v    = (sh_l[6]) ? 64'h0 : (va << sh_l[5:0]);
-  wire [63:0] sra_v    = (sh_r[6]) ? {64{va[63]}} : $unsigned($signed(va) >>> sh_r[5:0]);
-  wire [63:0] shift_v  = sh_right ? sra_v : shl_v;
-  // rdbpot64(a, e): a / 2^e rounded to nearest, ties away from zero.
-  wire [5:0]  rd_e     = sh_amt[5:0];
-  wire [63:0] rd_mask  = (64'h1 << rd_e) - 64'h1;
-  wire [63:0] rd_rem   = va & rd_mask;
-  wire [63:0] rd_thr   = (rd_mask >> 1) + {63'h0, va[63]};
-  wire [63:0] rd_q     = $unsigned($signed(va) >>> rd_e);
-  wire [63:0] rdiv_v   = rd_q + {63'h0, (rd_rem > rd_thr)};
-  // gemmlowp SaturatingRoundingMultiplyByPOT<e> for e in 1..31.
-  wire [4:0]  ss_e     = imm[4:0];
-  wire [63:0] ss_thr   = (64'h1 << (6'd31 - {1'b0, ss_e})) - 64'h1;
-  wire [63:0] va32     = sext32(va);
-  wire [63:0] sshl_v   = ($signed(va32) > $signed(ss_thr)) ? 64'h0000_0000_7fff_ffff :
-                         ($signed(va32) < -$signed(ss_thr)) ? 64'hffff_ffff_8000_0000 :
-                         sext32(va32 << ss_e);
-  // RoundingHalfSum: (a + b + sign) / 2, the division truncating toward zero.
-  wire [63:0] hs_sum   = sext32(va) + sext32(vb);
-  wire [63:0] hs_t     = hs_sum + (hs_sum[63] ? 64'hffff_ffff_ffff_ffff : 64'h1);
-  wire [63:0] halfsum_v = $unsigned($signed(hs_t + {63'h0, hs_t[63]}) >>> 1);
-
   // Leading zeros of a 64-bit value (64 for 0).
   function automatic [63:0] clz(input [63:0] v);
     integer k;
@@ -261,35 +228,88 @@ module tsr_sfu #(
     end
   endfunction
 
-  reg [63:0] alu;
-  always @(*) begin
-    case (op)
-      UAdd:     alu = va + vb;
-      USub:     alu = va - vb;
-      UAdd32:   alu = sext32(va + vb);
-      UAddi32:  alu = sext32(va + imm64);
-      URsubi32: alu = sext32(imm64 - va);
-      UMul:     alu = prod;
-      USrdhm, USrdhmi: alu = srd;
-      USrdhmif: alu = vc[{1'b0, sb}] ? srd : va;
-      UShl, UShli: alu = shift_v;
-      UShl32:   alu = sext32(va << vb[4:0]);
-      USshli:   alu = sshl_v;
-      URdiv, URdivi: alu = rdiv_v;
-      UAndi:    alu = va & imm64;
-      UMax:     alu = ($signed(va) > $signed(vb)) ? va : vb;
-      UMin:     alu = ($signed(va) < $signed(vb)) ? va : vb;
-      UMaxi:    alu = ($signed(va) > $signed(imm64)) ? va : imm64;
-      UMini:    alu = ($signed(va) < $signed(imm64)) ? va : imm64;
-      UClz32:   alu = clz({va[31:0], 32'hffff_ffff});
-      UClz64:   alu = clz(va);
-      UHalfsum: alu = halfsum_v;
-      USelneg:  alu = vc[63] ? va : vb;
-      USelz:    alu = (vc == 64'h0) ? va : vb;
-      UZext32:  alu = {32'h0, va[31:0]};
-      default:  alu = 64'h0;
-    endcase
-  end
+  // The ALU: the result of register-writing microinstruction op. One
+  // function, so that the model evaluates it only in a cycle that writes a
+  // register (alu below); in hardware this is the same combinational logic.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic [63:0] alu_f(input [5:0] uop, input [4:0] bsel, input [31:0] uimm,
+                                  input [63:0] a, input [63:0] b, input [63:0] c);
+    reg [63:0]        uimm64;
+    reg [31:0]        mul_b;
+    reg signed [63:0] prod;
+    reg [63:0]        nudged, biased, srd;
+    reg [63:0]        sh_amt, sh_neg, shl_v, sra_v, shift_v;
+    reg [6:0]         sh_l, sh_r;
+    reg [5:0]         rd_e;
+    reg [63:0]        rd_mask, rd_rem, rd_thr, rdiv_v;
+    reg [4:0]         ss_e;
+    reg [63:0]        ss_thr, va32, sshl_v;
+    reg [63:0]        hs_sum, hs_t, halfsum_v;
+    begin
+      uimm64 = {{32{uimm[31]}}, uimm};
+      // The multiplier: MUL takes b, the srdhm forms b or the immediate.
+      mul_b = (uop == UMul || uop == USrdhm) ? b[31:0] : uimm;
+      prod  = $signed(a[31:0]) * $signed(mul_b);
+      // srdhm: round(a * b / 2^31), ties up (gemmlowp nudge), saturating INT32_MIN^2.
+      nudged = prod + (prod[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000);
+      biased = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
+      srd    = ((a[31:0] == 32'h8000_0000) && (mul_b == 32'h8000_0000)) ?
+               64'h0000_0000_7fff_ffff : sext32({32'h0, biased[62:31]});
+      // The shifter: signed amount for SHL/SHLI, 0..63 for SHL32/RDIV.
+      sh_amt  = (uop == UShli || uop == URdivi || uop == USshli) ? uimm64 : b;
+      sh_neg  = 64'h0 - sh_amt;
+      sh_l    = (sh_amt > 64'd63) ? 7'd64 : sh_amt[6:0];
+      sh_r    = (sh_neg > 64'd63) ? 7'd64 : sh_neg[6:0];
+      shl_v   = (sh_l[6]) ? 64'h0 : (a << sh_l[5:0]);
+      sra_v   = (sh_r[6]) ? {64{a[63]}} : $unsigned($signed(a) >>> sh_r[5:0]);
+      shift_v = sh_amt[63] ? sra_v : shl_v;
+      // rdbpot64(a, e): a / 2^e rounded to nearest, ties away from zero.
+      rd_e    = sh_amt[5:0];
+      rd_mask = (64'h1 << rd_e) - 64'h1;
+      rd_rem  = a & rd_mask;
+      rd_thr  = (rd_mask >> 1) + {63'h0, a[63]};
+      rdiv_v  = $unsigned($signed(a) >>> rd_e) + {63'h0, (rd_rem > rd_thr)};
+      // gemmlowp SaturatingRoundingMultiplyByPOT<e> for e in 1..31.
+      ss_e    = uimm[4:0];
+      ss_thr  = (64'h1 << (6'd31 - {1'b0, ss_e})) - 64'h1;
+      va32    = sext32(a);
+      sshl_v  = ($signed(va32) > $signed(ss_thr)) ? 64'h0000_0000_7fff_ffff :
+                ($signed(va32) < -$signed(ss_thr)) ? 64'hffff_ffff_8000_0000 :
+                sext32(va32 << ss_e);
+      // RoundingHalfSum: (a + b + sign) / 2, the division truncating toward zero.
+      hs_sum    = sext32(a) + sext32(b);
+      hs_t      = hs_sum + (hs_sum[63] ? 64'hffff_ffff_ffff_ffff : 64'h1);
+      halfsum_v = $unsigned($signed(hs_t + {63'h0, hs_t[63]}) >>> 1);
+      case (uop)
+        UAdd:     alu_f = a + b;
+        USub:     alu_f = a - b;
+        UAdd32:   alu_f = sext32(a + b);
+        UAddi32:  alu_f = sext32(a + uimm64);
+        URsubi32: alu_f = sext32(uimm64 - a);
+        UMul:     alu_f = prod;
+        USrdhm, USrdhmi: alu_f = srd;
+        USrdhmif: alu_f = c[{1'b0, bsel}] ? srd : a;
+        UShl, UShli: alu_f = shift_v;
+        UShl32:   alu_f = sext32(a << b[4:0]);
+        USshli:   alu_f = sshl_v;
+        URdiv, URdivi: alu_f = rdiv_v;
+        UAndi:    alu_f = a & uimm64;
+        UMax:     alu_f = ($signed(a) > $signed(b)) ? a : b;
+        UMin:     alu_f = ($signed(a) < $signed(b)) ? a : b;
+        UMaxi:    alu_f = ($signed(a) > $signed(uimm64)) ? a : uimm64;
+        UMini:    alu_f = ($signed(a) < $signed(uimm64)) ? a : uimm64;
+        UClz32:   alu_f = clz({a[31:0], 32'hffff_ffff});
+        UClz64:   alu_f = clz(a);
+        UHalfsum: alu_f = halfsum_v;
+        USelneg:  alu_f = c[63] ? a : b;
+        USelz:    alu_f = (c == 64'h0) ? a : b;
+        UZext32:  alu_f = {32'h0, a[31:0]};
+        default:  alu_f = 64'h0;
+      endcase
+    end
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+
   wire writes_rd = (op <= UZext32);
 
   // ---------------------------------------------------------------- addresses
@@ -307,6 +327,13 @@ module tsr_sfu #(
   wire        uses_params = (func_q == FnSoftmax) || (func_q == FnLayernorm) || (func_q == FnAdd);
 
   reg              spad_re, spad_we, acc_re, acc_we, param_err, cap_lut, cap_param, rf_we;
+  reg [63:0]       alu;
+  always @(*) begin
+    alu = 64'h0;
+    if (rf_we) begin
+      alu = alu_f(op, sb, imm, va, vb, vc);
+    end
+  end
   reg [23:0]       spad_raddr, spad_waddr, acc_raddr, acc_waddr;
   reg [8*N-1:0]    spad_wdata;
   reg [32*N-1:0]   acc_wdata;
@@ -572,8 +599,7 @@ module tsr_sfu #(
   // Upper address bits were range-checked by the controller; the immediate's
   // middle bits and the upper function bit are unused by design.
   wire unused_bits = ^{spad_raddr[23:SpadAw], spad_waddr[23:SpadAw], acc_raddr[23:AccAw],
-                       acc_waddr[23:AccAw], ins[38:32], func_q[3], nudged[63], biased[63],
-                       biased[30:0]};
+                       acc_waddr[23:AccAw], ins[38:32], func_q[3]};
 endmodule
 
 `default_nettype wire
