@@ -11,6 +11,6 @@
 
 BLOCK_TESTS += pe array sram ctrl
 BLOCK_RTL_pe    := rtl/tsr_pe.v
-BLOCK_RTL_array := rtl/tsr_array.v rtl/tsr_pe.v
+BLOCK_RTL_array := rtl/tsr_array.v rtl/tsr_pe.v rtl/tsr_delay.v
 BLOCK_RTL_sram  := rtl/tsr_sram.v
 BLOCK_RTL_ctrl  := rtl/tsr_ctrl.v rtl/tsr_stage_fifo.v rtl/tsr_sram.v

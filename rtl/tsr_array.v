@@ -50,16 +50,15 @@ module tsr_array #(
         assign a_first = in_row_i[7:0];
         assign s_first = in_sel_i;
       end else begin : gen_delay
-        // i cycles of skew for element i (and its bank select), as one shift
-        // register; 9 spare bits on the shift-in side keep it legal for i = 1.
-        reg  [9*i-1:0] skew_q;
-        wire [9*i+8:0] skew_d = {skew_q, in_sel_i, in_row_i[8*i +: 8]};
-        always @(posedge clk_i) begin
-          skew_q <= skew_d[9*i-1:0];
-        end
-        wire unused_skew = ^skew_d[9*i+8:9*i];   // the element leaving the register
-        assign a_first = skew_q[9*i-9 +: 8];
-        assign s_first = skew_q[9*i-1];
+        // i cycles of skew for element i and its bank select.
+        wire [8:0] skewed;
+        tsr_delay #(.Width(9), .Depth(i)) u_skew (
+          .clk_i (clk_i),
+          .d_i   ({in_sel_i, in_row_i[8*i +: 8]}),
+          .q_o   (skewed)
+        );
+        assign a_first = skewed[7:0];
+        assign s_first = skewed[8];
       end
       wire row_we = w_we_i && (w_row_i == i[RowIdxWidth-1:0]);
 
@@ -94,29 +93,27 @@ module tsr_array #(
       end
 
       // The activations leaving the right edge are not needed.
+      /* verilator tracing_off */  // an unused signal the model need not compute
       wire unused_edge = ^{gen_col[N-1].a_out, gen_col[N-1].s_out};
+      /* verilator tracing_on */
     end
 
     for (j = 0; j < N; j = j + 1) begin : gen_deskew
       if (j == N - 1) begin : gen_direct
         assign out_row_o[32*j +: 32] = gen_row[N-1].gen_col[j].p_out;
       end else begin : gen_delay
-        // N-1-j cycles of delay for column j, as one shift register.
-        localparam integer Depth = N - 1 - j;
-        reg  [32*Depth-1:0]  deskew_q;
-        wire [32*Depth+31:0] deskew_d = {deskew_q, gen_row[N-1].gen_col[j].p_out};
-        always @(posedge clk_i) begin
-          deskew_q <= deskew_d[32*Depth-1:0];
-        end
-        wire unused_deskew = ^deskew_d[32*Depth+31:32*Depth];
-        assign out_row_o[32*j +: 32] = deskew_q[32*Depth-32 +: 32];
+        // N-1-j cycles of delay for column j.
+        tsr_delay #(.Width(32), .Depth(N - 1 - j)) u_deskew (
+          .clk_i (clk_i),
+          .d_i   (gen_row[N-1].gen_col[j].p_out),
+          .q_o   (out_row_o[32*j +: 32])
+        );
       end
     end
   endgenerate
 
   // Valid and tag ride a delay line as long as the array.
-  reg [Latency-1:0]  valid_q;
-  reg [TagWidth*Latency-1:0] tag_q;
+  reg [Latency-1:0] valid_q;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       valid_q <= {Latency{1'b0}};
@@ -124,12 +121,13 @@ module tsr_array #(
       valid_q <= {valid_q[Latency-2:0], in_valid_i};
     end
   end
-  always @(posedge clk_i) begin
-    tag_q <= {tag_q[TagWidth*(Latency-1)-1:0], in_tag_i};
-  end
+  tsr_delay #(.Width(TagWidth), .Depth(Latency)) u_tag (
+    .clk_i (clk_i),
+    .d_i   (in_tag_i),
+    .q_o   (out_tag_o)
+  );
 
   assign out_valid_o = valid_q[Latency-1];
-  assign out_tag_o   = tag_q[TagWidth*(Latency-1) +: TagWidth];
   assign busy_o      = |valid_q;
 endmodule
 

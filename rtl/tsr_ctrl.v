@@ -1014,7 +1014,9 @@ module tsr_ctrl #(
   assign st_start_o    = st_start;
   assign sfu_start_o   = sfu_start;
 
+  /* verilator tracing_off */  // an unused signal the model need not compute
   wire unused_bits = ^{peek_ptr[QAw+1:QAw], w0[31:22], w0[15:12], w4[31:25], w5[31:24], w6[31:24], w7[15:8]};
+  /* verilator tracing_on */
 `ifdef FORMAL
   // ---- Formal properties of the command queue: `make formal` proves them by k-induction
   // (docs/formal.md). The rest of the controller runs free: every input (bus words, soft

@@ -146,12 +146,12 @@ module tsr_dma_rd #(
 
   // Captured beat (bytes right-aligned, count, end of row).
   reg                      beat_v_q, beat_v_d;
-  reg  [8*BeatBytes-1:0]   beat_data_q, beat_data_d;
+  reg  [8*BeatBytes-1:0]   beat_data_q;
   reg  [CntW-1:0]          beat_n_q, beat_n_d;
   reg                      beat_end_q, beat_end_d;
 
   // Staging buffer (bytes at index >= fill are always zero).
-  reg  [8*StageBytes-1:0]  stage_q, stage_d;
+  reg  [8*StageBytes-1:0]  stage_q;
   reg  [FillW-1:0]         fill_q, fill_d;
   reg                      tail_q, tail_d;   // the row has ended; flush what is staged
 
@@ -161,7 +161,7 @@ module tsr_dma_rd #(
   reg  [23:0] out_addr_q, out_addr_d;   // local + c*rows + r for the next chunk
   reg                     wr_valid_q, wr_valid_d;
   reg  [23:0]             wr_addr_q, wr_addr_d;
-  reg  [32*ArrayDim-1:0]  wr_data_q, wr_data_d;
+  reg  [32*ArrayDim-1:0]  wr_data_q;
 
   // ---------------------------------------------------------------------------------------
   // AR burst calculation for the current row (from registers only)
@@ -192,15 +192,18 @@ module tsr_dma_rd #(
   wire [OffW-1:0] r_lo = (head_first & rfirst_q) ? head_lo : {OffW{1'b0}};
   wire [OffW-1:0] r_hi = r_end ? head_hi : LaneMax;
 
-  // Keep lanes r_lo..r_hi, move lane r_lo to lane 0.
-  reg  [8*BeatBytes-1:0] r_masked;
-  integer i;
-  always @(*) begin
-    for (i = 0; i < BeatBytes; i = i + 1) begin
-      r_masked[8*i +: 8] = (i[OffW:0] <= {1'b0, r_hi}) ? m_axi_rdata[8*i +: 8] : 8'h00;
+  // Keep lanes lo..hi of an R beat, move lane lo to lane 0.
+  function automatic [8*BeatBytes-1:0] align_beat(input [8*BeatBytes-1:0] data,
+                                                  input [OffW-1:0] lo, input [OffW-1:0] hi);
+    reg [8*BeatBytes-1:0] masked;
+    integer k;
+    begin
+      for (k = 0; k < BeatBytes; k = k + 1) begin
+        masked[8*k +: 8] = (k[OffW:0] <= {1'b0, hi}) ? data[8*k +: 8] : 8'h00;
+      end
+      align_beat = masked >> {lo, 3'b000};
     end
-  end
-  wire [8*BeatBytes-1:0] r_aligned = r_masked >> {r_lo, 3'b000};
+  endfunction
   wire [CntW-1:0]        r_count   = {1'b0, r_hi} - {1'b0, r_lo} + 1'b1;
 
   // Stop now: the error beat or abort_i of this cycle already blocks issue and writes.
@@ -211,27 +214,47 @@ module tsr_dma_rd #(
   // ---------------------------------------------------------------------------------------
   wire [FillW-1:0]       chunk     = to_acc_q ? AccFill : SpadFill;
   wire                   accept    = beat_v_q & ~tail_q & (fill_q < chunk);
-  wire [8*CombBytes-1:0] beat_ext  = {{(8*(CombBytes-BeatBytes)){1'b0}}, beat_data_q};
-  wire [8*CombBytes-1:0] stage_ext = {{(8*(CombBytes-StageBytes)){1'b0}}, stage_q};
-  wire [8*CombBytes-1:0] comb      = accept ? (stage_ext | (beat_ext << {fill_q, 3'b000}))
-                                            : stage_ext;
   wire [FillW-1:0]       comb_fill = fill_q + (accept ? {{(FillW-CntW){1'b0}}, beat_n_q}
                                                       : {FillW{1'b0}});
   wire                   row_end   = tail_q | (accept & beat_end_q);
   wire                   emit      = (comb_fill >= chunk) | (row_end & (comb_fill != 0));
   wire                   row_done  = emit & row_end & (comb_fill <= chunk);
-  wire [8*CombBytes-1:0] comb_rest = to_acc_q ? (comb >> (8 * AccBytes))
-                                              : (comb >> (8 * SpadBytes));
 
-  // Scratchpad chunks use the low 8N bits; the rest of the port is zero.
-  wire [32*ArrayDim-1:0] chunk_data =
-      to_acc_q ? comb[32*ArrayDim-1:0]
-               : {{(24*ArrayDim){1'b0}}, comb[8*ArrayDim-1:0]};
+  // The wide datapath, as functions: the Verilated model evaluates them only in
+  // a cycle that loads stage_q or wr_data_q (same logic in hardware).
+  // comb: the staged bytes with the captured beat appended when it is accepted.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic [8*CombBytes-1:0] combine(input [8*StageBytes-1:0] stage,
+                                               input [8*BeatBytes-1:0] beat,
+                                               input [FillW-1:0] fill, input append);
+    reg [8*CombBytes-1:0] stage_ext, beat_ext;
+    begin
+      stage_ext = {{(8*(CombBytes-StageBytes)){1'b0}}, stage};
+      beat_ext  = {{(8*(CombBytes-BeatBytes)){1'b0}}, beat};
+      combine   = append ? (stage_ext | (beat_ext << {fill, 3'b000})) : stage_ext;
+    end
+  endfunction
+  // The bytes staged for the next cycle: all of c, or what is left after a
+  // chunk leaves (bytes above StageBytes are zero by construction: a beat is
+  // only appended below one chunk).
+  function automatic [8*StageBytes-1:0] staged(input [8*CombBytes-1:0] c, input leave, input acc);
+    reg [8*CombBytes-1:0] r;
+    begin
+      r      = !leave ? c : acc ? (c >> (8 * AccBytes)) : (c >> (8 * SpadBytes));
+      staged = r[8*StageBytes-1:0];
+    end
+  endfunction
+  // A chunk as written: scratchpad chunks use the low 8N bits, the rest is zero.
+  function automatic [32*ArrayDim-1:0] chunk_of(input [8*CombBytes-1:0] c, input acc);
+    chunk_of = acc ? c[32*ArrayDim-1:0] : {{(24*ArrayDim){1'b0}}, c[8*ArrayDim-1:0]};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ---------------------------------------------------------------------------------------
   // Next state
   // ---------------------------------------------------------------------------------------
   reg ar_load;
+  reg beat_load, wr_load, stage_clr, stage_load;   // datapath register loads
 
   always @(*) begin
     busy_d      = busy_q;
@@ -259,10 +282,8 @@ module tsr_dma_rd #(
     cnt_d       = cnt_q;
     rfirst_d    = rfirst_q;
     beat_v_d    = beat_v_q;
-    beat_data_d = beat_data_q;
     beat_n_d    = beat_n_q;
     beat_end_d  = beat_end_q;
-    stage_d     = stage_q;
     fill_d      = fill_q;
     tail_d      = tail_q;
     out_rows_d  = out_rows_q;
@@ -270,8 +291,11 @@ module tsr_dma_rd #(
     out_addr_d  = out_addr_q;
     wr_valid_d  = 1'b0;
     wr_addr_d   = wr_addr_q;
-    wr_data_d   = wr_data_q;
     ar_load     = 1'b0;
+    beat_load   = 1'b0;
+    wr_load     = 1'b0;
+    stage_clr   = 1'b0;
+    stage_load  = 1'b0;
 
     if (!busy_q) begin
       if (start_i) begin
@@ -288,7 +312,7 @@ module tsr_dma_rd #(
         row_v_d     = 1'b0;
         rfirst_d    = 1'b1;
         beat_v_d    = 1'b0;
-        stage_d     = {(8*StageBytes){1'b0}};
+        stage_clr   = 1'b1;
         fill_d      = {FillW{1'b0}};
         tail_d      = 1'b0;
         out_rows_d  = rows_i;
@@ -347,7 +371,7 @@ module tsr_dma_rd #(
         end
         if (!stop_now) begin
           beat_v_d    = 1'b1;
-          beat_data_d = r_aligned;
+          beat_load   = 1'b1;
           beat_n_d    = r_count;
           beat_end_d  = r_end;
         end
@@ -357,9 +381,9 @@ module tsr_dma_rd #(
       if (emit && !stop_now) begin
         wr_valid_d = 1'b1;
         wr_addr_d  = out_addr_q;
-        wr_data_d  = chunk_data;
+        wr_load    = 1'b1;
       end
-      stage_d = emit ? comb_rest[8*StageBytes-1:0] : comb[8*StageBytes-1:0];
+      stage_load = accept || emit;   // otherwise the staged bytes stay as they are
       fill_d  = row_done ? {FillW{1'b0}} : (emit ? comb_fill - chunk : comb_fill);
       tail_d  = row_end & ~row_done;
       if (emit) begin
@@ -375,8 +399,8 @@ module tsr_dma_rd #(
       // ---- Stop, drain and finish -------------------------------------------------------
       if (stop_now) begin
         stop_d   = 1'b1;
-        beat_v_d = 1'b0;
-        stage_d  = {(8*StageBytes){1'b0}};
+        beat_v_d  = 1'b0;
+        stage_clr = 1'b1;
         fill_d   = {FillW{1'b0}};
         tail_d   = 1'b0;
       end
@@ -460,7 +484,11 @@ module tsr_dma_rd #(
       beat_v_q    <= beat_v_d;
       beat_n_q    <= beat_n_d;
       beat_end_q  <= beat_end_d;
-      stage_q     <= stage_d;
+      if (stage_clr) begin
+        stage_q <= {(8*StageBytes){1'b0}};
+      end else if (stage_load) begin
+        stage_q <= staged(combine(stage_q, beat_data_q, fill_q, accept), emit, to_acc_q);
+      end
       fill_q      <= fill_d;
       tail_q      <= tail_d;
       out_rows_q  <= out_rows_d;
@@ -473,8 +501,12 @@ module tsr_dma_rd #(
 
   // Datapath registers qualified by beat_v_q / wr_valid_q: no reset.
   always @(posedge clk_i) begin
-    beat_data_q <= beat_data_d;
-    wr_data_q   <= wr_data_d;
+    if (beat_load) begin
+      beat_data_q <= align_beat(m_axi_rdata, r_lo, r_hi);
+    end
+    if (wr_load) begin
+      wr_data_q <= chunk_of(combine(stage_q, beat_data_q, fill_q, accept), to_acc_q);
+    end
   end
 
   // Descriptor FIFO storage: written with the AR, read at the R side.
@@ -505,11 +537,9 @@ module tsr_dma_rd #(
   assign m_axi_rready  = stop_q | ~busy_q | ~beat_v_q | accept;
 
   // rresp[0] only separates EXOKAY from OKAY (both success) and DECERR from SLVERR (both
-  // errors). Bytes of comb_rest above StageBytes are zero by construction (a beat is only
-  // appended below one chunk), so they are dropped.
+  // errors).
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_rresp0 = m_axi_rresp[0];
-  wire [8*(CombBytes-StageBytes)-1:0] unused_comb_rest = comb_rest[8*CombBytes-1:8*StageBytes];
   /* verilator lint_on UNUSEDSIGNAL */
 
 `ifdef FORMAL

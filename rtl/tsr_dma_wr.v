@@ -175,13 +175,8 @@ module tsr_dma_wr #(
   wire        stop_now  = stop_q | (busy_q & (abort_i | (b_hs & b_err)));
 
   // Strobe mask of a row at lane 0: bytes 0 .. row_bytes-1.
-  reg  [RowBytes-1:0] row_mask;
+  wire [RowBytes-1:0] row_mask = ~({RowBytes{1'b1}} << ({1'b0, rb_m1_q} + 9'd1));
   integer i;
-  always @(*) begin
-    for (i = 0; i < RowBytes; i = i + 1) begin
-      row_mask[i] = (i[7:0] <= rb_m1_q);
-    end
-  end
 
   wire [8*ShBytes-1:0] in_shifted   = {{(8*(BeatBytes-1)){1'b0}}, in_data_q} << {in_lo_q, 3'b000};
   wire [ShBytes-1:0]   mask_shifted = {{(BeatBytes-1){1'b0}}, row_mask} << in_lo_q;

@@ -288,12 +288,16 @@ module tsr_matmul #(
     end
   end
 
-  // Weight row from the scratchpad, with columns >= N (the command's n) zeroed.
+  // Weight row from the scratchpad, with columns >= N (the command's n) zeroed;
+  // zero when no row is written (the array ignores it then).
   reg [8*N-1:0] w_row;
   integer col;
   always @(*) begin
-    for (col = 0; col < N; col = col + 1) begin
-      w_row[8*col +: 8] = (wl_zero_q || (col >= wl_n_q)) ? 8'h0 : w_rdata_i[8*col +: 8];
+    w_row = {(8*N){1'b0}};
+    if (wl_valid_q) begin
+      for (col = 0; col < N; col = col + 1) begin
+        w_row[8*col +: 8] = (wl_zero_q || (col >= wl_n_q)) ? 8'h0 : w_rdata_i[8*col +: 8];
+      end
     end
   end
 
@@ -381,7 +385,9 @@ module tsr_matmul #(
   assign acc_wdata_o  = wb_sum;
 
   // Address bits above the memory size were range-checked by the controller.
+  /* verilator tracing_off */  // an unused signal the model need not compute
   wire unused_addr = ^{spad_raddr[23:SpadAw], w_raddr[23:SpadAw]};
+  /* verilator tracing_on */
 endmodule
 
 `default_nettype wire

@@ -76,30 +76,34 @@ module tsr_perf (
   wire c_wr_stall = (awvalid_i && !awready_i) || (wvalid_i && !wready_i) ||
                     (wr_out_q != 8'h0 && !awvalid_i && !wvalid_i && !bvalid_i);
 
+  // One 64-bit register per counter (a single 512-bit vector would make the
+  // Verilated model copy all of it every cycle).
   localparam integer NCnt = 8;
-  wire [NCnt-1:0] inc = {c_wr_stall, c_rd_stall, c_ctrl, c_sfu, c_store, c_load, c_fill, c_array};
-  reg  [64*NCnt-1:0] cnt_q;
-  integer i;
-  always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      cnt_q <= {(64*NCnt){1'b0}};
-    end else if (clear_i) begin
-      cnt_q <= {(64*NCnt){1'b0}};
-    end else begin
-      for (i = 0; i < NCnt; i = i + 1) begin
-        cnt_q[64*i +: 64] <= cnt_q[64*i +: 64] + {63'h0, inc[i]};
+  wire [NCnt-1:0]    inc = {c_wr_stall, c_rd_stall, c_ctrl, c_sfu, c_store, c_load, c_fill, c_array};
+  genvar g;
+  generate
+    for (g = 0; g < NCnt; g = g + 1) begin : gen_cnt
+      reg [63:0] cnt_q;
+      always @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          cnt_q <= 64'h0;
+        end else if (clear_i) begin
+          cnt_q <= 64'h0;
+        end else begin
+          cnt_q <= cnt_q + {63'h0, inc[g]};
+        end
       end
     end
-  end
+  endgenerate
 
-  assign array_o     = cnt_q[64*0 +: 64];
-  assign fill_o      = cnt_q[64*1 +: 64];
-  assign load_wait_o = cnt_q[64*2 +: 64];
-  assign store_o     = cnt_q[64*3 +: 64];
-  assign sfu_o       = cnt_q[64*4 +: 64];
-  assign ctrl_o      = cnt_q[64*5 +: 64];
-  assign rd_stall_o  = cnt_q[64*6 +: 64];
-  assign wr_stall_o  = cnt_q[64*7 +: 64];
+  assign array_o     = gen_cnt[0].cnt_q;
+  assign fill_o      = gen_cnt[1].cnt_q;
+  assign load_wait_o = gen_cnt[2].cnt_q;
+  assign store_o     = gen_cnt[3].cnt_q;
+  assign sfu_o       = gen_cnt[4].cnt_q;
+  assign ctrl_o      = gen_cnt[5].cnt_q;
+  assign rd_stall_o  = gen_cnt[6].cnt_q;
+  assign wr_stall_o  = gen_cnt[7].cnt_q;
 endmodule
 
 `default_nettype wire

@@ -9,16 +9,18 @@
 //   out = x                                            (requant_i = 0: raw int32)
 // With leaky_i, a negative x uses mult_neg_i/shift_neg_i instead (leaky ReLU,
 // docs/sfu.md); the choice travels down the pipeline with the value.
-// The pipeline advances when en_i is high and holds otherwise, so the store
-// unit can stall it on output backpressure. Per-store settings (bias, mult,
+// The lanes of the store unit run in lockstep, so the valid bits live there
+// (tsr_store): stage k of a lane loads when load_i[k-1] is high, i.e. when a
+// row enters it and the pipeline advances; otherwise it holds, so the store
+// unit can stall the lanes on output backpressure. out_o is defined in the
+// cycles after load_i[3] loaded stage 4. Per-store settings (bias, mult,
 // shift, zp, clamp bounds, mode bits) must stay constant while rows flow.
 //
 // Each stage's arithmetic is a function evaluated inside that stage's
-// clocked block, and a stage's data registers load only when a valid row
-// enters it. out_o is therefore defined only while valid_o is high. This is
-// also what keeps the Verilated model fast: an idle lane costs nothing, where
-// free-standing combinational wires would be evaluated every cycle (the 16
-// lanes of an N = 16 chip were a fifth of its simulation time).
+// clocked block. This is also what keeps the Verilated model fast: an idle
+// lane costs nothing, where free-standing combinational wires would be
+// evaluated every cycle (the 16 lanes of an N = 16 chip were a fifth of its
+// simulation time).
 module tsr_requant #(
   parameter integer ArrayDim = 8,   // N: the table copy is 256/N rows of N entries
   localparam integer LutAw = $clog2(256 / ArrayDim)
@@ -26,8 +28,7 @@ module tsr_requant #(
   input  wire        clk_i,
   input  wire        rst_ni,
   input  wire        clr_i,
-  input  wire        en_i,
-  input  wire        valid_i,
+  input  wire [3:0]  load_i,      // stage k+1 takes a row (valid and advancing)
   input  wire [31:0] acc_i,
   input  wire        bias_en_i,
   input  wire [31:0] bias_i,
@@ -44,7 +45,6 @@ module tsr_requant #(
   input  wire        lut_we_i,    // table writes (LUT_LOAD), see tsr_lut
   input  wire [LutAw-1:0] lut_waddr_i,
   input  wire [8*ArrayDim-1:0] lut_wdata_i,
-  output wire        valid_o,
   output wire [31:0] out_o
 );
   localparam [31:0] Int32Min = 32'h8000_0000;
@@ -93,7 +93,6 @@ module tsr_requant #(
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  reg        v1_q, v2_q, v3_q, v4_q;
   reg        neg1_q, neg2_q;
   reg [31:0] xl_q, x2_q;
   reg signed [63:0] prod_q;
@@ -101,44 +100,24 @@ module tsr_requant #(
   reg [31:0] out3_q, out4_q;
   reg        lut3_q, lut4_q;
 
-  always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      v1_q <= 1'b0;
-      v2_q <= 1'b0;
-      v3_q <= 1'b0;
-      v4_q <= 1'b0;
-    end else if (clr_i) begin
-      v1_q <= 1'b0;
-      v2_q <= 1'b0;
-      v3_q <= 1'b0;
-      v4_q <= 1'b0;
-    end else if (en_i) begin
-      v1_q <= valid_i;
-      v2_q <= v1_q;
-      v3_q <= v2_q;
-      v4_q <= v3_q;
-    end
-  end
-
-  wire [31:0] mult2 = neg1_q ? mult_neg_i : mult_i;
   always @(posedge clk_i) begin
-    if (en_i && valid_i) begin
+    if (load_i[0]) begin
       {neg1_q, xl_q} <= bias_shift(acc_i, bias_en_i, bias_i, leaky_i, shift_i, shift_neg_i);
     end
-    if (en_i && v1_q) begin
+    if (load_i[1]) begin
       // Stage 2: the 32 x 32 -> 64 product of srdhm.
       x2_q   <= xl_q;
       neg2_q <= neg1_q;
-      prod_q <= $signed(xl_q) * $signed(mult2);
-      sat_q  <= (xl_q == Int32Min) && (mult2 == Int32Min);
+      prod_q <= $signed(xl_q) * $signed(neg1_q ? mult_neg_i : mult_i);
+      sat_q  <= (xl_q == Int32Min) && ((neg1_q ? mult_neg_i : mult_i) == Int32Min);
     end
-    if (en_i && v2_q) begin
+    if (load_i[2]) begin
       out3_q <= requant_i ? round_clamp(prod_q, sat_q, neg2_q ? shift_neg_i : shift_i,
                                         zp_i, act_min_i, act_max_i)
                           : x2_q;
       lut3_q <= requant_i && lut_en_i;
     end
-    if (en_i && v3_q) begin
+    if (load_i[3]) begin
       out4_q <= out3_q;
       lut4_q <= lut3_q;
     end
@@ -153,12 +132,11 @@ module tsr_requant #(
     .we_i    (lut_we_i),
     .waddr_i (lut_waddr_i),
     .wdata_i (lut_wdata_i),
-    .re_i    (en_i && v3_q && lut3_q),
+    .re_i    (load_i[3] && lut3_q),
     .idx_i   (out3_q[7:0]),
     .entry_o (lut_entry)
   );
 
-  assign valid_o = v4_q;
   assign out_o   = lut4_q ? {{24{lut_entry[7]}}, lut_entry} : out4_q;
 endmodule
 

@@ -521,7 +521,7 @@ module tsr_sfu #(
       coff_q  <= 24'h0;
       cidx_q  <= 24'h0;
       obuf_q  <= {(8*N){1'b0}};
-    end else begin
+    end else if (state_q != StIdle || start_i) begin   // idle without a start: nothing changes
       state_q <= state_d;
       func_q  <= func_d;
       src_q   <= src_d;
@@ -598,8 +598,10 @@ module tsr_sfu #(
 
   // Upper address bits were range-checked by the controller; the immediate's
   // middle bits and the upper function bit are unused by design.
+  /* verilator tracing_off */  // an unused signal the model need not compute
   wire unused_bits = ^{spad_raddr[23:SpadAw], spad_waddr[23:SpadAw], acc_raddr[23:AccAw],
                        acc_waddr[23:AccAw], ins[38:32], func_q[3]};
+  /* verilator tracing_on */
 endmodule
 
 `default_nettype wire

@@ -583,10 +583,12 @@ module tsr_top #(
   );
 
   // Address bits above the memory sizes were range-checked by the controller.
+  /* verilator tracing_off */  // an unused signal the model need not compute
   wire unused_bits = ^{dma_wr_addr[23:SpadAw], f_w5[31:24], f_w3[31:24], f_w0[31:20], f_w0[15:0],
                        f_w1[31:24], f_w2[31:24], f_w6[31:24], cmd[255:224], cmd_rd[255:160], cmd_rd[31:17], cmd_rd[15:0],
                        r_w4[31:24], s_w0[31:22], s_w0[15:0], s_w3[31:24], s_w4[31:24], s_w5[31:24],
                        cmd_pre[255:176], cmd_pre[143:88], cmd_pre[63:0]};
+  /* verilator tracing_on */
 endmodule
 
 `default_nettype wire

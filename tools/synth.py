@@ -420,7 +420,8 @@ def memories(out, logtext, t_generic):
 
 
 # The tsr_top instance each RTL file's logic sits in.
-FILE_BLOCK = {'tsr_pe.v': 'u_matmul', 'tsr_array.v': 'u_matmul', 'tsr_matmul.v': 'u_matmul',
+FILE_BLOCK = {'tsr_pe.v': 'u_matmul', 'tsr_array.v': 'u_matmul', 'tsr_delay.v': 'u_matmul',
+              'tsr_matmul.v': 'u_matmul',
               'tsr_requant.v': 'u_store', 'tsr_store.v': 'u_store', 'tsr_sfu.v': 'u_sfu',
               'tsr_ctrl.v': 'u_ctrl', 'tsr_dma_rd.v': 'u_dma_rd', 'tsr_dma_wr.v': 'u_dma_wr',
               'tsr_perf.v': 'u_perf', 'tsr_regs.v': 'u_regs'}
