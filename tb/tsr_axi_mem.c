@@ -36,7 +36,7 @@ struct tsr_axi_mem {
   uint64_t rng;             /* xorshift64* state */
   int64_t credits;          /* token bucket of the bandwidth cap */
   int64_t credit_cap;
-  bool prio_w;              /* W beats get the credits first this cycle */
+  bool prio_w;              /* W beats get the credits first (round robin on grants) */
   bool w_reserved;          /* wready is up and holds bus_bytes credits */
   tsr_axi_rsp_t rsp;        /* outputs of the current cycle */
   burst_fifo_t rd;          /* read bursts, head = the one sending R */
@@ -446,7 +446,6 @@ const tsr_axi_rsp_t *tsr_axi_mem_tick(tsr_axi_mem_t *m, const tsr_axi_req_t *q) 
   tsr_axi_rsp_t *o = &m->rsp;
 
   if (idle(m, q)) {
-    m->prio_w = !m->prio_w;
     m->now++;
     return o;
   }
@@ -517,17 +516,28 @@ const tsr_axi_rsp_t *tsr_axi_mem_tick(tsr_axi_mem_t *m, const tsr_axi_req_t *q) 
   /* Outputs of the next cycle. A valid that was not taken stays as it is. */
   const bool r_hold = o->rvalid && !r_hs;
   const bool b_hold = o->bvalid && !b_hs;
-  m->prio_w = !m->prio_w;
+  /* Under a bandwidth cap R and W share the credits round robin: the channel
+   * that got a beat yields to the other the next time both want one. (A
+   * per-cycle alternation locks onto the refill period when that is even, and
+   * one channel then starves the other.) */
+  bool r_new = false;
   if (m->prio_w) {
     w_next(m);
     if (!r_hold) {
       r_next(m);
+      r_new = o->rvalid;
     }
   } else {
     if (!r_hold) {
       r_next(m);
+      r_new = o->rvalid;
     }
     w_next(m);
+  }
+  if (o->wready && !r_new) {
+    m->prio_w = false;
+  } else if (r_new && !o->wready) {
+    m->prio_w = true;
   }
   if (!b_hold) {
     if (m->wb.count != 0u && fifo_head(&m->wb)->due <= m->now + 1u &&

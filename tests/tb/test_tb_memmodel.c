@@ -422,6 +422,68 @@ static void bandwidth_cap_is_shared_by_reads_and_writes(void **state) {
   assert_in_range(capped, 60, 72);
 }
 
+/* A 64-beat read and a 64-beat write under a bandwidth cap, the write's AW
+ * `w_delay` cycles after the AR: the largest difference between the beats each
+ * has moved while both still wait. A fair share keeps it small whatever the
+ * phase of the two requests against the cap's refill period. */
+static unsigned capped_beat_gap(unsigned bytes_per_cycle, unsigned w_delay) {
+  tsr_axi_mem_cfg_t c = base_cfg();
+  c.bytes_per_cycle = bytes_per_cycle;
+  tb_t t;
+  tb_open(&t, &c);
+  t.q.arvalid = 1;
+  t.q.araddr = 0x2000;
+  t.q.arlen = 63;
+  t.q.arsize = 3;
+  t.q.arburst = 1;
+  t.q.awaddr = 0x4000;
+  t.q.awlen = 63;
+  t.q.awsize = 3;
+  t.q.awburst = 1;
+  t.q.wstrb = 0xFF;
+  t.q.rready = 1;
+  t.q.bready = 1;
+  unsigned rbeats = 0, wbeats = 0, gap = 0;
+  for (unsigned cyc = 0; rbeats < 64 || wbeats < 64; ++cyc) {
+    if (cyc == w_delay) {
+      t.q.awvalid = 1;
+      t.q.wvalid = 1;
+    }
+    const tsr_axi_rsp_t o = *t.o;
+    t.q.wlast = (uint8_t)(wbeats == 63);
+    const int arh = t.q.arvalid && o.arready, awh = t.q.awvalid && o.awready;
+    const int wh = t.q.wvalid && o.wready, rh = o.rvalid;
+    tick(&t);
+    t.q.arvalid = arh ? 0 : t.q.arvalid;
+    t.q.awvalid = awh ? 0 : t.q.awvalid;
+    if (wh && ++wbeats == 64) {
+      t.q.wvalid = 0;
+    }
+    rbeats += (unsigned)rh;
+    if (rbeats < 64 && wbeats < 64 && cyc > w_delay + 32u) {
+      const unsigned d = rbeats > wbeats ? rbeats - wbeats : wbeats - rbeats;
+      gap = d > gap ? d : gap;
+    }
+    assert_true(cyc < 5000);
+  }
+  tb_close(&t);
+  return gap;
+}
+
+static void capped_reads_and_writes_share_fairly_in_any_phase(void **state) {
+  (void)state;
+  /* Refill periods of 8, 4 and 2 cycles per beat, each request phase. */
+  for (unsigned bpc = 1; bpc <= 4; bpc *= 2) {
+    for (unsigned delay = 0; delay < 4; ++delay) {
+      const unsigned gap = capped_beat_gap(bpc, delay);
+      if (gap > 3u) {
+        fail_msg("bytes_per_cycle %u, AW %u cycles after AR: reads and writes %u beats apart",
+                 bpc, delay, gap);
+      }
+    }
+  }
+}
+
 /* A write burst whose AW was accepted but whose data the master is slow to
  * send: WREADY reserves a beat of credits each cycle; unused, they must come
  * back, or a concurrent read would starve. */
@@ -1221,6 +1283,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(unaligned_address_starts_at_the_containing_beat),
       cmocka_unit_test(bandwidth_cap_limits_read_beats),
       cmocka_unit_test(bandwidth_cap_is_shared_by_reads_and_writes),
+      cmocka_unit_test(capped_reads_and_writes_share_fairly_in_any_phase),
       cmocka_unit_test(unused_write_reservations_return_their_credits),
       cmocka_unit_test(bursts_touching_the_error_range_get_slverr_and_writes_are_dropped),
       cmocka_unit_test(bursts_beyond_memory_get_decerr),
