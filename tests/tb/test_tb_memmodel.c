@@ -364,27 +364,33 @@ static void bandwidth_cap_limits_read_beats(void **state) {
   assert_in_range(s4, 61u * 2u - 2u, 63u * 2u);
 }
 
+/* A `beats`-beat INCR read at 0x2000 and write at 0x4000 (8-byte beats), R and
+ * B always accepted; the caller raises the valids. */
+static void rw_requests(tb_t *t, unsigned beats) {
+  t->q.araddr = 0x2000;
+  t->q.arlen = (uint8_t)(beats - 1u);
+  t->q.arsize = 3;
+  t->q.arburst = 1;
+  t->q.awaddr = 0x4000;
+  t->q.awlen = (uint8_t)(beats - 1u);
+  t->q.awsize = 3;
+  t->q.awburst = 1;
+  t->q.wstrb = 0xFF;
+  t->q.rready = 1;
+  t->q.bready = 1;
+}
+
 /* Cycles until a 32-beat read and a 32-beat write issued together are both done. */
 static uint64_t mixed_time(unsigned bytes_per_cycle) {
   tsr_axi_mem_cfg_t c = base_cfg();
   c.bytes_per_cycle = bytes_per_cycle;
   tb_t t;
   tb_open(&t, &c);
+  rw_requests(&t, 32);
   /* AR and AW in the same cycle */
   t.q.arvalid = 1;
-  t.q.araddr = 0x2000;
-  t.q.arlen = 31;
-  t.q.arsize = 3;
-  t.q.arburst = 1;
   t.q.awvalid = 1;
-  t.q.awaddr = 0x4000;
-  t.q.awlen = 31;
-  t.q.awsize = 3;
-  t.q.awburst = 1;
   t.q.wvalid = 1;
-  t.q.wstrb = 0xFF;
-  t.q.rready = 1;
-  t.q.bready = 1;
   unsigned rbeats = 0, wbeats = 0, b = 0;
   const uint64_t start = t.cyc;
   while (!(rbeats == 32 && b == 1)) {
@@ -431,18 +437,8 @@ static unsigned capped_beat_gap(unsigned bytes_per_cycle, unsigned w_delay) {
   c.bytes_per_cycle = bytes_per_cycle;
   tb_t t;
   tb_open(&t, &c);
+  rw_requests(&t, 64);
   t.q.arvalid = 1;
-  t.q.araddr = 0x2000;
-  t.q.arlen = 63;
-  t.q.arsize = 3;
-  t.q.arburst = 1;
-  t.q.awaddr = 0x4000;
-  t.q.awlen = 63;
-  t.q.awsize = 3;
-  t.q.awburst = 1;
-  t.q.wstrb = 0xFF;
-  t.q.rready = 1;
-  t.q.bready = 1;
   unsigned rbeats = 0, wbeats = 0, gap = 0;
   for (unsigned cyc = 0; rbeats < 64 || wbeats < 64; ++cyc) {
     if (cyc == w_delay) {
