@@ -419,64 +419,68 @@ module tsr_regs (
   assign dma_win_limit_addr_o = dma_win_limit_addr_q;
   assign dma_win_ctrl_lock_o = dma_win_ctrl_lock_q;
 
-  // Read mux, decoded from the AR address in the cycle AR is taken.
+  // Read mux, decoded from the AR address in the cycle AR is taken. Only
+  // used with ARVALID, so it is zero without: the simulator then skips the
+  // decode in the cycles without a read.
   reg [31:0] rd_data;
   reg        rd_err;
   always @(*) begin
     rd_data = 32'h0;
     rd_err  = 1'b0;
-    case (s_axil_araddr[11:2])
-      10'h000: rd_data = {id_vendor_i, id_major_i, id_minor_i};  // 0x000 ID
-      10'h001: rd_data = {8'h0, config_cmdq_depth_i, config_axi_bytes_i, config_array_dim_i};  // 0x004 CONFIG
-      10'h002: rd_data = spad_rows_rows_i;  // 0x008 SPAD_ROWS
-      10'h003: rd_data = acc_rows_rows_i;  // 0x00c ACC_ROWS
-      10'h004: rd_data = 32'h0;  // 0x010 CTRL
-      10'h005: rd_data = {29'h0, status_error_i, status_done_i, status_busy_i};  // 0x014 STATUS
-      10'h006: rd_data = {29'h0, irq_status_fence_q, irq_status_error_q, irq_status_done_q};  // 0x018 IRQ_STATUS
-      10'h007: rd_data = {29'h0, irq_enable_fence_q, irq_enable_error_q, irq_enable_done_q};  // 0x01c IRQ_ENABLE
-      10'h008: rd_data = {24'h0, err_code_code_i};  // 0x020 ERR_CODE
-      10'h009: rd_data = err_cmd_idx_idx_i;  // 0x024 ERR_CMD_IDX
-      10'h00a: rd_data = err_addr_addr_i;  // 0x028 ERR_ADDR
-      10'h00b: rd_data = cmd_idx_idx_i;  // 0x02c CMD_IDX
-      10'h00c: rd_data = 32'h0;  // 0x030 CMDQ_PUSH
-      10'h00d: rd_data = {13'h0, cmdq_status_words_i, cmdq_status_free_i};  // 0x034 CMDQ_STATUS
-      10'h00e: rd_data = {24'h0, opcode_op_i};  // 0x038 OPCODE
-      10'h010: rd_data = cnt_cycles_lo_val_i;  // 0x040 CNT_CYCLES_LO
-      10'h011: rd_data = cnt_cycles_hi_val_i;  // 0x044 CNT_CYCLES_HI
-      10'h012: rd_data = cnt_busy_lo_val_i;  // 0x048 CNT_BUSY_LO
-      10'h013: rd_data = cnt_busy_hi_val_i;  // 0x04c CNT_BUSY_HI
-      10'h014: rd_data = cnt_macs_lo_val_i;  // 0x050 CNT_MACS_LO
-      10'h015: rd_data = cnt_macs_hi_val_i;  // 0x054 CNT_MACS_HI
-      10'h016: rd_data = cnt_dma_rd_lo_val_i;  // 0x058 CNT_DMA_RD_LO
-      10'h017: rd_data = cnt_dma_rd_hi_val_i;  // 0x05c CNT_DMA_RD_HI
-      10'h018: rd_data = cnt_dma_wr_lo_val_i;  // 0x060 CNT_DMA_WR_LO
-      10'h019: rd_data = cnt_dma_wr_hi_val_i;  // 0x064 CNT_DMA_WR_HI
-      10'h01a: rd_data = cnt_cmds_lo_val_i;  // 0x068 CNT_CMDS_LO
-      10'h01b: rd_data = cnt_cmds_hi_val_i;  // 0x06c CNT_CMDS_HI
-      10'h01c: rd_data = dma_win_base_addr_q;  // 0x070 DMA_WIN_BASE
-      10'h01d: rd_data = dma_win_limit_addr_q;  // 0x074 DMA_WIN_LIMIT
-      10'h01e: rd_data = {31'h0, dma_win_ctrl_lock_q};  // 0x078 DMA_WIN_CTRL
-      10'h020: rd_data = cnt_array_lo_val_i;  // 0x080 CNT_ARRAY_LO
-      10'h021: rd_data = cnt_array_hi_val_i;  // 0x084 CNT_ARRAY_HI
-      10'h022: rd_data = cnt_fill_lo_val_i;  // 0x088 CNT_FILL_LO
-      10'h023: rd_data = cnt_fill_hi_val_i;  // 0x08c CNT_FILL_HI
-      10'h024: rd_data = cnt_load_wait_lo_val_i;  // 0x090 CNT_LOAD_WAIT_LO
-      10'h025: rd_data = cnt_load_wait_hi_val_i;  // 0x094 CNT_LOAD_WAIT_HI
-      10'h026: rd_data = cnt_store_lo_val_i;  // 0x098 CNT_STORE_LO
-      10'h027: rd_data = cnt_store_hi_val_i;  // 0x09c CNT_STORE_HI
-      10'h028: rd_data = cnt_sfu_lo_val_i;  // 0x0a0 CNT_SFU_LO
-      10'h029: rd_data = cnt_sfu_hi_val_i;  // 0x0a4 CNT_SFU_HI
-      10'h02a: rd_data = cnt_ctrl_lo_val_i;  // 0x0a8 CNT_CTRL_LO
-      10'h02b: rd_data = cnt_ctrl_hi_val_i;  // 0x0ac CNT_CTRL_HI
-      10'h02c: rd_data = cnt_rd_stall_lo_val_i;  // 0x0b0 CNT_RD_STALL_LO
-      10'h02d: rd_data = cnt_rd_stall_hi_val_i;  // 0x0b4 CNT_RD_STALL_HI
-      10'h02e: rd_data = cnt_wr_stall_lo_val_i;  // 0x0b8 CNT_WR_STALL_LO
-      10'h02f: rd_data = cnt_wr_stall_hi_val_i;  // 0x0bc CNT_WR_STALL_HI
-      default: rd_err = 1'b1;  // unmapped
-    endcase
-    if (s_axil_araddr[1:0] != 2'b00) begin
-      rd_data = 32'h0;
-      rd_err  = 1'b1;  // misaligned
+    if (s_axil_arvalid) begin
+      case (s_axil_araddr[11:2])
+        10'h000: rd_data = {id_vendor_i, id_major_i, id_minor_i};  // 0x000 ID
+        10'h001: rd_data = {8'h0, config_cmdq_depth_i, config_axi_bytes_i, config_array_dim_i};  // 0x004 CONFIG
+        10'h002: rd_data = spad_rows_rows_i;  // 0x008 SPAD_ROWS
+        10'h003: rd_data = acc_rows_rows_i;  // 0x00c ACC_ROWS
+        10'h004: rd_data = 32'h0;  // 0x010 CTRL
+        10'h005: rd_data = {29'h0, status_error_i, status_done_i, status_busy_i};  // 0x014 STATUS
+        10'h006: rd_data = {29'h0, irq_status_fence_q, irq_status_error_q, irq_status_done_q};  // 0x018 IRQ_STATUS
+        10'h007: rd_data = {29'h0, irq_enable_fence_q, irq_enable_error_q, irq_enable_done_q};  // 0x01c IRQ_ENABLE
+        10'h008: rd_data = {24'h0, err_code_code_i};  // 0x020 ERR_CODE
+        10'h009: rd_data = err_cmd_idx_idx_i;  // 0x024 ERR_CMD_IDX
+        10'h00a: rd_data = err_addr_addr_i;  // 0x028 ERR_ADDR
+        10'h00b: rd_data = cmd_idx_idx_i;  // 0x02c CMD_IDX
+        10'h00c: rd_data = 32'h0;  // 0x030 CMDQ_PUSH
+        10'h00d: rd_data = {13'h0, cmdq_status_words_i, cmdq_status_free_i};  // 0x034 CMDQ_STATUS
+        10'h00e: rd_data = {24'h0, opcode_op_i};  // 0x038 OPCODE
+        10'h010: rd_data = cnt_cycles_lo_val_i;  // 0x040 CNT_CYCLES_LO
+        10'h011: rd_data = cnt_cycles_hi_val_i;  // 0x044 CNT_CYCLES_HI
+        10'h012: rd_data = cnt_busy_lo_val_i;  // 0x048 CNT_BUSY_LO
+        10'h013: rd_data = cnt_busy_hi_val_i;  // 0x04c CNT_BUSY_HI
+        10'h014: rd_data = cnt_macs_lo_val_i;  // 0x050 CNT_MACS_LO
+        10'h015: rd_data = cnt_macs_hi_val_i;  // 0x054 CNT_MACS_HI
+        10'h016: rd_data = cnt_dma_rd_lo_val_i;  // 0x058 CNT_DMA_RD_LO
+        10'h017: rd_data = cnt_dma_rd_hi_val_i;  // 0x05c CNT_DMA_RD_HI
+        10'h018: rd_data = cnt_dma_wr_lo_val_i;  // 0x060 CNT_DMA_WR_LO
+        10'h019: rd_data = cnt_dma_wr_hi_val_i;  // 0x064 CNT_DMA_WR_HI
+        10'h01a: rd_data = cnt_cmds_lo_val_i;  // 0x068 CNT_CMDS_LO
+        10'h01b: rd_data = cnt_cmds_hi_val_i;  // 0x06c CNT_CMDS_HI
+        10'h01c: rd_data = dma_win_base_addr_q;  // 0x070 DMA_WIN_BASE
+        10'h01d: rd_data = dma_win_limit_addr_q;  // 0x074 DMA_WIN_LIMIT
+        10'h01e: rd_data = {31'h0, dma_win_ctrl_lock_q};  // 0x078 DMA_WIN_CTRL
+        10'h020: rd_data = cnt_array_lo_val_i;  // 0x080 CNT_ARRAY_LO
+        10'h021: rd_data = cnt_array_hi_val_i;  // 0x084 CNT_ARRAY_HI
+        10'h022: rd_data = cnt_fill_lo_val_i;  // 0x088 CNT_FILL_LO
+        10'h023: rd_data = cnt_fill_hi_val_i;  // 0x08c CNT_FILL_HI
+        10'h024: rd_data = cnt_load_wait_lo_val_i;  // 0x090 CNT_LOAD_WAIT_LO
+        10'h025: rd_data = cnt_load_wait_hi_val_i;  // 0x094 CNT_LOAD_WAIT_HI
+        10'h026: rd_data = cnt_store_lo_val_i;  // 0x098 CNT_STORE_LO
+        10'h027: rd_data = cnt_store_hi_val_i;  // 0x09c CNT_STORE_HI
+        10'h028: rd_data = cnt_sfu_lo_val_i;  // 0x0a0 CNT_SFU_LO
+        10'h029: rd_data = cnt_sfu_hi_val_i;  // 0x0a4 CNT_SFU_HI
+        10'h02a: rd_data = cnt_ctrl_lo_val_i;  // 0x0a8 CNT_CTRL_LO
+        10'h02b: rd_data = cnt_ctrl_hi_val_i;  // 0x0ac CNT_CTRL_HI
+        10'h02c: rd_data = cnt_rd_stall_lo_val_i;  // 0x0b0 CNT_RD_STALL_LO
+        10'h02d: rd_data = cnt_rd_stall_hi_val_i;  // 0x0b4 CNT_RD_STALL_HI
+        10'h02e: rd_data = cnt_wr_stall_lo_val_i;  // 0x0b8 CNT_WR_STALL_LO
+        10'h02f: rd_data = cnt_wr_stall_hi_val_i;  // 0x0bc CNT_WR_STALL_HI
+        default: rd_err = 1'b1;  // unmapped
+      endcase
+      if (s_axil_araddr[1:0] != 2'b00) begin
+        rd_data = 32'h0;
+        rd_err  = 1'b1;  // misaligned
+      end
     end
   end
 
