@@ -28,7 +28,8 @@ FUZZ_NPY_BIN  := $(FUZZ_DIR)/fuzz_npy
 FUZZ_CLI_BIN  := $(FUZZ_DIR)/fuzz_cli
 FUZZ_CLI_SRCS := sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_hal_devmem.c sw/tsr_driver.c fw/tsr_gemm.c \
                  fw/tsr_sfu_ops.c sw/tsr_golden.c sw/tsr_sfu_golden.c sw/tsr_sfu_prep.c sw/tsr_quant.c \
-                 sw/tsr_npy.c
+                 sw/tsr_npy.c sw/tsr_hal_uart.c sw/tsr_uart_proto.c sw/tsr_uart_serial.c \
+                 sw/tsr_uart_simlink.c
 FUZZ_CLI_FILES := $(FUZZ_DIR)/cli-files
 FUZZ_FINDINGS := $(FUZZ_DIR)/findings
 

@@ -12,7 +12,8 @@ SW_OBJ_DIR  := $(BUILD)/sw/obj
 SW_CFLAGS    = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
 SW_SRCS     := sw/tessera.c sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_hal_devmem.c sw/tsr_driver.c \
                fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_golden.c sw/tsr_sfu_golden.c sw/tsr_sfu_prep.c \
-               sw/tsr_quant.c sw/tsr_npy.c
+               sw/tsr_quant.c sw/tsr_npy.c \
+               sw/tsr_hal_uart.c sw/tsr_uart_proto.c sw/tsr_uart_serial.c sw/tsr_uart_simlink.c
 SW_OBJS     := $(patsubst %.c,$(SW_OBJ_DIR)/%.o,$(SW_SRCS))
 
 # Rebuild when the flags change (e.g. SAN on or off).
@@ -169,6 +170,11 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 	check 2 "no simulator build for --dim 64" bench --dim 64 --out $$D/bench-x; \
 	check 2 "cannot create directory $$D/junk.npy/sub" bench --out $$D/junk.npy/sub --quick; \
 	check 2 "unknown command 'bnech'" bnech; \
+	check 2 "--hal: unknown backend 'uart'" gemm --m 2 --k 2 --n 2 --hal uart; \
+	check 2 "--mem-latency does not apply to --hal uart-sim" --hal uart-sim gemm --m 2 --k 2 --n 2 --mem-latency 3; \
+	check 2 "--device does not apply to --hal sim" info --hal sim --device uio:/dev/uio0; \
+	check 2 "uart: cannot open $$D/no-tty" --hal uart:$$D/no-tty,115200 info; \
+	check 2 "is not a standard rate" info --hal=uart:$$D/no-tty,12345; \
 	if [ $$fail -ne 0 ]; then exit 1; fi; echo "test-cli: all $$n error cases passed"
 	@if [ -f $(CLI_SIM_SO) ]; then \
 	  TSR_SIM_LIB_DIR=$(CLI_SIM_LIB_DIR) $(PYTHON) tests/cli/test_cli_sim.py --tessera $(SW_BIN) \

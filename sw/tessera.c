@@ -25,6 +25,7 @@
 #include "tsr_npy.h"
 #include "tsr_sfu.h"
 #include "tsr_sim.h"
+#include "tsr_uart.h"
 
 /*
  * Exit status: 0 success; 1 the result differs from the golden model; 2 any
@@ -132,6 +133,10 @@ static void usage(FILE *f) {
           "  --stall-pct P        0..100: chance the memory withholds ready/valid each cycle\n"
           "  --seed S             seed of random operands and memory stalls (default 1)\n"
           "  --max-mt R --max-kc K  cap the tiler's tile rows / K chunk (experiments)\n"
+          "  --hal SPEC           backend: sim (default), uart:PATH[,BAUD] (a board running\n"
+          "                       fpga/tsr_uart_top.v, default 115200 baud) or uart-sim (that\n"
+          "                       board simulated; make uart-sim); may also come before the\n"
+          "                       command: tessera --hal uart:/dev/ttyUSB1 gemm ...\n"
           "  --device SPEC        real hardware: uio:/dev/uioN or devmem:BASE[,SIZE]\n"
           "  --dma SPEC           with --device: external memory devmem:BASE,SIZE\n"
           "\n"
@@ -143,7 +148,7 @@ static void usage(FILE *f) {
 typedef enum opt_id {
   O_A, O_B, O_BIAS, O_MULT, O_MULT_NPY, O_SHIFT, O_SHIFT_NPY, O_OUT_ZP, O_ACT_MIN, O_ACT_MAX,
   O_OUT, O_M, O_K, O_N, O_SEED, O_CHECK, O_RAW, O_DIM, O_JSON, O_TRACE, O_MEM_LATENCY,
-  O_MEM_BW, O_STALL_PCT, O_MAX_MT, O_MAX_KC, O_DEVICE, O_DMA,
+  O_MEM_BW, O_STALL_PCT, O_MAX_MT, O_MAX_KC, O_DEVICE, O_DMA, O_HAL,
   /* special functions (docs/sfu.md) */
   O_OP, O_IN, O_IN_SCALE, O_IN_ZP, O_OUT_SCALE, O_LUT, O_BETA, O_GAMMA, O_GAMMA_SCALE,
   O_GAMMA_ZP, O_EPS, O_A_SCALE, O_A_ZP, O_B_SCALE, O_B_ZP, O_ACT, O_ACT_LUT, O_ACT_OUT_SCALE,
@@ -217,6 +222,7 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_MAX_KC] = {"max-kc", true, C_GEMM},
     [O_DEVICE] = {"device", true, C_ALL},
     [O_DMA] = {"dma", true, C_ALL},
+    [O_HAL] = {"hal", true, C_ALL},
     [O_OP] = {"op", true, C_SFU},
     [O_IN] = {"in", true, C_SFU | C_SOFTMAX | C_LAYERNORM | C_REDUCE},
     [O_IN_SCALE] = {"in-scale", true, C_SFU | C_SOFTMAX | C_LAYERNORM},
@@ -843,7 +849,43 @@ static int open_device(const args_t *ar, uint64_t mem_bytes, env_t *e) {
   }
   char err[512];
   tsr_status_t st;
-  if (ar->set[O_DEVICE]) {
+  const char *hal_spec = ar->set[O_HAL] ? ar->val[O_HAL] : "sim";
+  const bool uart = strncmp(hal_spec, "uart:", 5) == 0 || strcmp(hal_spec, "uart-sim") == 0;
+  if (!uart && strcmp(hal_spec, "sim") != 0) {
+    die_line("--hal: unknown backend '%s' (sim, uart:PATH[,BAUD] or uart-sim)", hal_spec);
+    return -1;
+  }
+  if (ar->set[O_HAL] && !uart && ar->set[O_DEVICE]) {
+    die_line("--device does not apply to --hal sim");
+    return -1;
+  }
+  if (uart) {
+    /* The UART host link (docs/fpga.md, "Host link"): a board, or its simulation. */
+    const opt_id_t not_uart[] = {O_DEVICE, O_DMA, O_MEM_LATENCY, O_MEM_BW, O_STALL_PCT, O_TRACE};
+    for (size_t i = 0; i < sizeof not_uart / sizeof not_uart[0]; i++) {
+      if (ar->set[not_uart[i]] && !(not_uart[i] == O_TRACE && hal_spec[4] == '-')) {
+        die_line("--%s does not apply to --hal %s", k_opts[not_uart[i]].name, hal_spec);
+        return -1;
+      }
+    }
+    if (hal_spec[4] == ':') {
+      st = tsr_hal_uart_open(hal_spec, &e->hal, err, sizeof err);
+    } else {
+      tsr_uart_transport_t t;
+      st = tsr_uart_simlink_open(e->dim, ar->set[O_TRACE] ? ar->val[O_TRACE] : NULL, &t, err,
+                                 sizeof err);
+      if (st == TSR_OK) {
+        st = tsr_hal_uart_open_transport(&t, NULL, &e->hal, err, sizeof err);
+      }
+    }
+    e->is_sim = false;
+    tsr_uart_info_t info;
+    if (st == TSR_OK && tsr_hal_uart_info(&e->hal, &info) == TSR_OK && mem_bytes > info.mem_bytes) {
+      die_line("the job needs %" PRIu64 " bytes of device memory; the board behind --hal %s has %u",
+               mem_bytes, hal_spec, info.mem_bytes);
+      return -1;
+    }
+  } else if (ar->set[O_DEVICE]) {
     const opt_id_t sim_only[] = {O_TRACE, O_MEM_LATENCY, O_MEM_BW, O_STALL_PCT};
     for (size_t i = 0; i < sizeof sim_only / sizeof sim_only[0]; i++) {
       if (ar->set[sim_only[i]]) {
@@ -903,7 +945,9 @@ static int open_device(const args_t *ar, uint64_t mem_bytes, env_t *e) {
   }
   st = tsr_dev_open(&e->dev, &e->hal);
   if (st != TSR_OK) {
-    die_line("%s: %s", e->hal.ops->name, tsr_dev_error(&e->dev));
+    const char *link = tsr_hal_uart_error(&e->hal);
+    die_line("%s: %s%s%s", e->hal.ops->name, tsr_dev_error(&e->dev), link[0] != '\0' ? "; " : "",
+             link);
     return -1;
   }
   if (e->is_sim) {
@@ -2580,6 +2624,26 @@ static int cmd_bench(const args_t *ar) {
 }
 
 int main(int argc, char **argv) {
+  /* `tessera --hal SPEC CMD ...` is `tessera CMD ... --hal SPEC`. */
+  char *moved[4096];
+  if (argc >= 2 && strncmp(argv[1], "--hal", 5) == 0 && (argv[1][5] == '\0' || argv[1][5] == '=') &&
+      argc < (int)(sizeof moved / sizeof moved[0])) {
+    const int take = argv[1][5] == '=' ? 1 : 2;
+    if (argc < take + 2) {
+      die_line("--hal needs a value and a command (tessera --hal SPEC gemm ...)");
+      return EXIT_ERROR;
+    }
+    int n = 0;
+    moved[n++] = argv[0];
+    for (int i = 1 + take; i < argc; i++) {
+      moved[n++] = argv[i];
+    }
+    for (int i = 1; i < 1 + take; i++) {
+      moved[n++] = argv[i];
+    }
+    moved[n] = NULL;
+    argv = moved;
+  }
   if (argc < 2) {
     usage(stderr);
     return EXIT_ERROR;

@@ -96,13 +96,12 @@ static const tsr_hal_ops_t k_sim_ops = {
     .close = sim_close,
 };
 
-/* Directory of the libraries: $TSR_SIM_LIB_DIR, else <dir of the program>/../lib.
- * The ".." is resolved textually so messages show a plain path. */
-static int lib_dir(char *out, size_t outlen, char *err, size_t errlen) {
-  const char *env = getenv("TSR_SIM_LIB_DIR");
+int tsr_host_lib_dir(const char *env_name, const char *sub, const char *what, char *out,
+                     size_t outlen, char *err, size_t errlen) {
+  const char *env = getenv(env_name);
   if (env != NULL && env[0] != '\0') {
     if ((size_t)snprintf(out, outlen, "%s", env) >= outlen) {
-      snprintf(err, errlen, "TSR_SIM_LIB_DIR is too long");
+      snprintf(err, errlen, "%s is too long", env_name);
       return -1;
     }
     return 0;
@@ -110,8 +109,8 @@ static int lib_dir(char *out, size_t outlen, char *err, size_t errlen) {
   char exe[PATH_MAX];
   ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (len <= 0) {
-    snprintf(err, errlen, "cannot find the simulator libraries: readlink /proc/self/exe: %s; set TSR_SIM_LIB_DIR",
-             strerror(errno));
+    snprintf(err, errlen, "cannot find %s: readlink /proc/self/exe: %s; set %s", what,
+             strerror(errno), env_name);
     return -1;
   }
   exe[len] = '\0';
@@ -119,13 +118,13 @@ static int lib_dir(char *out, size_t outlen, char *err, size_t errlen) {
   for (int i = 0; i < 2; i++) {
     char *slash = strrchr(exe, '/');
     if (slash == NULL) {
-      snprintf(err, errlen, "cannot find the simulator libraries from %s; set TSR_SIM_LIB_DIR", exe);
+      snprintf(err, errlen, "cannot find %s from %s; set %s", what, exe, env_name);
       return -1;
     }
     *slash = '\0';
   }
-  if ((size_t)snprintf(out, outlen, "%s/lib", exe) >= outlen) {
-    snprintf(err, errlen, "simulator library path is too long");
+  if ((size_t)snprintf(out, outlen, "%s/%s", exe, sub) >= outlen) {
+    snprintf(err, errlen, "the path of %s is too long", what);
     return -1;
   }
   return 0;
@@ -169,7 +168,8 @@ tsr_status_t tsr_hal_sim_open(unsigned dim, const struct tsr_sim_cfg *cfg, tsr_h
   hal->ctx = NULL;
 
   char dir[PATH_MAX];
-  if (lib_dir(dir, sizeof dir, err, errlen) != 0) {
+  if (tsr_host_lib_dir("TSR_SIM_LIB_DIR", "lib", "the simulator libraries", dir, sizeof dir, err,
+                       errlen) != 0) {
     return TSR_NO_DEVICE;
   }
   char path[PATH_MAX + 32];

@@ -9,6 +9,7 @@
  *   - the Verilated model      (sw/tsr_hal_sim.c, host only),
  *   - Linux /dev/uioN or /dev/mem on an FPGA SoC (sw/tsr_hal_devmem.c, host only),
  *   - a volatile pointer on bare metal        (sw/tsr_hal_baremetal.c, freestanding),
+ *   - a board behind the UART host link       (sw/tsr_hal_uart.c, host only; tsr_uart.h),
  *   - a fake register file in the unit tests.
  *
  * This header is freestanding (stdint/stddef/stdbool only): firmware includes it.
@@ -110,6 +111,13 @@ struct tsr_sim;     /* tb/tsr_sim.h */
 tsr_status_t tsr_hal_sim_open(unsigned dim, const struct tsr_sim_cfg *cfg, tsr_hal_t *hal,
                               char *err, size_t errlen);
 
+/**
+ * Directory of a simulation library: $`env_name` if set, else <prefix>/`sub`
+ * where the running program is <prefix>/bin/<name>. `what` names the library
+ * in messages ("the simulator libraries"). Returns 0, or -1 with one line in `err`.
+ */
+int tsr_host_lib_dir(const char *env_name, const char *sub, const char *what, char *out,
+                     size_t outlen, char *err, size_t errlen);
 /** Memory-model statistics of a sim HAL (see tsr_sim_mem_stats_t), or TSR_UNSUPPORTED. */
 tsr_status_t tsr_hal_sim_mem_stats(const tsr_hal_t *hal, uint64_t *rd_beats, uint64_t *wr_beats,
                                    uint64_t *protocol_errors);
@@ -158,6 +166,17 @@ tsr_status_t tsr_devmem_parse(const char *spec, uint64_t default_size, tsr_devme
  */
 tsr_status_t tsr_hal_devmem_open(const char *reg_spec, const char *dma_spec, tsr_hal_t *hal,
                                  char *err, size_t errlen);
+
+/* ---- UART host link backend (host only; sw/tsr_hal_uart.c) ----------------- */
+
+/**
+ * Open "uart:PATH[,BAUD]" (default 115200 baud): a board running
+ * fpga/tsr_uart_top.v behind a serial port (docs/fpga.md, "Host link").
+ * mem_write/mem_read reach its on-chip memory; wait_irq is NULL (the driver
+ * polls). sw/include/tsr_uart.h has the transports, link statistics and the
+ * in-process simulation of the board.
+ */
+tsr_status_t tsr_hal_uart_open(const char *spec, tsr_hal_t *hal, char *err, size_t errlen);
 
 /* ---- Bare-metal backend (freestanding; sw/tsr_hal_baremetal.c) -------------- */
 

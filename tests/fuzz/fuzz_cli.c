@@ -9,8 +9,8 @@
  * simulator directory is set to one that does not exist, so no simulation
  * ever starts: every input ends in a one-line error or at "no simulator
  * build". To keep the fuzzer inside its sandbox:
- *   - options that create or map files (--out, --trace, --device, --dma) are
- *     parsed but the command is not run;
+ *   - options that create or map files or open devices (--out, --trace,
+ *     --device, --dma, --hal) are parsed but the command is not run;
  *   - every file option names one of the files in $FUZZ_CLI_FILES (chosen by
  *     a hash of the value, so valid, mismatched, broken and missing files all
  *     occur);
@@ -109,7 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ar.cmd != argv[1]) {
       abort();
     }
-    const bool files_out = ar.set[O_OUT] || ar.set[O_TRACE] || ar.set[O_DEVICE] || ar.set[O_DMA];
+    const bool files_out = ar.set[O_OUT] || ar.set[O_TRACE] || ar.set[O_DEVICE] || ar.set[O_DMA] ||
+                           ar.set[O_HAL];
     const opt_id_t file_opts[] = {O_A, O_B, O_BIAS, O_MULT_NPY, O_SHIFT_NPY};
     for (size_t i = 0; i < sizeof file_opts / sizeof file_opts[0]; i++) {
       if (ar.set[file_opts[i]]) {
