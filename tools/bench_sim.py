@@ -113,7 +113,7 @@ PROFILE = [
     "",
     "`perf` put all the time in the Verilated evaluation functions; Verilator's `--prof-cfuncs` "
     "under callgrind split it by RTL line. Instructions per simulated cycle (callgrind, "
-    "deterministic) went from 21.1 k to 11.9 k at N = 16 and from 11.1 k to 6.8 k at N = 8 "
+    "deterministic) went from 21.1 k to 11.8 k at N = 16 and from 11.1 k to 6.8 k at N = 8 "
     "with these changes, none of which alters a result bit or a cycle count, except the one "
     "extra store-lane stage:",
     "",
@@ -130,7 +130,8 @@ PROFILE = [
     "microinstruction runs or writes a register, and its registers hold while it is idle.",
     "- **Counters and DMA**. The eight 64-bit performance counters were one 512-bit vector "
     "that the model copied whole each cycle; they are eight registers. The DMA read's wide "
-    "realignment datapath is evaluated only when a register loads.",
+    "realignment datapath is evaluated only when a register loads, and the register file's "
+    "read multiplexer only with ARVALID.",
     "- **Unused signals**. The `unused_*` XOR reductions (kept for lint) are excluded from "
     "tracing, so the model no longer computes them.",
     "",
