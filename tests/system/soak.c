@@ -78,7 +78,7 @@ static uint32_t bad_command(sys_rng_t *r, uint32_t dim, uint32_t w[TSR_CMD_WORDS
   memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
   switch (sys_rng_next(r) % 4u) {
     case 0:
-      w[0] = (uint32_t)sys_rng_range(r, 5, 255); /* unknown opcode */
+      w[0] = (uint32_t)sys_rng_range(r, TSR_OP_SFU + 1u, 255); /* unknown opcode (SFU is the last) */
       return TSR_ERR_OPCODE;
     case 1:
       w[0] = TSR_OP_LOAD; /* LOAD with 0 rows */
