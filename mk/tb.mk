@@ -41,8 +41,10 @@ TB_XFLAGS ?= --x-assign fast --x-initial fast
 # copy); the shim writes it to $$TSR_SIM_COVERAGE_DIR when a simulation ends.
 TB_COVERAGE ?= 0
 TB_COV_VFLAGS := $(if $(filter 1,$(TB_COVERAGE)),--coverage-line --coverage-toggle)
+# TB_PARAMS: tsr_top's parameters (empty for a netlist, which has none: mk/gate.mk).
+TB_PARAMS ?= -GArrayDim=$(DIM)
 TB_VFLAGS := --cc --build -j 2 --top-module tsr_top --prefix Vtsr_top \
-  -GArrayDim=$(DIM) -O3 $(TB_XFLAGS) $(TB_COV_VFLAGS) --trace-fst \
+  $(TB_PARAMS) -O3 $(TB_XFLAGS) $(TB_COV_VFLAGS) --trace-fst \
   -CFLAGS -fPIC -CFLAGS -fvisibility=hidden -MAKEFLAGS OPT_FAST=-O2
 TB_VCMD = $(VERILATOR) $(TB_VFLAGS) --Mdir $(TB_VDIR) $(TB_RTL_SRCS)
 

@@ -1,0 +1,40 @@
+# mk/gate.mk: gate-level simulation of the synthesized chip (issue #5, item 5).
+#
+#   make gate-sim     Yosys generic synthesis of tsr_top (GATE_DIM, default 4; the same
+#                     recipe as synth-check: `synth` minus memory_map, so the RAMs stay
+#                     arrays) written out as a gate-level Verilog netlist
+#                     (build/gate/tsr_top_netlist.v), Verilated into the same C bench as
+#                     the RTL (its own tree, build/gate/b), then GATE_GEMMS random GEMMs
+#                     (test_sys_gemm) and every error case (test_sys_errors) on it, all
+#                     bit-exact against the golden model. A mismatch between simulation
+#                     and synthesis semantics fails here and nowhere else.
+#
+# Not part of `make test` (synthesis and the netlist's Verilator build take minutes).
+
+GATE_DIM     ?= 4
+GATE_GEMMS   ?= 20
+GATE_DIR     := $(BUILD)/gate
+GATE_NETLIST := $(GATE_DIR)/tsr_top_netlist.v
+# The system test programs (mk/system.mk).
+GATE_SYS     := $(BUILD)/tests/system
+# The chip only: the UART bridge is not part of tsr_top.
+GATE_RTL     := $(filter-out rtl/tsr_uart_%,$(RTL_SRCS))
+
+$(GATE_NETLIST): $(GATE_RTL) mk/gate.mk
+	@command -v $(YOSYS) >/dev/null || { echo "gate-sim: yosys not found; install the Debian package 'yosys'"; exit 1; }
+	@mkdir -p $(@D)
+	@printf '%s\n' 'read_verilog -DSYNTHESIS $(GATE_RTL)' 'chparam -set ArrayDim $(GATE_DIM) tsr_top' \
+	  'synth -top tsr_top -flatten -run :fine' 'opt -fast -full' 'techmap' 'opt -fast' 'abc -fast' \
+	  'opt -fast' 'clean -purge' 'write_verilog -noattr $@.tmp' 'stat' > $(GATE_DIR)/gate.ys
+	@echo "gate-sim: Yosys netlist of tsr_top, N = $(GATE_DIM) (log: $(GATE_DIR)/yosys.log)"
+	@start=$$(date +%s); nice $(YOSYS) -q -l $(GATE_DIR)/yosys.log $(GATE_DIR)/gate.ys \
+	  || { tail -20 $(GATE_DIR)/yosys.log; exit 1; }; \
+	  mv $@.tmp $@; echo "gate-sim: netlist in $$(( $$(date +%s) - start )) s: $$(grep -c '^  assign\|always' $@) assigns and processes"
+
+.PHONY: gate-sim
+gate-sim: $(GATE_NETLIST) $(GATE_SYS)/test_sys_gemm $(GATE_SYS)/test_sys_errors ## gate-level simulation: the Yosys netlist of tsr_top (N=4) through the C bench, random GEMMs and every error case bit-exact
+	@$(MAKE) --no-print-directory BUILD=$(GATE_DIR)/b sim DIM=$(GATE_DIM) TB_RTL_SRCS=$(GATE_NETLIST) TB_PARAMS= \
+	  TB_XFLAGS="--x-assign fast --x-initial fast -Wno-fatal -Wno-UNOPTFLAT"
+	TSR_SIM_LIB_DIR=$(GATE_DIR)/b/lib $(GATE_SYS)/test_sys_gemm --dim $(GATE_DIM) --count $(GATE_GEMMS)
+	TSR_SIM_LIB_DIR=$(GATE_DIR)/b/lib $(GATE_SYS)/test_sys_errors --dim $(GATE_DIM)
+	@echo "gate-sim: PASSED: the gate-level netlist (N = $(GATE_DIM)) ran $(GATE_GEMMS) random GEMMs and the error suite bit-exact"
