@@ -301,7 +301,9 @@ static uint64_t dma_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t row
  *   - a tile's parameter LOADs: after the array drained (2N), with the load
  *     queue empty (they share the DMA read engine) and, being tokenless except
  *     the last, after every earlier STORE;
- *   - the STORE: after its parameters, when the store stage is free.
+ *   - the STORE: after its parameters, when the store stage is free;
+ *   - behind a memory whose bandwidth cap reads and writes share
+ *     (mem_shared), a STORE's bytes delay the LOADs that move while it does.
  */
 uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
                                  const tsr_gemm_plan_t *p) {
@@ -326,6 +328,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     st_done[i] = 0u;
   }
   uint64_t host = 0u;                  /* the host has submitted every command so far */
+  uint64_t wr_until = 0u;              /* mem_shared: STORE bytes occupy the memory until then */
 
   if (d->has_lut) {
     /* The table's LOAD and LUT_LOAD, alone. */
@@ -346,6 +349,9 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
         start = max64(start, mm_done[slot]);
       }
       uint64_t t = start + dma_cycles(p, beat, x.kcur, x.ncols, dim);
+      if (wr_until > start) {
+        t += wr_until - start; /* STORE bytes still crossing a shared memory */
+      }
       front += EST_CMD_OVERHEAD;
       if (a_load) {
         t += dma_cycles(p, beat, x.mrows, x.kcur, dim);
@@ -404,8 +410,17 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
         /* A full store queue holds the front end until its oldest STORE is done. */
         front = max64(front, st_done[st_n % EST_STORE_QUEUE]) + EST_CMD_OVERHEAD;
         const uint64_t st = max64(front, store_free);
-        store_free = st + p->param_rows +
-                     dma_cycles(p, beat, x.mrows, sub_cols(d, &x, dim, jj) * es, beat);
+        const uint32_t st_bytes = sub_cols(d, &x, dim, jj) * es;
+        store_free = st + p->param_rows + dma_cycles(p, beat, x.mrows, st_bytes, beat);
+        if (p->mem_shared) {
+          /* Reads and writes share a capped memory: the STORE's bytes delay the
+           * LOADs moving at the same time by as long as they take alone. */
+          const uint64_t xfer = ceil_div64((uint64_t)x.mrows * st_bytes, p->mem_bw);
+          if (load_free > st) {
+            load_free += xfer;
+          }
+          wr_until = max64(wr_until, st) + xfer;
+        }
         st_done[st_n % EST_STORE_QUEUE] = store_free;
         st_n++;
       }
@@ -456,7 +471,7 @@ typedef struct cand {
 
 /* Build the plan for one candidate; false if it does not fit. */
 static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d, const cand_t *cd,
-                           uint32_t max_mt, uint32_t mem_bw, uint32_t mem_latency,
+                           uint32_t max_mt, uint32_t mem_bw, bool mem_shared, uint32_t mem_latency,
                            tsr_gemm_plan_t *p) {
   const uint32_t sbufs = cd->sbufs;
   const uint32_t abufs = cd->abufs;
@@ -554,6 +569,7 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
                            : sbufs * (p->a_rows + p->w_rows);
   p->n_params = n_params(d);
   p->mem_bw = mem_bw;
+  p->mem_shared = mem_shared;
   p->mem_latency = mem_latency;
   count_plan(d, p);
   p->est_cycles = tsr_gemm_predict_cycles(info, d, p);
@@ -582,6 +598,9 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
   /* The memory the prediction assumes: the bus width unless capped, the default latency. */
   const uint32_t bw_cap = opts != NULL ? opts->mem_bw : 0u;
   const uint32_t mem_bw = bw_cap != 0u && bw_cap < info->axi_bytes ? bw_cap : info->axi_bytes;
+  /* The memory model caps reads and writes together; below twice the bus width
+   * the cap can bind while both channels move. */
+  const bool mem_shared = bw_cap != 0u && bw_cap < 2u * info->axi_bytes;
   const uint32_t mem_latency =
       opts != NULL && opts->mem_latency != 0u ? opts->mem_latency : EST_MEM_LATENCY;
   const tsr_gemm_buf_t spad_buf = opts != NULL ? opts->spad_buf : TSR_BUF_AUTO;
@@ -645,7 +664,7 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
         cd.kcb = cands[i % nc];
         cd.nb = k_nbs[(i / nc) % n_nbs];
         cd.banked = i < nc * n_nbs;
-        if (!make_candidate(info, desc, &cd, max_mt, mem_bw, mem_latency, plan)) {
+        if (!make_candidate(info, desc, &cd, max_mt, mem_bw, mem_shared, mem_latency, plan)) {
           continue;
         }
         uint64_t sc = score(plan);
@@ -665,7 +684,7 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
     return TSR_UNSUPPORTED;
   }
   /* Rebuild the winner in place (cheaper than keeping a copy). */
-  (void)make_candidate(info, desc, &best, max_mt, mem_bw, mem_latency, plan);
+  (void)make_candidate(info, desc, &best, max_mt, mem_bw, mem_shared, mem_latency, plan);
   return TSR_OK;
 }
 

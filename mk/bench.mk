@@ -1,19 +1,23 @@
 # mk/bench.mk: the performance sweep and its roofline (docs/performance.md).
 #
-#   make bench              `tessera bench` on DIM=N (default 8): the whole sweep, each point checked
-#                           bit-exact, into build/bench/{bench.json,bench.csv,roofline.gp,roofline.png,
-#                           roofline.svg}; then tools/bench.py regenerates docs/performance.md and
-#                           docs/roofline.svg from them. A few minutes.
+#   make bench              `tessera bench` on each array size of BENCH_DIMS (8 and 16): the whole
+#                           sweep, each point checked bit-exact, into build/bench/dN/{bench.json,
+#                           bench.csv,roofline.gp,roofline.png,roofline.svg}; then tools/bench.py
+#                           regenerates docs/performance.md and docs/roofline-dN.svg from them.
+#                           About a minute.
 #   make bench-quick        `tessera bench --quick`: 12 of the 23 points into build/bench-quick (no docs;
 #                           without gnuplot the plot is skipped with a message)
 
-BENCH_DIR := $(BUILD)/bench
+BENCH_DIR  := $(BUILD)/bench
+BENCH_DIMS ?= 8 16
 
 .PHONY: bench bench-quick
-bench: sim $(SW_BIN) ## GEMM sweep (tessera bench: square, batch, ResNet-50, BERT, bandwidth) with a gnuplot roofline; regenerates docs/performance.md
+bench: $(SW_BIN) ## GEMM sweep (tessera bench: square, batch, ResNet-50, BERT, bandwidth) on N = 8 and 16 with gnuplot rooflines; regenerates docs/performance.md
 	@command -v gnuplot >/dev/null || { echo "bench: gnuplot not found: run tools/install-deps.sh (Debian package gnuplot-nox)"; exit 1; }
-	TSR_SIM_LIB_DIR=$(BUILD)/lib $(SW_BIN) bench --dim $(DIM) --out $(BENCH_DIR)
-	$(PYTHON) tools/bench.py --doc-only --doc docs/performance.md --out $(BENCH_DIR)
+	@for d in $(BENCH_DIMS); do $(MAKE) --no-print-directory sim DIM=$$d || exit 1; done
+	@for d in $(BENCH_DIMS); do \
+	  TSR_SIM_LIB_DIR=$(BUILD)/lib $(SW_BIN) bench --dim $$d --out $(BENCH_DIR)/d$$d || exit 1; done
+	$(PYTHON) tools/bench.py --doc-only --doc docs/performance.md $(foreach d,$(BENCH_DIMS),--out $(BENCH_DIR)/d$(d))
 
 bench-quick: sim $(SW_BIN) ## tessera bench --quick: a short subset of the sweep (build/bench-quick), no docs
 	TSR_SIM_LIB_DIR=$(BUILD)/lib $(SW_BIN) bench --dim $(DIM) --out $(BUILD)/bench-quick --quick

@@ -113,6 +113,8 @@ typedef struct tsr_gemm_plan {
   uint64_t dma_wr_bytes;  /**< bytes written */
   uint64_t macs;          /**< m * k * n */
   uint32_t mem_bw;        /**< bytes per cycle the prediction assumes (<= the bus width) */
+  bool mem_shared;        /**< reads and writes share mem_bw (a memory with a bandwidth cap);
+                               else each channel has the bus to itself */
   uint32_t mem_latency;   /**< memory latency the prediction assumes, cycles */
   uint64_t est_cycles;    /**< predicted cycles (tsr_gemm_predict_cycles) */
 } tsr_gemm_plan_t;

@@ -8,7 +8,9 @@
 
 /*
  * Five fixed GEMM shapes run on the DIM=N model with the default memory
- * model. For each one:
+ * model, and 256^3 and 128^3 again behind a memory that delivers 1 and 4
+ * bytes per cycle, shared by reads and writes (the planner told so through
+ * tsr_gemm_opts_t.mem_bw). For each one:
  *   - the firmware's prediction (tsr_gemm_predict_cycles, printed by
  *     `tessera gemm --plan`) is within 10% of CNT_CYCLES;
  *   - the time classes add up to CNT_BUSY and CNT_ARRAY is exactly the A
@@ -32,10 +34,12 @@
 
 typedef struct shape {
   uint32_t m, k, n;
+  uint32_t mem_bw; /* the memory model's shared bandwidth cap, bytes per cycle; 0: none */
 } shape_t;
 
-static const shape_t k_shapes[] = {{64, 64, 64}, {128, 128, 128}, {100, 200, 50}, {256, 64, 256},
-                                   {33, 300, 17}};
+static const shape_t k_shapes[] = {{64, 64, 64, 0},   {128, 128, 128, 0}, {100, 200, 50, 0},
+                                   {256, 64, 256, 0}, {33, 300, 17, 0},   {256, 256, 256, 1},
+                                   {128, 128, 128, 4}};
 
 #define A_ADDR 0x10000u
 #define B_ADDR 0x80000u
@@ -58,26 +62,28 @@ int main(int argc, char **argv) {
   if (sys_parse_dim_seed("test_sys_perf", pass_argc, pass_argv, &dim, &seed) != 0) {
     return 2;
   }
-  sys_env_t e;
-  char err[256];
-  tsr_sim_cfg_t cfg;
-  sys_sim_cfg_default(&cfg);
-  cfg.seed = seed;
-  if (sys_open(&e, dim, &cfg, err, sizeof err) != TSR_OK) {
-    fprintf(stderr, "test_sys_perf: %s\n", err);
-    return 1;
-  }
   sys_rng_t r;
   sys_rng_seed(&r, seed, 3u);
   unsigned fails = 0;
   uint8_t *buf = malloc(300u * 300u);
   if (buf == NULL) {
     fprintf(stderr, "test_sys_perf: out of memory\n");
-    sys_close(&e);
     return 1;
   }
   for (size_t s = 0; s < sizeof k_shapes / sizeof k_shapes[0]; s++) {
     const shape_t *sh = &k_shapes[s];
+    sys_env_t e;
+    char err[256];
+    tsr_sim_cfg_t cfg;
+    sys_sim_cfg_default(&cfg);
+    cfg.seed = seed;
+    cfg.bytes_per_cycle = sh->mem_bw;
+    if (sys_open(&e, dim, &cfg, err, sizeof err) != TSR_OK) {
+      fprintf(stderr, "test_sys_perf: %s\n", err);
+      free(buf);
+      return 1;
+    }
+    const tsr_gemm_opts_t opts = {.mem_bw = sh->mem_bw};
     tsr_gemm_desc_t d = {.m = sh->m, .k = sh->k, .n = sh->n, .a_addr = A_ADDR, .lda = sh->k,
                          .b_addr = B_ADDR, .ldb = sh->n, .c_addr = C_ADDR, .ldc = sh->n,
                          .requant = true, .mult = 1 << 30, .shift = -8, .act_min = -128,
@@ -90,28 +96,34 @@ int main(int argc, char **argv) {
     }
     tsr_gemm_plan_t plan;
     tsr_counters_t c;
-    if (st != TSR_OK || (st = tsr_gemm_plan(&e.dev.info, &d, &plan)) != TSR_OK ||
+    if (st != TSR_OK || (st = tsr_gemm_plan_opts(&e.dev.info, &d, &opts, &plan)) != TSR_OK ||
         (st = tsr_counters_clear(&e.dev)) != TSR_OK ||
         (st = tsr_gemm_run(&e.dev, &d, &plan, NULL, NULL)) != TSR_OK ||
         (st = tsr_counters_read(&e.dev, &c)) != TSR_OK) {
       fprintf(stderr, "test_sys_perf: FAIL: %ux%ux%u: %s: %s\n", sh->m, sh->k, sh->n,
               tsr_status_str(st), tsr_dev_error(&e.dev));
       fails++;
+      sys_close(&e);
       continue;
     }
+    sys_close(&e);
     const double error = ((double)plan.est_cycles - (double)c.cycles) / (double)c.cycles;
     const uint64_t streamed = (uint64_t)sh->m * ((sh->n + dim - 1u) / dim) * ((sh->k + dim - 1u) / dim);
     const uint64_t classes = c.array + c.fill + c.load_wait + c.store + c.sfu + c.ctrl;
-    printf("test_sys_perf: N=%u %3ux%3ux%3u: %7" PRIu64 " cycles, predicted %7" PRIu64
+    char mem[24] = "";
+    if (sh->mem_bw != 0u) {
+      snprintf(mem, sizeof mem, " at %u B/cycle", sh->mem_bw);
+    }
+    printf("test_sys_perf: N=%u %3ux%3ux%3u%s: %7" PRIu64 " cycles, predicted %7" PRIu64
            " (%+5.1f %%), utilization %4.1f %%\n",
-           dim, sh->m, sh->k, sh->n, c.cycles, plan.est_cycles, 100.0 * error,
+           dim, sh->m, sh->k, sh->n, mem, c.cycles, plan.est_cycles, 100.0 * error,
            100.0 * (double)plan.macs / ((double)dim * dim * (double)c.cycles));
     if (error > tolerance || error < -tolerance) {
       fprintf(stderr, "test_sys_perf: FAIL: %ux%ux%u: the model is off by %+.1f %% (allowed %.1f %%)\n",
               sh->m, sh->k, sh->n, 100.0 * error, 100.0 * tolerance);
       fails++;
     }
-    if (dim == 8u && sh->m == 128u && sh->k == 128u && sh->n == 128u) {
+    if (dim == 8u && sh->m == 128u && sh->k == 128u && sh->n == 128u && sh->mem_bw == 0u) {
       const uint64_t bound = plan.macs / 64u * 105u / 100u + fill_128;
       if (c.cycles > bound) {
         fprintf(stderr, "test_sys_perf: FAIL: 128x128x128 took %" PRIu64 " cycles, above the bound "
@@ -128,7 +140,6 @@ int main(int argc, char **argv) {
     }
   }
   free(buf);
-  sys_close(&e);
   if (fails != 0) {
     printf("test_sys_perf: N=%u FAILED (%u checks)\n", dim, fails);
     return 1;
