@@ -43,8 +43,12 @@ TB_COVERAGE ?= 0
 TB_COV_VFLAGS := $(if $(filter 1,$(TB_COVERAGE)),--coverage-line --coverage-toggle)
 # TB_PARAMS: tsr_top's parameters (empty for a netlist, which has none: mk/gate.mk).
 TB_PARAMS ?= -GArrayDim=$(DIM)
+# TB_WFLAGS: warning waivers for a tsr_top other than the RTL (empty for the RTL, which
+# lints clean; mk/gate.mk waives UNOPTFLAT for the netlist). Empty, it leaves the
+# command line, and so every model already built, unchanged.
+TB_WFLAGS ?=
 TB_VFLAGS := --cc --build -j 2 --top-module tsr_top --prefix Vtsr_top \
-  $(TB_PARAMS) -O3 $(TB_XFLAGS) $(TB_COV_VFLAGS) --trace-fst \
+  $(TB_PARAMS) -O3 $(TB_XFLAGS)$(if $(TB_WFLAGS), $(TB_WFLAGS)) $(TB_COV_VFLAGS) --trace-fst \
   -CFLAGS -fPIC -CFLAGS -fvisibility=hidden -MAKEFLAGS OPT_FAST=-O2
 TB_VCMD = $(VERILATOR) $(TB_VFLAGS) --Mdir $(TB_VDIR) $(TB_RTL_SRCS)
 
