@@ -7,7 +7,7 @@
 #   make synth-all                  every configuration of SYNTH_SWEEP (docs/fpga.md's table)
 #   make synth BOARD=<b> [DIM=<n>]  a board's top (fpga/boards/tsr_board_<b>.v: PLL, reset, UART
 #                                   bridge, on-chip memory, tsr_top) with its pins (constraints/):
-#                                   ulx3s (ecp5, N=16), icebreaker (ice40, N=4), arty (xilinx, N=16);
+#                                   ulx3s (ecp5, N=8), icebreaker (ice40, N=4), arty (xilinx, N=8);
 #                                   report in build/synth/<b>-<n>/
 #   make board-check                every board top: Verilator -Wall, Yosys hierarchy against the
 #                                   vendor's cell library, every port pinned (in make test)

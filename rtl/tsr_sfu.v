@@ -211,20 +211,24 @@ module tsr_sfu #(
   // below); LUT_LOAD writes row cnt-1 in the cycle it captures it.
   wire [7:0]       lut_entry;
   wire [LutAw-1:0] lut_waddr = cnt_q[LutAw-1:0] - {{(LutAw-1){1'b0}}, 1'b1};
-  // Leading zeros of a 64-bit value (64 for 0).
+  // Leading zeros of a 64-bit value (64 for 0), by halving: six steps of a
+  // compare and a shift, so about six multiplexers deep. (Counting bit by bit
+  // in a loop made 64 chained 64-bit adders: on ECP5 a 290 ns path, carry
+  // chains being opaque to the logic optimizer.)
   function automatic [63:0] clz(input [63:0] v);
-    integer k;
-    reg found;
-    clz   = 64'h0;
-    found = 1'b0;
-    for (k = 63; k >= 0; k = k - 1) begin
-      if (!found) begin
-        if (v[k]) begin
-          found = 1'b1;
-        end else begin
-          clz = clz + 64'h1;
-        end
-      end
+    reg [63:0] x;
+    reg [6:0]  n;
+    begin
+      x = v;
+      n = 7'd0;
+      if (x[63:32] == 32'h0) begin n = n + 7'd32; x = x << 32; end
+      if (x[63:48] == 16'h0) begin n = n + 7'd16; x = x << 16; end
+      if (x[63:56] == 8'h0)  begin n = n + 7'd8;  x = x << 8;  end
+      if (x[63:60] == 4'h0)  begin n = n + 7'd4;  x = x << 4;  end
+      if (x[63:62] == 2'h0)  begin n = n + 7'd2;  x = x << 2;  end
+      if (!x[63])            begin n = n + 7'd1;  x = x << 1;  end
+      if (!x[63])            begin n = n + 7'd1;               end
+      clz = {57'h0, n};
     end
   endfunction
 

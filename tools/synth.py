@@ -45,9 +45,9 @@ SHELL_SRC = 'fpga/tsr_synth_shell.v'
 BOARD_SRCS = ['fpga/tsr_uart_top.v', 'fpga/tsr_axi_ram.v', 'fpga/tsr_rst_sync.v',
               'fpga/tsr_evt_leds.v']
 BOARDS = {
-    'ulx3s': dict(target='ecp5', constraints='constraints/ulx3s.lpf', dim=16),
+    'ulx3s': dict(target='ecp5', constraints='constraints/ulx3s.lpf', dim=8),
     'icebreaker': dict(target='ice40', constraints='constraints/icebreaker.pcf', dim=4),
-    'arty': dict(target='xilinx', constraints='constraints/arty_a7.xdc', dim=16),
+    'arty': dict(target='xilinx', constraints='constraints/arty_a7.xdc', dim=8),
 }
 
 # tsr_top's own defaults (rtl/tsr_top.v).

@@ -11,7 +11,7 @@
 // No open place-and-route exists for the 7 series, so this top is linted and
 // synthesized here (make board-check) but never placed, routed or run.
 module tsr_board_arty #(
-  parameter integer ArrayDim     = 16,
+  parameter integer ArrayDim     = 8,
   parameter integer SpadRows     = 4096,
   parameter integer AccRows      = 1024,
   parameter integer AxiDataWidth = 64,

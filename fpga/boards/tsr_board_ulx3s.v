@@ -11,7 +11,7 @@
 // The DMA's memory is 64 KiB on chip (tsr_axi_ram); the host fills it over
 // the UART (tessera --hal uart:/dev/ttyUSB0,115200 ...).
 module tsr_board_ulx3s #(
-  parameter integer ArrayDim     = 16,
+  parameter integer ArrayDim     = 8,
   parameter integer SpadRows     = 4096,
   parameter integer AccRows      = 1024,
   parameter integer AxiDataWidth = 64,
