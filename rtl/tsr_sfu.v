@@ -242,7 +242,7 @@ module tsr_sfu #(
     reg [31:0]        mul_b;
     reg signed [63:0] prod;
     reg [63:0]        nudged, biased, srd;
-    reg [63:0]        sh_amt, shl_v, sra_v, shift_v;
+    reg [63:0]        sh_amt, sh_neg, shl_v, sra_v, shift_v;
     reg [6:0]         sh_l, sh_r;
     reg [5:0]         rd_e;
     reg [63:0]        rd_mask, rd_rem, rd_thr, rdiv_v;
@@ -261,13 +261,9 @@ module tsr_sfu #(
                64'h0000_0000_7fff_ffff : sext32({32'h0, biased[62:31]});
       // The shifter: signed amount for SHL/SHLI, 0..63 for SHL32/RDIV.
       sh_amt  = (uop == UShli || uop == URdivi || uop == USshli) ? uimm64 : b;
-      // Left by sh_amt, saturating at 64; right by -sh_amt, saturating at 64
-      // unless -sh_amt is 0..63, that is sh_amt is 0 or -63..-1. Written on
-      // the bits, so no 64-bit negation or compare (two carry chains, the
-      // board's critical path) stands between the operand and the shifter.
-      sh_l    = (|sh_amt[63:6]) ? 7'd64 : {1'b0, sh_amt[5:0]};
-      sh_r    = (sh_amt == 64'h0 || (&sh_amt[63:6] && sh_amt[5:0] != 6'h0)) ?
-                {1'b0, 6'h0 - sh_amt[5:0]} : 7'd64;
+      sh_neg  = 64'h0 - sh_amt;
+      sh_l    = (sh_amt > 64'd63) ? 7'd64 : sh_amt[6:0];
+      sh_r    = (sh_neg > 64'd63) ? 7'd64 : sh_neg[6:0];
       shl_v   = (sh_l[6]) ? 64'h0 : (a << sh_l[5:0]);
       sra_v   = (sh_r[6]) ? {64{a[63]}} : $unsigned($signed(a) >>> sh_r[5:0]);
       shift_v = sh_amt[63] ? sra_v : shl_v;
