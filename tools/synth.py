@@ -539,11 +539,13 @@ def parse_pnr(fam, out, logtext):
 
 # --------------------------------------------------------------------------- report
 
-# Hierarchy prefix of tsr_top's cells in each top, and the name of what is outside it.
-TOP_PREFIX = {
-    'tsr_synth_': ('u_top.', 'shell (fpga/tsr_synth_shell.v)'),
-    'tsr_board_': ('u_chip.u_top.', 'board (PLL, reset, UART bridge, memory)'),
-}
+def top_prefix(top):
+    """The hierarchy prefix of tsr_top's cells in `top`, and a name for the cells outside it."""
+    if top == 'tsr_synth_shell':
+        return 'u_top.', 'shell (fpga/tsr_synth_shell.v)'
+    if top.startswith('tsr_board_'):
+        return 'u_chip.u_top.', 'board (PLL, reset, UART bridge, memory)'
+    return '', ''
 
 
 def shell_bits(axi):
@@ -576,7 +578,7 @@ def build_report(cfg, tinfo, res, mems, muls, pnr, steps, status, message, versi
             bits_in_ffs=mem_ff, bits_in_lutram=mem_lutram, rom_bits_in_logic=rom_logic,
             spad_acc_not_in_bram=main_not_bram),
         multipliers=muls,
-        breakdown=breakdown(fam, cfg['out'], *TOP_PREFIX.get(cfg['top'][:10], ('', ''))),
+        breakdown=breakdown(fam, cfg['out'], *top_prefix(cfg['top'])),
     )
     if cfg['top'] == 'tsr_synth_shell':
         rep['shell'] = dict(ffs=in_bits + out_bits, luts_about=out_bits,
