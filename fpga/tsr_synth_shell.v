@@ -18,6 +18,7 @@ module tsr_synth_shell #(
   parameter integer AccRows      = 1024,
   parameter integer AxiDataWidth = 64,
   parameter integer CmdQDepth    = 16,
+  parameter integer EnableSfu    = 1,
   localparam integer W       = AxiDataWidth,
   localparam integer InBits  = 115 + W,
   localparam integer OutBits = 138 + W + W / 8
@@ -59,7 +60,8 @@ module tsr_synth_shell #(
     .SpadRows     (SpadRows),
     .AccRows      (AccRows),
     .AxiDataWidth (AxiDataWidth),
-    .CmdQDepth    (CmdQDepth)
+    .CmdQDepth    (CmdQDepth),
+    .EnableSfu    (EnableSfu)
   ) u_top (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

@@ -18,6 +18,7 @@ module tsr_uart_top #(
   parameter integer AccRows       = 1024,
   parameter integer AxiDataWidth  = 64,
   parameter integer CmdQDepth     = 16,
+  parameter integer EnableSfu     = 1,      // 0: tsr_top without the SFU (small FPGAs)
   parameter integer MemBytes      = 65536,  // on-chip memory, a power of two
   parameter integer ClkPerBit     = 868,    // clock / baud (868: 115200 baud at 100 MHz)
   parameter integer RxTimeoutBits = 1024,
@@ -94,7 +95,8 @@ module tsr_uart_top #(
     .SpadRows     (SpadRows),
     .AccRows      (AccRows),
     .AxiDataWidth (AxiDataWidth),
-    .CmdQDepth    (CmdQDepth)
+    .CmdQDepth    (CmdQDepth),
+    .EnableSfu    (EnableSfu)
   ) u_top (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

@@ -593,6 +593,9 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
   if (st != TSR_OK) {
     return st;
   }
+  if (desc->has_lut && !info->has_sfu) {
+    return TSR_UNSUPPORTED; /* the SFU loads the activation table */
+  }
   const uint32_t max_mt = opts != NULL ? opts->max_mt : 0u;
   const uint32_t max_kc = opts != NULL ? opts->max_kc : 0u;
   /* The memory the prediction assumes: the bus width unless capped, the default latency. */

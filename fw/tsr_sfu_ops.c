@@ -145,6 +145,10 @@ tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *d, t
     *why = "no device information, descriptor or plan";
     return TSR_BAD_ARG;
   }
+  if (!info->has_sfu) {
+    *why = "this chip was built without the SFU (CONFIG.SFU = 0)";
+    return TSR_UNSUPPORTED;
+  }
   tsr_status_t st = tsr_sfu_check_desc(d, why);
   if (st != TSR_OK) {
     return st;

@@ -4,12 +4,14 @@ VERILATOR ?= verilator
 YOSYS     ?= yosys
 
 .PHONY: lint synth-check
-lint: ## Verilator -Wall lint of the whole RTL for N = 4, 8, 16 (zero warnings)
+lint: ## Verilator -Wall lint of the whole RTL for N = 4, 8, 16, and N = 4 without the SFU (zero warnings)
 	@command -v $(VERILATOR) >/dev/null || { echo "lint: verilator not found; install the Debian package 'verilator'"; exit 1; }
 	@for d in $(LINT_DIMS); do \
 	  $(VERILATOR) --lint-only -Wall --top-module tsr_top -GArrayDim=$$d $(RTL_SRCS) || exit 1; \
 	  echo "lint: tsr_top ArrayDim=$$d clean"; \
 	done
+	@$(VERILATOR) --lint-only -Wall --top-module tsr_top -GArrayDim=4 -GEnableSfu=0 $(RTL_SRCS)
+	@echo "lint: tsr_top ArrayDim=4 EnableSfu=0 clean"
 
 # Generic Yosys synthesis, the same recipe as `make synth TARGET=generic`
 # (tools/synth.py, mk/synth.mk). The script is `synth` minus `memory_map`, so

@@ -38,7 +38,7 @@ SYS_LIB_SRCS    := tests/system/sys_util.c tests/system/sys_reset.c sw/tsr_hal.c
                    sw/tsr_sfu_prep.c
 SYS_LIB_OBJS    := $(patsubst %.c,$(SYS_OBJ_DIR)/%.o,$(SYS_LIB_SRCS))
 SYS_SUITES      := gemm errors wrap counters directed reset busfault sfu perf
-SYS_CMOCKA      := errors wrap counters directed reset busfault
+SYS_CMOCKA      := errors wrap counters directed reset busfault nosfu
 SYS_BINS        := $(patsubst %,$(SYS_DIR)/test_sys_%,$(SYS_SUITES))
 SYS_ARGS        ?=
 SYS_GEMM_COUNT_4  ?= 200
@@ -144,3 +144,39 @@ test-system-sfu-cli: $(SYS_ONE) $(SW_BIN) ## the CLI's SFU commands on the DIM=N
 	$(call sys_sfu_cli_cmd,$(DIM))
 test-system-cli-asan: ## the CLI error cases of test-cli against an ASan+UBSan build of the CLI (build/asan)
 	$(sys_asan_cmd)
+
+# ---- a chip without the SFU ------------------------------------------------------------------
+#
+# make test-nosfu: tsr_top with EnableSfu = 0 (the small-FPGA build, docs/fpga.md), Verilated
+# into its own tree so build/lib keeps the full chip. tests/system/test_sys_nosfu.c: CONFIG.SFU
+# = 0, NO_UNIT for every SFU command and a STORE through the table, TSR_UNSUPPORTED from the
+# driver and firmware, random GEMMs bit-exact; then the CLI's one-line refusal.
+NOSFU_BUILD := $(BUILD)/nosfu
+NOSFU_DIM   ?= 4
+NOSFU_LIB   := $(NOSFU_BUILD)/lib/libtsrsim_d$(NOSFU_DIM).so
+
+.PHONY: nosfu-sim test-nosfu
+nosfu-sim: ## build the model without the SFU (EnableSfu=0) in build/nosfu/lib
+	@$(MAKE) --no-print-directory BUILD=$(NOSFU_BUILD) DIM=$(NOSFU_DIM) \
+	  TB_PARAMS='-GArrayDim=$(NOSFU_DIM) -GEnableSfu=0' sim
+
+NOSFU_CLI := $(NOSFU_BUILD)/cli
+nosfu_tessera = TSR_SIM_LIB_DIR=$(NOSFU_BUILD)/lib $(SW_BIN) $(1) --dim $(NOSFU_DIM)
+
+test-nosfu: nosfu-sim $(SYS_DIR)/test_sys_nosfu $(SW_BIN) ## a chip built without the SFU: NO_UNIT errors, driver refusals, GEMMs bit-exact, CLI refusals
+	$(SYS_NEED_NUMPY)
+	TSR_SIM_LIB_DIR=$(NOSFU_BUILD)/lib $(SYS_DIR)/test_sys_nosfu --dim $(NOSFU_DIM) $(SYS_ARGS)
+	@mkdir -p $(NOSFU_CLI)
+	@$(PYTHON) -c 'import numpy as np; r = np.random.default_rng(1); \
+	  [np.save("$(NOSFU_CLI)/" + n, r.integers(-128, 128, s, dtype=np.int8)) for n, s in (("x", (2, 8)), ("a", (8, 8)), ("b", (8, 8)))]'
+	@set -u; info=$$($(call nosfu_tessera,info) --json) || exit 1; \
+	  printf '%s' "$$info" | grep -q '"sfu": false' || { echo "test-nosfu: FAILED: tessera info --json: $$info"; exit 1; }; \
+	  echo "  tessera info: \"sfu\": false"; \
+	  for args in "softmax --in $(NOSFU_CLI)/x.npy --in-scale 0.1" \
+	              "gemm --a $(NOSFU_CLI)/a.npy --b $(NOSFU_CLI)/b.npy --mult 1073741824 --shift 8 --act sigmoid --out-scale 0.05"; do \
+	    out=$$($(call nosfu_tessera,$$args) 2>&1); rc=$$?; \
+	    if [ $$rc -eq 0 ] || ! printf '%s' "$$out" | grep -q 'built without'; then \
+	      echo "test-nosfu: FAILED: tessera $$args: exit $$rc, expected a refusal naming the missing SFU: $$out"; exit 1; fi; \
+	    echo "  tessera $${args%% *}: exit $$rc: $$out"; \
+	  done
+	@echo "test-nosfu: PASSED (N=$(NOSFU_DIM), EnableSfu=0)"

@@ -45,6 +45,7 @@ module tsr_ctrl #(
   parameter integer AccRows      = 1024,
   parameter integer AxiDataWidth = 64,
   parameter integer CmdQDepth    = 16,
+  parameter integer EnableSfu    = 1,     // 0: no SFU; its commands stop with ErrNoUnit
   localparam integer N = ArrayDim,
   localparam integer QAw = $clog2(CmdQDepth),
   localparam integer AxiBytes = AxiDataWidth / 8,
@@ -130,7 +131,8 @@ module tsr_ctrl #(
   localparam [7:0] ErrNone = 8'd0, ErrOpcode = 8'd1, ErrDim = 8'd2, ErrSpadRange = 8'd3,
                    ErrAccRange = 8'd4, ErrDramRange = 8'd5, ErrBusRead = 8'd6,
                    ErrBusWrite = 8'd7, ErrParam = 8'd8, ErrDepToken = 8'd9,
-                   ErrCmdqOverflow = 8'd10, ErrNoWeights = 8'd11, ErrDmaWindow = 8'd12;
+                   ErrCmdqOverflow = 8'd10, ErrNoWeights = 8'd11, ErrDmaWindow = 8'd12,
+                   ErrNoUnit = 8'd13;
 
   localparam [2:0] StIdle = 3'd0, StFetch = 3'd1, StDecode = 3'd2, StExec = 3'd3,
                    StError = 3'd4, StAbort = 3'd5;
@@ -305,7 +307,9 @@ module tsr_ctrl #(
         end
       end
       OpStore: begin
-        if (rows == 16'h0 || cols == 16'h0 || cols > DimMax) begin
+        if (EnableSfu == 0 && st_lut) begin
+          check_err = ErrNoUnit;    // the activation table is loaded by the SFU
+        end else if (rows == 16'h0 || cols == 16'h0 || cols > DimMax) begin
           check_err = ErrDim;
         end else if (st_spad && st_src_end > spad_cap) begin
           check_err = ErrSpadRange;
@@ -323,7 +327,9 @@ module tsr_ctrl #(
         end
       end
       OpSfu: begin
-        if (func > FnAdd) begin
+        if (EnableSfu == 0) begin
+          check_err = ErrNoUnit;
+        end else if (func > FnAdd) begin
           check_err = ErrOpcode;
         end else if (func == FnLutLoad) begin
           if (sfu_lut_end > spad_cap) begin

@@ -6,7 +6,8 @@ module tsr_top #(
   parameter integer SpadRows     = 4096,  // scratchpad rows of N int8
   parameter integer AccRows      = 1024,  // accumulator rows of N int32
   parameter integer AxiDataWidth = 64,    // AXI4 master data width: 32, 64 or 128
-  parameter integer CmdQDepth    = 16     // command queue depth in commands
+  parameter integer CmdQDepth    = 16,    // command queue depth in commands
+  parameter integer EnableSfu    = 1      // 0: build without the SFU (CONFIG.SFU = 0)
 ) (
   input  wire                      clk_i,
   input  wire                      rst_ni,
@@ -115,6 +116,7 @@ module tsr_top #(
     .config_array_dim_i      (N32[7:0]),
     .config_axi_bytes_i      (AxiBytes32[7:0]),
     .config_cmdq_depth_i     (QDepth32[7:0]),
+    .config_sfu_i            (EnableSfu != 0),
     .spad_rows_rows_i        (SpadRows32),
     .acc_rows_rows_i         (AccRows32),
     .ctrl_soft_reset_o       (ctrl_soft_reset),
@@ -197,7 +199,8 @@ module tsr_top #(
     .SpadRows     (SpadRows),
     .AccRows      (AccRows),
     .AxiDataWidth (AxiDataWidth),
-    .CmdQDepth    (CmdQDepth)
+    .CmdQDepth    (CmdQDepth),
+    .EnableSfu    (EnableSfu)
   ) u_ctrl (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
@@ -477,41 +480,63 @@ module tsr_top #(
     .row_data_o    (row_data)
   );
 
-  tsr_sfu #(
-    .ArrayDim (N),
-    .SpadRows (SpadRows),
-    .AccRows  (AccRows)
-  ) u_sfu (
-    .clk_i        (clk_i),
-    .rst_ni       (rst_ni),
-    .clr_i        (unit_clr),
-    .start_i      (sfu_start),
-    .func_i       (f_w0[19:16]),
-    .src_i        (f_w1[23:0]),
-    .dst_i        (f_w2[23:0]),
-    .rows_i       (f_w3[15:0]),
-    .len_i        (f_w3[31:16]),
-    .src2_i       (f_w4[23:0]),
-    .param_i      (f_w5[23:0]),
-    .aux_i        (f_w6[23:0]),
-    .busy_o       (sfu_busy),
-    .param_err_o  (sfu_param_err),
-    .spad_re_o    (sfu_spad_re),
-    .spad_raddr_o (sfu_spad_raddr),
-    .spad_rdata_i (spad_rdata),
-    .spad_we_o    (sfu_spad_we),
-    .spad_waddr_o (sfu_spad_waddr),
-    .spad_wdata_o (sfu_spad_wdata),
-    .acc_re_o     (sfu_acc_re),
-    .acc_raddr_o  (sfu_acc_raddr),
-    .acc_rdata_i  (sfu_acc_rdata),
-    .acc_we_o     (sfu_acc_we),
-    .acc_waddr_o  (sfu_acc_waddr),
-    .acc_wdata_o  (sfu_acc_wdata),
-    .lut_we_o     (lut_we),
-    .lut_waddr_o  (lut_waddr),
-    .lut_wdata_o  (lut_wdata)
-  );
+  // EnableSfu = 0 leaves the SFU out (small FPGAs): the controller rejects its
+  // commands with ErrNoUnit, so it never starts, and its ports read as idle.
+  if (EnableSfu != 0) begin : gen_sfu
+    tsr_sfu #(
+      .ArrayDim (N),
+      .SpadRows (SpadRows),
+      .AccRows  (AccRows)
+    ) u_sfu (
+      .clk_i        (clk_i),
+      .rst_ni       (rst_ni),
+      .clr_i        (unit_clr),
+      .start_i      (sfu_start),
+      .func_i       (f_w0[19:16]),
+      .src_i        (f_w1[23:0]),
+      .dst_i        (f_w2[23:0]),
+      .rows_i       (f_w3[15:0]),
+      .len_i        (f_w3[31:16]),
+      .src2_i       (f_w4[23:0]),
+      .param_i      (f_w5[23:0]),
+      .aux_i        (f_w6[23:0]),
+      .busy_o       (sfu_busy),
+      .param_err_o  (sfu_param_err),
+      .spad_re_o    (sfu_spad_re),
+      .spad_raddr_o (sfu_spad_raddr),
+      .spad_rdata_i (spad_rdata),
+      .spad_we_o    (sfu_spad_we),
+      .spad_waddr_o (sfu_spad_waddr),
+      .spad_wdata_o (sfu_spad_wdata),
+      .acc_re_o     (sfu_acc_re),
+      .acc_raddr_o  (sfu_acc_raddr),
+      .acc_rdata_i  (sfu_acc_rdata),
+      .acc_we_o     (sfu_acc_we),
+      .acc_waddr_o  (sfu_acc_waddr),
+      .acc_wdata_o  (sfu_acc_wdata),
+      .lut_we_o     (lut_we),
+      .lut_waddr_o  (lut_waddr),
+      .lut_wdata_o  (lut_wdata)
+    );
+  end else begin : gen_no_sfu
+    /* verilator tracing_off */  // what only the SFU reads
+    wire unused_sfu = ^{sfu_start, f_w0[19:18], f_w5[23:16], f_w6[23:0], sfu_acc_rdata};
+    assign sfu_busy       = 1'b0;
+    assign sfu_param_err  = 1'b0;
+    assign sfu_spad_re    = 1'b0;
+    assign sfu_spad_raddr = {SpadAw{1'b0}};
+    assign sfu_spad_we    = 1'b0;
+    assign sfu_spad_waddr = {SpadAw{1'b0}};
+    assign sfu_spad_wdata = {8*N{1'b0}};
+    assign sfu_acc_re     = 1'b0;
+    assign sfu_acc_raddr  = {AccAw{1'b0}};
+    assign sfu_acc_we     = 1'b0;
+    assign sfu_acc_waddr  = {AccAw{1'b0}};
+    assign sfu_acc_wdata  = {32*N{1'b0}};
+    assign lut_we         = 1'b0;
+    assign lut_waddr      = {$clog2(256 / N){1'b0}};
+    assign lut_wdata      = {8*N{1'b0}};
+  end
 
   tsr_dma_wr #(
     .ArrayDim     (N),

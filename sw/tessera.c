@@ -1289,6 +1289,10 @@ static int gemm_exec(const args_t *ar, bool show_progress, gemm_run_t *g) {
   if (st != TSR_OK) {
     const char *why = "";
     tsr_gemm_check_desc(d, &why);
+    if (why[0] == '\0' && d->has_lut && !e->dev.info.has_sfu) {
+      why = "--act needs the SFU to load its table, and this chip was built without it "
+            "(CONFIG.SFU = 0)";
+    }
     die_line("gemm: no plan for %ux%ux%u on this device: %s%s%s", j->m, j->k, j->n,
              tsr_status_str(st), why[0] ? ": " : "", why);
     goto done;
@@ -2106,9 +2110,10 @@ static int cmd_info(const args_t *ar) {
   if (ar->set[O_JSON]) {
     printf("{\"backend\": \"%s\", \"id\": \"0x%08x\", \"vendor\": \"0x%04x\", \"version\": \"%u.%u\""
            ", \"dim\": %u, \"axi_bytes\": %u, \"cmdq_depth\": %u, \"spad_rows\": %u"
-           ", \"acc_rows\": %u, \"spad_bytes\": %u, \"acc_bytes\": %u}\n",
+           ", \"acc_rows\": %u, \"spad_bytes\": %u, \"acc_bytes\": %u, \"sfu\": %s}\n",
            e.hal.ops->name, i->id, i->id >> 16, major, minor, i->dim, i->axi_bytes, i->cmdq_depth,
-           i->spad_rows, i->acc_rows, i->spad_rows * i->dim, i->acc_rows * i->dim * 4u);
+           i->spad_rows, i->acc_rows, i->spad_rows * i->dim, i->acc_rows * i->dim * 4u,
+           i->has_sfu ? "true" : "false");
   } else {
     printf("Tessera on %s: ID 0x%08x (vendor 0x%04x, register map %u.%u)\n", e.hal.ops->name,
            i->id, i->id >> 16, major, minor);
@@ -2119,6 +2124,7 @@ static int cmd_info(const args_t *ar) {
            i->spad_rows * i->dim / 1024u);
     printf("  accumulator:  %u rows x %u int32 = %u KiB\n", i->acc_rows, i->dim,
            i->acc_rows * i->dim * 4u / 1024u);
+    printf("  SFU:          %s\n", i->has_sfu ? "yes" : "no (built without it)");
   }
   tsr_hal_close(&e.hal);
   return 0;

@@ -138,6 +138,8 @@ const char *tsr_hw_error_str(uint32_t code) {
       return "NO_WEIGHTS: KEEP_WEIGHTS before any weights were loaded";
     case TSR_ERR_DMA_WINDOW:
       return "DMA_WINDOW: LOAD or STORE region outside DMA_WIN_BASE..DMA_WIN_LIMIT";
+    case TSR_ERR_NO_UNIT:
+      return "NO_UNIT: the command needs the SFU, which this build leaves out (CONFIG.SFU = 0)";
     default:
       return "UNKNOWN: error code not known to this driver";
   }
@@ -163,6 +165,10 @@ static const char *opcode_name(uint32_t op) {
 }
 
 /* ---- Register helpers ------------------------------------------------------------- */
+
+/* Why an SFU command or a STORE through the activation table cannot run. */
+static const char no_sfu_msg[] =
+    "this chip was built without the SFU (CONFIG.SFU = 0, tsr_top EnableSfu = 0)";
 
 static bool dev_ready(const tsr_dev_t *dev) {
   return dev != NULL && tsr_hal_valid(&dev->hal) && dev->info.dim != 0u;
@@ -213,6 +219,7 @@ tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal) {
   dev->info.cmdq_depth = 0u;
   dev->info.spad_rows = 0u;
   dev->info.acc_rows = 0u;
+  dev->info.has_sfu = false;
   dev->poll_limit = TSR_DEFAULT_POLL_LIMIT;
   dev->cmds_pushed = 0u;
   err_clear(dev);
@@ -280,6 +287,7 @@ tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal) {
   dev->info.cmdq_depth = depth;
   dev->info.spad_rows = spad_rows;
   dev->info.acc_rows = acc_rows;
+  dev->info.has_sfu = field(cfg, TSR_CONFIG_SFU_MASK, TSR_CONFIG_SFU_OFFSET) != 0u;
   dev->cmds_pushed = idx;
   return TSR_OK;
 }
@@ -501,6 +509,11 @@ tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t
   if (a->lut && !a->requant) {
     return bad(dev, "STORE", "LUT needs REQUANT");
   }
+  if (a->lut && !dev->info.has_sfu) {
+    err_set(dev, "STORE: LUT: ");
+    err_add(dev, no_sfu_msg);
+    return TSR_UNSUPPORTED;
+  }
   if (a->leaky && !a->requant) {
     return bad(dev, "STORE", "LEAKY needs REQUANT");
   }
@@ -587,6 +600,11 @@ tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a,
   err_clear(dev);
   if ((deps & ~TSR_DEP_MASK) != 0u) {
     return bad(dev, "SFU", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  }
+  if (!dev->info.has_sfu) {
+    err_set(dev, "SFU: ");
+    err_add(dev, no_sfu_msg);
+    return TSR_UNSUPPORTED;
   }
   if (a->func >= TSR_FUNC_COUNT) {
     err_set(dev, "SFU: FUNC = ");

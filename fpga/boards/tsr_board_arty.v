@@ -16,6 +16,7 @@ module tsr_board_arty #(
   parameter integer AccRows      = 1024,
   parameter integer AxiDataWidth = 64,
   parameter integer CmdQDepth    = 16,
+  parameter integer EnableSfu    = 1,     // 0: no SFU (CONFIG.SFU = 0)
   parameter integer MemBytes     = 65536    // on-chip memory behind the DMA
 ) (
   input  wire       CLK100MHZ,
@@ -42,6 +43,7 @@ module tsr_board_arty #(
     .AccRows      (AccRows),
     .AxiDataWidth (AxiDataWidth),
     .CmdQDepth    (CmdQDepth),
+    .EnableSfu    (EnableSfu),
     .MemBytes     (MemBytes),
     .ClkPerBit    ((ClkHz + Baud / 2) / Baud)
   ) u_chip (

@@ -16,6 +16,7 @@ module tsr_board_icebreaker #(
   parameter integer AccRows      = 256,
   parameter integer AxiDataWidth = 32,
   parameter integer CmdQDepth    = 4,
+  parameter integer EnableSfu    = 1,     // 0: no SFU (CONFIG.SFU = 0)
   parameter integer MemBytes     = 8192    // on-chip memory behind the DMA
 ) (
   input  wire CLK,
@@ -69,6 +70,7 @@ module tsr_board_icebreaker #(
     .AccRows      (AccRows),
     .AxiDataWidth (AxiDataWidth),
     .CmdQDepth    (CmdQDepth),
+    .EnableSfu    (EnableSfu),
     .MemBytes     (MemBytes),
     .ClkPerBit    ((ClkHz + Baud / 2) / Baud)
   ) u_chip (

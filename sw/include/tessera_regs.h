@@ -37,6 +37,9 @@ extern "C" {
 #define TSR_CONFIG_AXI_BYTES_MASK    0xffu
 #define TSR_CONFIG_CMDQ_DEPTH_OFFSET 16
 #define TSR_CONFIG_CMDQ_DEPTH_MASK   0xffu
+#define TSR_CONFIG_SFU_BIT           24
+#define TSR_CONFIG_SFU_OFFSET        24
+#define TSR_CONFIG_SFU_MASK          0x1u
 
 /* SPAD_ROWS (ro): Scratchpad capacity in rows of ARRAY_DIM int8 bytes. */
 #define TSR_SPAD_ROWS_REG_OFFSET  0x008u

@@ -166,6 +166,7 @@ typedef struct tsr_dev_info {
   uint32_t cmdq_depth;  /**< command queue depth in commands */
   uint32_t spad_rows;   /**< scratchpad rows of N int8 */
   uint32_t acc_rows;    /**< accumulator rows of N int32 */
+  bool has_sfu;         /**< CONFIG.SFU: the special-function unit is built in */
 } tsr_dev_info_t;
 
 #define TSR_DEV_ERRLEN 192u
@@ -273,7 +274,8 @@ typedef enum tsr_hw_error {
   TSR_ERR_DEP_TOKEN = 9,
   TSR_ERR_CMDQ_OVERFLOW = 10,
   TSR_ERR_NO_WEIGHTS = 11,
-  TSR_ERR_DMA_WINDOW = 12
+  TSR_ERR_DMA_WINDOW = 12,
+  TSR_ERR_NO_UNIT = 13
 } tsr_hw_error_t;
 
 /** Read ERR_CODE, ERR_CMD_IDX and ERR_ADDR. Any pointer may be NULL. */

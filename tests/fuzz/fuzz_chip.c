@@ -799,7 +799,8 @@ int main(int argc, char **argv) {
   printf("fuzz_chip: %" PRIu64 " programs, %" PRIu64 " actions in %lld s: %" PRIu64 " completed", st.iters,
          st.actions, (long long)(time(NULL) - t0), st.completed);
   static const char *k_names[] = {"NONE", "OPCODE", "DIM", "SPAD_RANGE", "ACC_RANGE", "DRAM_RANGE", "BUS_READ",
-                                  "BUS_WRITE", "PARAM", "DEP_TOKEN", "CMDQ_OVERFLOW", "NO_WEIGHTS", "DMA_WINDOW"};
+                                  "BUS_WRITE", "PARAM", "DEP_TOKEN", "CMDQ_OVERFLOW", "NO_WEIGHTS", "DMA_WINDOW",
+                                  "NO_UNIT"};
   for (unsigned c = 1; c < 256; c++) {
     if (st.errors[c] != 0u) {
       printf(", %s %" PRIu64, c < sizeof k_names / sizeof k_names[0] ? k_names[c] : "?", st.errors[c]);

@@ -55,7 +55,7 @@ static uint32_t g_seed;
 static const char *const k_err_names[] = {
     "NONE",  "OPCODE",    "DIM",       "SPAD_RANGE",    "ACC_RANGE", "DRAM_RANGE",
     "BUS_READ", "BUS_WRITE", "PARAM", "DEP_TOKEN", "CMDQ_OVERFLOW", "NO_WEIGHTS",
-    "DMA_WINDOW",
+    "DMA_WINDOW", "NO_UNIT",
 };
 
 typedef struct fx {

@@ -556,7 +556,7 @@ static tsr_status_t chip_read32(void *ctx, uint32_t off, uint32_t *val) {
       *val = (0x5453u << 16) | (1u << 8);
       break;
     case TSR_CONFIG_REG_OFFSET:
-      *val = g_chip.dim | (g_chip.axi_bytes << 8) | (16u << 16);
+      *val = g_chip.dim | (g_chip.axi_bytes << 8) | (16u << 16) | (1u << TSR_CONFIG_SFU_OFFSET);
       break;
     case TSR_SPAD_ROWS_REG_OFFSET:
       *val = g_chip.spad_rows;

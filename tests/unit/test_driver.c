@@ -133,7 +133,7 @@ static void fake_reset(uint32_t dim, uint32_t spad, uint32_t acc) {
   g_fake.fail_read_off = -1;
   g_fake.fail_write_off = -1;
   REG(ID) = (0x5453u << 16) | (1u << 8) | 3u;
-  REG(CONFIG) = dim | (8u << 8) | (16u << 16);
+  REG(CONFIG) = dim | (8u << 8) | (16u << 16) | (1u << TSR_CONFIG_SFU_OFFSET);
   REG(SPAD_ROWS) = spad;
   REG(ACC_ROWS) = acc;
   REG(CMDQ_STATUS) = 16u; /* FREE = 16, WORDS = 0 */
@@ -186,6 +186,35 @@ static void open_reads_id_config_and_memory_sizes(void **state) {
   assert_int_equal(g_dev.info.acc_rows, 1024);
   assert_int_equal(g_dev.info.version, 0x0103);
   assert_int_equal(g_dev.info.id, 0x54530103u);
+  assert_true(g_dev.info.has_sfu);
+}
+
+/* CONFIG.SFU = 0: every SFU command and a STORE through the table are refused
+ * before anything reaches the chip; the rest of the command set is unchanged. */
+static void a_chip_without_the_sfu_refuses_its_commands(void **state) {
+  (void)state;
+  fake_reset(8, 4096, 1024);
+  REG(CONFIG) &= ~(1u << TSR_CONFIG_SFU_OFFSET);
+  g_hal.ops = &k_ops_poll;
+  g_hal.ctx = &g_fake;
+  assert_int_equal(tsr_dev_open(&g_dev, &g_hal), TSR_OK);
+  assert_false(g_dev.info.has_sfu);
+  g_fake.nlog = 0;
+  tsr_cmd_t c;
+  for (uint32_t f = 0; f < TSR_FUNC_COUNT; f++) {
+    tsr_sfu_args_t a = {.func = f, .rows = 1u, .len = 8u, .dst = 100u, .param = 10u};
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_UNSUPPORTED);
+    assert_err_contains("SFU: this chip was built without the SFU (CONFIG.SFU = 0");
+  }
+  tsr_store_args_t st = {.addr = 0x1000u, .stride = 8u, .rows = 1u, .cols = 8u, .param = 8u,
+                         .requant = true, .mult = 0x40000000, .act_min = -128,
+                         .act_max = 127, .lut = true};
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &st, &c), TSR_UNSUPPORTED);
+  assert_err_contains("STORE: LUT: this chip was built without the SFU");
+  st.lut = false;
+  st.leaky = true; /* leaky needs no table: the requantizer does it */
+  assert_int_equal(tsr_cmd_store(&g_dev, 0, &st, &c), TSR_OK);
+  assert_int_equal(g_fake.nlog, 0);
 }
 
 static void open_rejects_wrong_vendor(void **state) {
@@ -984,14 +1013,14 @@ static void every_error_code_decodes_to_its_name(void **state) {
   static const char *names[] = {"NONE",       "OPCODE",    "DIM",       "SPAD_RANGE",
                                 "ACC_RANGE",  "DRAM_RANGE", "BUS_READ", "BUS_WRITE",
                                 "PARAM",      "DEP_TOKEN", "CMDQ_OVERFLOW", "NO_WEIGHTS",
-                                "DMA_WINDOW"};
+                                "DMA_WINDOW", "NO_UNIT"};
   static const tsr_hw_error_t codes[] = {
       TSR_ERR_NONE,       TSR_ERR_OPCODE,    TSR_ERR_DIM,       TSR_ERR_SPAD_RANGE,
       TSR_ERR_ACC_RANGE,  TSR_ERR_DRAM_RANGE, TSR_ERR_BUS_READ, TSR_ERR_BUS_WRITE,
       TSR_ERR_PARAM,      TSR_ERR_DEP_TOKEN, TSR_ERR_CMDQ_OVERFLOW, TSR_ERR_NO_WEIGHTS,
-      TSR_ERR_DMA_WINDOW};
+      TSR_ERR_DMA_WINDOW, TSR_ERR_NO_UNIT};
   open_dev(8, 4096, 1024, false);
-  for (uint32_t code = 0; code < 13; code++) {
+  for (uint32_t code = 0; code < 14; code++) {
     assert_int_equal((uint32_t)codes[code], code); /* enum mirrors the doc's table */
     REG(ERR_CODE) = code;
     REG(ERR_CMD_IDX) = 100u + code;
@@ -1011,7 +1040,7 @@ static void every_error_code_decodes_to_its_name(void **state) {
       assert_string_not_equal(msg, tsr_hw_error_str(other));
     }
   }
-  assert_non_null(strstr(tsr_hw_error_str(13), "UNKNOWN"));
+  assert_non_null(strstr(tsr_hw_error_str(14), "UNKNOWN"));
   assert_non_null(strstr(tsr_hw_error_str(255), "UNKNOWN"));
   /* NULL outputs are allowed. */
   assert_int_equal(tsr_read_error(&g_dev, NULL, NULL, NULL), TSR_OK);
@@ -1102,6 +1131,7 @@ static void requant_multiplier_checks_the_shift_range(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(open_reads_id_config_and_memory_sizes),
+      cmocka_unit_test(a_chip_without_the_sfu_refuses_its_commands),
       cmocka_unit_test(open_rejects_wrong_vendor),
       cmocka_unit_test(open_rejects_wrong_major),
       cmocka_unit_test(open_rejects_implausible_config),

@@ -224,7 +224,8 @@ static bool job_check(const job_t *j, char *why, size_t whylen) {
 
 static tsr_dev_info_t info_of(uint32_t dim, uint32_t spad, uint32_t acc) {
   tsr_dev_info_t i = {.id = 0x54530100u, .version = 0x100, .dim = dim, .axi_bytes = 8,
-                      .cmdq_depth = 16, .spad_rows = spad, .acc_rows = acc};
+                      .cmdq_depth = 16, .spad_rows = spad, .acc_rows = acc,
+                      .has_sfu = true};
   return i;
 }
 
