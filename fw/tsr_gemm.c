@@ -73,7 +73,7 @@
 #define MAX16 0xffffu
 
 /* Assumptions of the cycle estimate. */
-#define EST_CMD_OVERHEAD 4u   /* fetch, decode, checks */
+#define EST_CMD_OVERHEAD 5u   /* fetch, range checks, decode */
 #define EST_MM_GAP 2u         /* between back-to-back MATMULs (the next one was read ahead) */
 #define EST_STORE_QUEUE 4u    /* STOREs the engine queues (tsr_ctrl StoreQDepth) */
 #define EST_DMA_SETUP 2u      /* a LOAD/STORE's first beat comes this much after the latency */

@@ -3,8 +3,10 @@
 
 // Commands (docs/commands.md) arrive as 8 words through CMDQ_PUSH and wait in
 // a queue held in block RAM. A front end takes them one at a time, in program
-// order: StIdle -> StFetch (queue read) -> StDecode (every check: dimensions,
-// ranges, parameters, the token rule) and then
+// order: StIdle -> StFetch (queue read) -> StCheck (the range checks that
+// multiply: external region ends, LOAD and SFU local spans, registered for
+// timing) -> StDecode (every check: dimensions, ranges, parameters, the token
+// rule) and then
 //   - a scratchpad LOAD goes to the load stage's queue and a STORE to the
 //     store stage's queue (two and four entries); the front end moves on at once;
 //   - a compute-stage command (MATMUL, accumulator LOAD, SFU, NOP) and a FENCE
@@ -135,7 +137,7 @@ module tsr_ctrl #(
                    ErrNoUnit = 8'd13;
 
   localparam [2:0] StIdle = 3'd0, StFetch = 3'd1, StDecode = 3'd2, StExec = 3'd3,
-                   StError = 3'd4, StAbort = 3'd5;
+                   StError = 3'd4, StAbort = 3'd5, StCheck = 3'd6;
 
   localparam [31:0] SpadRows32  = SpadRows;
   localparam [31:0] AccRows32   = AccRows;
@@ -275,6 +277,20 @@ module tsr_ctrl #(
                               (func == FnLayernorm && sfu_aux_end > acc_cap) ||
                               (sfu_has_params && sfu_param_end > acc_cap);
 
+  // The checks with a multiplier in them, registered: StCheck spends the
+  // cycle after the fetch on them, so StDecode reads them from flip-flops
+  // (cmd_q does not change in between). A MATMUL read ahead goes straight to
+  // StDecode; it uses none of them.
+  reg ld_spad_bad_q, ld_acc_bad_q, dram_bad_q, outside_q, sfu_spad_bad_q, sfu_acc_bad_q;
+  always @(posedge clk_i) begin
+    ld_spad_bad_q  <= ld_end > spad_cap;
+    ld_acc_bad_q   <= ld_end > acc_cap;
+    dram_bad_q     <= dram_end > DramCap;
+    outside_q      <= outside_window;
+    sfu_spad_bad_q <= sfu_spad_bad;
+    sfu_acc_bad_q  <= sfu_acc_bad;
+  end
+
   reg [7:0] check_err;
   always @(*) begin
     check_err = ErrNone;
@@ -284,13 +300,13 @@ module tsr_ctrl #(
       OpLoad: begin
         if (rows == 16'h0 || cols == 16'h0) begin
           check_err = ErrDim;
-        end else if (!flag0 && ld_end > spad_cap) begin
+        end else if (!flag0 && ld_spad_bad_q) begin
           check_err = ErrSpadRange;
-        end else if (flag0 && ld_end > acc_cap) begin
+        end else if (flag0 && ld_acc_bad_q) begin
           check_err = ErrAccRange;
-        end else if (dram_end > DramCap) begin
+        end else if (dram_bad_q) begin
           check_err = ErrDramRange;
-        end else if (outside_window) begin
+        end else if (outside_q) begin
           check_err = ErrDmaWindow;
         end
       end
@@ -320,9 +336,9 @@ module tsr_ctrl #(
                      ((st_lut || st_leaky) && !flag1) ||
                      (st_spad && (flag0 || flag1 || flag2 || st_lut || st_leaky))) begin
           check_err = ErrParam;
-        end else if (dram_end > DramCap) begin
+        end else if (dram_bad_q) begin
           check_err = ErrDramRange;
-        end else if (outside_window) begin
+        end else if (outside_q) begin
           check_err = ErrDmaWindow;
         end
       end
@@ -337,9 +353,9 @@ module tsr_ctrl #(
           end
         end else if (rows == 16'h0 || sfu_len == 16'h0) begin
           check_err = ErrDim;
-        end else if (sfu_spad_bad) begin
+        end else if (sfu_spad_bad_q) begin
           check_err = ErrSpadRange;
-        end else if (sfu_acc_bad) begin
+        end else if (sfu_acc_bad_q) begin
           check_err = ErrAccRange;
         end
       end
@@ -514,8 +530,9 @@ module tsr_ctrl #(
       end
       StFetch: begin
         cmd_d   = q_rdata;
-        state_d = StDecode;
+        state_d = StCheck;
       end
+      StCheck: state_d = StDecode;
       StDecode: begin
         if (check_err != ErrNone) begin
           // Precise: earlier LOADs and STOREs finish first (and fail first).
@@ -962,11 +979,15 @@ module tsr_ctrl #(
                      ((count_q != {(QAw+1){1'b0}} || lq_v || sq_v) && state_q != StError) ||
                      !units_idle;
   reg [63:0] cnt_cycles_q, cnt_busy_q, cnt_macs_q, cnt_rd_q, cnt_wr_q, cnt_cmds_q;
+  // A MATMUL's m*k*n reaches CNT_MACS one cycle after its start: the product
+  // is registered first (timing), and a clear drops it with the count.
+  reg [24:0] macs_inc_q;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cnt_cycles_q <= 64'h0;
       cnt_busy_q   <= 64'h0;
       cnt_macs_q   <= 64'h0;
+      macs_inc_q   <= 25'h0;
       cnt_rd_q     <= 64'h0;
       cnt_wr_q     <= 64'h0;
       cnt_cmds_q   <= 64'h0;
@@ -974,13 +995,15 @@ module tsr_ctrl #(
       cnt_cycles_q <= 64'h0;
       cnt_busy_q   <= 64'h0;
       cnt_macs_q   <= 64'h0;
+      macs_inc_q   <= 25'h0;
       cnt_rd_q     <= 64'h0;
       cnt_wr_q     <= 64'h0;
       cnt_cmds_q   <= 64'h0;
     end else begin
       cnt_cycles_q <= cnt_cycles_q + 64'h1;
       cnt_busy_q   <= cnt_busy_q + {63'h0, engine_busy};
-      cnt_macs_q   <= cnt_macs_q + (mm_start ? ({48'h0, mm_m} * {55'h0, macs_add_kn}) : 64'h0);
+      macs_inc_q   <= mm_start ? {9'h0, mm_m} * {16'h0, macs_add_kn} : 25'h0;
+      cnt_macs_q   <= cnt_macs_q + {39'h0, macs_inc_q};
       cnt_rd_q     <= cnt_rd_q + (rd_beat_i ? AxiBytes64 : 64'h0);
       cnt_wr_q     <= cnt_wr_q + {{(64-WrBytesWidth){1'b0}}, wr_bytes_i};
       cnt_cmds_q   <= cnt_cmds_q + {63'h0, retire} + {63'h0, lq_retire} + {63'h0, sq_retire};
