@@ -1,4 +1,4 @@
-// tsr_requant: one output-stage lane: bias, TFLite requantization, zero point, clamp, table (4 stages).
+// tsr_requant: one output-stage lane: bias, TFLite requantization, zero point, clamp, table (9 stages).
 `default_nettype none
 
 // Bit-exact with sw/tsr_quant.c (the golden model):
@@ -13,8 +13,15 @@
 // (tsr_store): stage k of a lane loads when load_i[k-1] is high, i.e. when a
 // row enters it and the pipeline advances; otherwise it holds, so the store
 // unit can stall the lanes on output backpressure. out_o is defined in the
-// cycles after load_i[3] loaded stage 4. Per-store settings (bias, mult,
-// shift, zp, clamp bounds, mode bits) must stay constant while rows flow.
+// cycles after load_i[Stages-1] loaded the last stage. Per-store settings
+// (bias, mult, shift, zp, clamp bounds, mode bits) must stay constant while
+// rows flow.
+//
+// Stages, each at most about one 64-bit carry chain deep (FPGA timing):
+//   1 bias add and left shift      4 srdhm's nudge           7 add zp and the rounding bit
+//   2 four 16 x 16 partial products 5 srdhm's truncation     8 clamp
+//   3 their 64-bit sum              6 rdbpot's shift and compare 9 table
+// In raw mode x rides along and stage 8 picks it.
 //
 // Each stage's arithmetic is a function evaluated inside that stage's
 // clocked block. This is also what keeps the Verilated model fast: an idle
@@ -23,12 +30,13 @@
 // simulation time).
 module tsr_requant #(
   parameter integer ArrayDim = 8,   // N: the table copy is 256/N rows of N entries
+  localparam integer Stages = 9,    // tsr_store's lane pipeline has as many valid bits
   localparam integer LutAw = $clog2(256 / ArrayDim)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
   input  wire        clr_i,
-  input  wire [3:0]  load_i,      // stage k+1 takes a row (valid and advancing)
+  input  wire [Stages-1:0] load_i, // stage k+1 takes a row (valid and advancing)
   input  wire [31:0] acc_i,
   input  wire        bias_en_i,
   input  wire [31:0] bias_i,
@@ -51,8 +59,8 @@ module tsr_requant #(
   localparam [31:0] Int32Max = 32'h7fff_ffff;
 
   // Stage 1: bias and left shift (wrapping, as TFLite's x * (1 << left)).
-  // Returns {negative, x << left}; a negative x picks the leaky parameters.
-  function automatic [32:0] bias_shift(input [31:0] acc, input bias_en, input [31:0] bias,
+  // Returns {negative, x, x << left}; a negative x picks the leaky parameters.
+  function automatic [64:0] bias_shift(input [31:0] acc, input bias_en, input [31:0] bias,
                                        input leaky, input [5:0] shift, input [5:0] shift_neg);
     reg [31:0] x;
     reg        neg;
@@ -61,69 +69,114 @@ module tsr_requant #(
       x   = acc + (bias_en ? bias : 32'h0);
       neg = leaky && x[31];
       sh  = neg ? shift_neg : shift;
-      bias_shift = {neg, sh[5] ? x : (x << sh[4:0])};
+      bias_shift = {neg, x, sh[5] ? x : (x << sh[4:0])};
     end
   endfunction
 
-  // Stage 3: srdhm's rounding of the 64-bit product, rdbpot(., right), zero
-  // point and clamp. (The quotient's low and sign bits are dropped by design.)
+  // Stage 3: the 64-bit product of srdhm from its partial products
+  //   a * b = ah*bh * 2^32 + (ah*bl + al*bh) * 2^16 + al*bl
+  // (ah, bh the signed upper halves; al, bl the unsigned lower halves).
+  function automatic [63:0] sum_pp(input [31:0] hh, input [32:0] hl, input [32:0] lh,
+                                   input [31:0] ll);
+    sum_pp = {hh, 32'h0} + {{15{hl[32]}}, hl, 16'h0} + {{15{lh[32]}}, lh, 16'h0} + {32'h0, ll};
+  endfunction
+
+  // Stage 5: srdhm divides the nudged product by 2^31, truncating toward zero.
+  // Only the saturating case (INT32_MIN * INT32_MIN) does not fit int32.
   /* verilator lint_off UNUSEDSIGNAL */
-  function automatic [31:0] round_clamp(input [63:0] prod, input sat, input [5:0] shift,
-                                        input [7:0] zp, input [7:0] act_min, input [7:0] act_max);
-    reg [63:0] nudged, biased;
-    reg [31:0] srd, mask, remainder, threshold, rounded, y, lo, hi;
-    reg [4:0]  right;
+  function automatic [31:0] srdhm_div(input [63:0] nudged, input sat);
+    reg [63:0] biased;
     begin
-      // Division by 2^31 truncating toward zero; only the saturating case
-      // (INT32_MIN * INT32_MIN) does not fit int32.
-      nudged = prod + (prod[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000);
-      biased = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
-      srd    = sat ? Int32Max : biased[62:31];
-      // rdbpot(srd, right): round half away from zero; right = -shift when negative.
-      right     = shift[5] ? 5'd0 - shift[4:0] : 5'd0;
-      mask      = (32'h1 << right) - 32'h1;
-      remainder = srd & mask;
-      threshold = (mask >> 1) + {31'h0, srd[31]};
-      rounded   = $unsigned($signed(srd) >>> right) + {31'h0, (remainder > threshold)};
-      y         = rounded + {{24{zp[7]}}, zp};
-      lo        = {{24{act_min[7]}}, act_min};
-      hi        = {{24{act_max[7]}}, act_max};
-      round_clamp = ($signed(y) < $signed(lo)) ? lo : ($signed(y) > $signed(hi)) ? hi : y;
+      biased    = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
+      srdhm_div = sat ? Int32Max : biased[62:31];
     end
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  reg        neg1_q, neg2_q;
-  reg [31:0] xl_q, x2_q;
-  reg signed [63:0] prod_q;
-  reg        sat_q;
-  reg [31:0] out3_q, out4_q;
-  reg        lut3_q, lut4_q;
+  // Stage 6: rdbpot(srd, right), round half away from zero, right = -shift
+  // when the shift is negative. Returns {round up, srd >> right (arithmetic)}.
+  function automatic [32:0] rdbpot_parts(input [31:0] srd, input [5:0] shift);
+    reg [4:0]  right;
+    reg [31:0] mask, remainder, threshold;
+    begin
+      right        = shift[5] ? 5'd0 - shift[4:0] : 5'd0;
+      mask         = (32'h1 << right) - 32'h1;
+      remainder    = srd & mask;
+      threshold    = (mask >> 1) + {31'h0, srd[31]};
+      rdbpot_parts = {remainder > threshold, $unsigned($signed(srd) >>> right)};
+    end
+  endfunction
+
+  function automatic [31:0] clamp(input [31:0] y, input [7:0] act_min, input [7:0] act_max);
+    reg [31:0] lo, hi;
+    begin
+      lo    = {{24{act_min[7]}}, act_min};
+      hi    = {{24{act_max[7]}}, act_max};
+      clamp = ($signed(y) < $signed(lo)) ? lo : ($signed(y) > $signed(hi)) ? hi : y;
+    end
+  endfunction
+
+  // Stage registers, named by stage. x (bias added, not shifted) rides along
+  // for raw mode; neg (the leaky choice) until the last stage that reads a
+  // parameter; sat until srdhm's division.
+  reg        neg1_q, neg2_q, neg3_q, neg4_q, neg5_q;
+  reg [31:0] x1_q, x2_q, x3_q, x4_q, x5_q, x6_q, x7_q;
+  reg [31:0] xl1_q;
+  reg [31:0] hh2_q, ll2_q;
+  reg [32:0] hl2_q, lh2_q;
+  reg        sat2_q, sat3_q, sat4_q;
+  reg [63:0] prod3_q, nudged4_q;
+  reg [31:0] srd5_q, shifted6_q, y7_q, out8_q, out9_q;
+  reg        up6_q, lut8_q, lut9_q;
+  wire [31:0] m1 = neg1_q ? mult_neg_i : mult_i;
 
   always @(posedge clk_i) begin
     if (load_i[0]) begin
-      {neg1_q, xl_q} <= bias_shift(acc_i, bias_en_i, bias_i, leaky_i, shift_i, shift_neg_i);
+      {neg1_q, x1_q, xl1_q} <= bias_shift(acc_i, bias_en_i, bias_i, leaky_i, shift_i, shift_neg_i);
     end
     if (load_i[1]) begin
-      // Stage 2: the 32 x 32 -> 64 product of srdhm.
-      x2_q   <= xl_q;
-      neg2_q <= neg1_q;
-      prod_q <= $signed(xl_q) * $signed(neg1_q ? mult_neg_i : mult_i);
-      sat_q  <= (xl_q == Int32Min) && ((neg1_q ? mult_neg_i : mult_i) == Int32Min);
+      // Four products a DSP block each takes whole (17 x 17 signed at most).
+      // (Operands extended to the product's width: a Verilog product is as
+      // wide as its operands.)
+      hh2_q  <= $unsigned($signed({{16{xl1_q[31]}}, xl1_q[31:16]}) * $signed({{16{m1[31]}}, m1[31:16]}));
+      hl2_q  <= $unsigned($signed({{17{xl1_q[31]}}, xl1_q[31:16]}) * $signed({17'h0, m1[15:0]}));
+      lh2_q  <= $unsigned($signed({17'h0, xl1_q[15:0]}) * $signed({{17{m1[31]}}, m1[31:16]}));
+      ll2_q  <= {16'h0, xl1_q[15:0]} * {16'h0, m1[15:0]};
+      sat2_q <= (xl1_q == Int32Min) && (m1 == Int32Min);
+      {neg2_q, x2_q} <= {neg1_q, x1_q};
     end
     if (load_i[2]) begin
-      out3_q <= requant_i ? round_clamp(prod_q, sat_q, neg2_q ? shift_neg_i : shift_i,
-                                        zp_i, act_min_i, act_max_i)
-                          : x2_q;
-      lut3_q <= requant_i && lut_en_i;
+      prod3_q <= sum_pp(hh2_q, hl2_q, lh2_q, ll2_q);
+      {neg3_q, x3_q, sat3_q} <= {neg2_q, x2_q, sat2_q};
     end
     if (load_i[3]) begin
-      out4_q <= out3_q;
-      lut4_q <= lut3_q;
+      nudged4_q <= prod3_q + (prod3_q[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000);
+      {neg4_q, x4_q, sat4_q} <= {neg3_q, x3_q, sat3_q};
+    end
+    if (load_i[4]) begin
+      srd5_q <= srdhm_div(nudged4_q, sat4_q);
+      {neg5_q, x5_q} <= {neg4_q, x4_q};
+    end
+    if (load_i[5]) begin
+      {up6_q, shifted6_q} <= rdbpot_parts(srd5_q, neg5_q ? shift_neg_i : shift_i);
+      x6_q <= x5_q;
+    end
+    if (load_i[6]) begin
+      // rounded + zp, with the rounding bit as the carry in.
+      y7_q <= shifted6_q + {{24{zp_i[7]}}, zp_i} + {31'h0, up6_q};
+      x7_q <= x6_q;
+    end
+    if (load_i[7]) begin
+      out8_q <= requant_i ? clamp(y7_q, act_min_i, act_max_i) : x7_q;
+      lut8_q <= requant_i && lut_en_i;
+    end
+    if (load_i[8]) begin
+      out9_q <= out8_q;
+      lut9_q <= lut8_q;
     end
   end
 
-  // Stage 4: this lane's copy of the table, read with the clamped value.
+  // Stage 9: this lane's copy of the table, read with the clamped value.
   wire [7:0] lut_entry;
   tsr_lut #(.N(ArrayDim), .SyncRead(1)) u_lut (
     .clk_i   (clk_i),
@@ -132,12 +185,12 @@ module tsr_requant #(
     .we_i    (lut_we_i),
     .waddr_i (lut_waddr_i),
     .wdata_i (lut_wdata_i),
-    .re_i    (load_i[3] && lut3_q),
-    .idx_i   (out3_q[7:0]),
+    .re_i    (load_i[8] && lut8_q),
+    .idx_i   (out8_q[7:0]),
     .entry_o (lut_entry)
   );
 
-  assign out_o   = lut4_q ? {{24{lut_entry[7]}}, lut_entry} : out4_q;
+  assign out_o   = lut9_q ? {{24{lut_entry[7]}}, lut_entry} : out9_q;
 endmodule
 
 `default_nettype wire

@@ -295,16 +295,17 @@ module tsr_store #(
 
   // The lanes run in lockstep: one valid bit per stage for all of them. A
   // stage takes a row when the row is valid and the pipeline advances.
-  reg  [3:0]      lv_q;
-  wire            lane_in_v = rd_v_q && (state_q == StStream);
-  wire [3:0]      lane_load = adv ? {lv_q[2:0], lane_in_v} : 4'b0000;
+  localparam integer Stages = 9;   // tsr_requant's pipeline depth
+  reg  [Stages-1:0] lv_q;
+  wire              lane_in_v = rd_v_q && (state_q == StStream);
+  wire [Stages-1:0] lane_load = adv ? {lv_q[Stages-2:0], lane_in_v} : {Stages{1'b0}};
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      lv_q <= 4'b0000;
+      lv_q <= {Stages{1'b0}};
     end else if (clr_i) begin
-      lv_q <= 4'b0000;
+      lv_q <= {Stages{1'b0}};
     end else if (adv) begin
-      lv_q <= {lv_q[2:0], lane_in_v};
+      lv_q <= {lv_q[Stages-2:0], lane_in_v};
     end
   end
 
@@ -352,7 +353,7 @@ module tsr_store #(
     end
   end
 
-  assign out_valid   = lv_q[3];
+  assign out_valid   = lv_q[Stages-1];
   assign busy_o      = (state_q != StIdle);
   assign param_err_o = param_err;
   assign dma_start_o = dma_start;
