@@ -81,7 +81,8 @@ module tsr_store #(
   reg [7:0]   min_q, min_d;
   reg [7:0]   max_q, max_d;
   reg         rd_v_q, rd_v_d;        // acc_rdata_i holds a row read last cycle
-  reg [32*N-1:0] bias_row_q, mult_row_q, shift_row_q, mneg_row_q, sneg_row_q;
+  reg [32*N-1:0] bias_row_q, mult_row_q, mneg_row_q;
+  reg [6*N-1:0]  shift_row_q, sneg_row_q;   // bits 5:0 of each shift (checked to be -31..30)
 
   reg             acc_re;
   reg [23:0]      acc_raddr;
@@ -91,19 +92,36 @@ module tsr_store #(
   wire            out_valid;
   wire            adv = !out_valid || row_ready_i;
 
-  // A per-channel shift is usable when it is in -31..30 as an int32.
-  function automatic shift_bad(input [31:0] v);
-    shift_bad = ($signed(v) < -32'sd31) || ($signed(v) > 32'sd30);
+  // A per-channel shift is usable when it is in -31..30 as an int32. Each
+  // shift row is judged as it is captured (shift_bad_q, sneg_bad_q: one bit
+  // per channel), so StCheck only masks and ORs registered bits (timing).
+  function automatic [N-1:0] shifts_bad(input [32*N-1:0] row);
+    integer c;
+    begin
+      for (c = 0; c < N; c = c + 1) begin
+        shifts_bad[c] = ($signed(row[32*c +: 32]) < -32'sd31) ||
+                        ($signed(row[32*c +: 32]) > 32'sd30);
+      end
+    end
   endfunction
-  reg shifts_ok;
+  // Bits 5:0 of each channel's shift: all a lane needs once the range is checked.
+  function automatic [6*N-1:0] shifts_low(input [32*N-1:0] row);
+    integer c;
+    begin
+      for (c = 0; c < N; c = c + 1) begin
+        shifts_low[6*c +: 6] = row[32*c +: 6];
+      end
+    end
+  endfunction
+  reg [N-1:0] shift_bad_q, sneg_bad_q;
+  reg         shifts_ok;
   integer j;
   always @(*) begin
     shifts_ok = 1'b1;
     // Only StCheck reads it (the guard also spares the model the loop).
     if (state_q == StCheck) begin
       for (j = 0; j < N; j = j + 1) begin
-        if ((j < cols_q) && ((per_ch_q && shift_bad(shift_row_q[32*j +: 32])) ||
-                             (leaky_q && shift_bad(sneg_row_q[32*j +: 32])))) begin
+        if ((j < cols_q) && ((per_ch_q && shift_bad_q[j]) || (leaky_q && sneg_bad_q[j]))) begin
           shifts_ok = 1'b0;
         end
       end
@@ -269,13 +287,15 @@ module tsr_store #(
       mult_row_q <= acc_rdata_i;
     end
     if (cap_shift) begin
-      shift_row_q <= acc_rdata_i;
+      shift_row_q <= shifts_low(acc_rdata_i);
+      shift_bad_q <= shifts_bad(acc_rdata_i);
     end
     if (cap_mneg) begin
       mneg_row_q <= acc_rdata_i;
     end
     if (cap_sneg) begin
-      sneg_row_q <= acc_rdata_i;
+      sneg_row_q <= shifts_low(acc_rdata_i);
+      sneg_bad_q <= shifts_bad(acc_rdata_i);
     end
   end
 
@@ -323,13 +343,13 @@ module tsr_store #(
         .bias_i    (bias_row_q[32*g +: 32]),
         .requant_i (requant_q),
         .mult_i    (per_ch_q ? mult_row_q[32*g +: 32] : mult_q),
-        .shift_i   (per_ch_q ? shift_row_q[32*g +: 6] : shift_q),
+        .shift_i   (per_ch_q ? shift_row_q[6*g +: 6] : shift_q),
         .zp_i      (zp_q),
         .act_min_i (min_q),
         .act_max_i (max_q),
         .leaky_i     (leaky_q),
         .mult_neg_i  (mneg_row_q[32*g +: 32]),
-        .shift_neg_i (sneg_row_q[32*g +: 6]),
+        .shift_neg_i (sneg_row_q[6*g +: 6]),
         .lut_en_i    (lut_en_q),
         .lut_we_i    (lut_we_i),
         .lut_waddr_i (lut_waddr_i),
