@@ -3,10 +3,9 @@
 
 // Commands (docs/commands.md) arrive as 8 words through CMDQ_PUSH and wait in
 // a queue held in block RAM. A front end takes them one at a time, in program
-// order: StIdle -> StFetch (queue read) -> StCheck (the range checks that
-// multiply: external region ends, LOAD and SFU local spans, registered for
-// timing) -> StDecode (every check: dimensions, ranges, parameters, the token
-// rule) and then
+// order: StIdle -> StFetch (queue read) -> StCheck (every check of the
+// command's own fields: dimensions, ranges, parameters; registered for
+// timing) -> StDecode (NO_WEIGHTS and the token rule) and then
 //   - a scratchpad LOAD goes to the load stage's queue and a STORE to the
 //     store stage's queue (two and four entries); the front end moves on at once;
 //   - a compute-stage command (MATMUL, accumulator LOAD, SFU, NOP) and a FENCE
@@ -225,25 +224,73 @@ module tsr_ctrl #(
     endcase
   end
 
+  // Checks run in three steps, for timing: the products they need are taken
+  // from the queue's output as a command is fetched (StFetch), every check
+  // but the token rule and NO_WEIGHTS is decided from them and cmd_q in
+  // StCheck (static_err_q), and StDecode adds those two. A MATMUL read ahead
+  // skips StFetch and StCheck: its checks need no product, and are decided
+  // from peek_q as it is taken (see static_err_q).
+  //   dram:  (ROWS-1) * STRIDE         (LOAD, STORE)
+  //   local: ceil(COLS / chunk) * ROWS (LOAD)
+  //   sfu:   ceil(LEN / N) * ROWS      (SFU)
+  /* verilator lint_off UNUSEDSIGNAL */  // each function reads a few fields of a command
+  function automatic [47:0] dram_prod(input [255:0] c);
+    dram_prod = {32'h0, c[111:96] - 16'h1} * {16'h0, c[95:64]};
+  endfunction
+  function automatic [32:0] local_prod(input [255:0] c);
+    reg [16:0] ch;
+    begin
+      ch = c[16] ? (({1'b0, c[127:112]} + AccChunk32[16:0] - 17'd1) >> AccChunkLog2)
+                 : (({1'b0, c[127:112]} + N32[16:0] - 17'd1) >> SpadChunkLog2);
+      local_prod = {16'h0, ch} * {17'h0, c[111:96]};
+    end
+  endfunction
+  function automatic [32:0] sfu_prod(input [255:0] c);
+    reg [16:0] ch;
+    begin
+      ch = ({1'b0, c[127:112]} + N32[16:0] - 17'd1) >> SpadChunkLog2;
+      sfu_prod = {16'h0, ch} * {17'h0, c[111:96]};
+    end
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+  reg [47:0] dram_prod_q;
+  reg [32:0] local_prod_q, sfu_prod_q;
+
   // External region end: ADDR + (ROWS-1)*STRIDE + bytes per row.
   wire [15:0] rows      = w3[15:0];
   wire [15:0] cols      = w3[31:16];
   wire [15:0] st_bytes  = flag1 ? cols : {cols[13:0], 2'b00};
   wire [15:0] row_bytes = (opcode == OpStore) ? st_bytes : cols;
-  wire [48:0] dram_end  = {17'h0, w1} + ({33'h0, rows - 16'h1} * {17'h0, w2}) + {33'h0, row_bytes};
+  wire [48:0] dram_end  = {17'h0, w1} + {1'b0, dram_prod_q} + {33'h0, row_bytes};
   // The region [ADDR, dram_end) must lie inside [win_base_i, win_limit_i].
   wire        outside_window = (w1 < win_base_i) || (dram_end > {17'h0, win_limit_i} + 49'h1);
   // LOAD: local rows used = ceil(COLS / chunk) * ROWS.
-  wire [16:0] chunks    = flag0 ? (({1'b0, cols} + AccChunk32[16:0] - 17'd1) >> AccChunkLog2)
-                                : (({1'b0, cols} + N32[16:0] - 17'd1) >> SpadChunkLog2);
-  wire [32:0] ld_end    = {9'h0, w4[23:0]} + ({16'h0, chunks} * {17'h0, rows});
-  // MATMUL fields.
+  wire [32:0] ld_end    = {9'h0, w4[23:0]} + local_prod_q;
+  // MATMUL fields, and its checks but NO_WEIGHTS (a function: they run on
+  // cmd_q and on a MATMUL read ahead, peek_q).
   wire [15:0] mm_m      = w4[15:0];
-  wire [15:0] mm_k      = w4[31:16];
-  wire [15:0] mm_n      = w5[15:0];
-  wire [32:0] mm_a_end  = {9'h0, w1[23:0]} + {17'h0, mm_m};
-  wire [32:0] mm_w_end  = {9'h0, w2[23:0]} + {17'h0, mm_k};
-  wire [32:0] mm_c_end  = {9'h0, w3[23:0]} + {17'h0, mm_m};
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic [7:0] mm_err(input [255:0] c);
+    reg [15:0] m, k, n;
+    reg        keep;
+    begin
+      m    = c[143:128];
+      k    = c[159:144];
+      n    = c[175:160];
+      keep = c[17];
+      if (m == 16'h0 || (!keep && (k == 16'h0 || k > DimMax || n == 16'h0 || n > DimMax))) begin
+        mm_err = ErrDim;
+      end else if ({9'h0, c[55:32]} + {17'h0, m} > spad_cap ||
+                   (!keep && {9'h0, c[87:64]} + {17'h0, k} > spad_cap)) begin
+        mm_err = ErrSpadRange;
+      end else if ({9'h0, c[119:96]} + {17'h0, m} > acc_cap) begin
+        mm_err = ErrAccRange;
+      end else begin
+        mm_err = ErrNone;
+      end
+    end
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
   // STORE fields.
   wire [32:0] st_src_end   = {9'h0, w4[23:0]} + {17'h0, rows};
   // PARAM..PARAM+2 are checked always, PARAM+3..+4 too with LEAKY.
@@ -254,7 +301,7 @@ module tsr_ctrl #(
   // SFU fields: a ROWS x LEN tensor spans C * ROWS rows, C = ceil(LEN / N).
   wire [15:0] sfu_len      = w3[31:16];
   wire [16:0] sfu_c        = ({1'b0, sfu_len} + N32[16:0] - 17'd1) >> SpadChunkLog2;
-  wire [32:0] sfu_span     = {16'h0, sfu_c} * {17'h0, rows};
+  wire [32:0] sfu_span     = sfu_prod_q;
   wire [32:0] sfu_a_end    = {9'h0, w1[23:0]} + sfu_span;
   wire [32:0] sfu_dst_end  = {9'h0, w2[23:0]} + ((func == FnReduce) ? {17'h0, rows} : sfu_span);
   wire [32:0] sfu_b_end    = {9'h0, w4[23:0]} + ((func == FnAdd) ? sfu_span : {16'h0, sfu_c});
@@ -277,90 +324,75 @@ module tsr_ctrl #(
                               (func == FnLayernorm && sfu_aux_end > acc_cap) ||
                               (sfu_has_params && sfu_param_end > acc_cap);
 
-  // The checks with a multiplier in them, registered: StCheck spends the
-  // cycle after the fetch on them, so StDecode reads them from flip-flops
-  // (cmd_q does not change in between). A MATMUL read ahead goes straight to
-  // StDecode; it uses none of them.
-  reg ld_spad_bad_q, ld_acc_bad_q, dram_bad_q, outside_q, sfu_spad_bad_q, sfu_acc_bad_q;
-  always @(posedge clk_i) begin
-    ld_spad_bad_q  <= ld_end > spad_cap;
-    ld_acc_bad_q   <= ld_end > acc_cap;
-    dram_bad_q     <= dram_end > DramCap;
-    outside_q      <= outside_window;
-    sfu_spad_bad_q <= sfu_spad_bad;
-    sfu_acc_bad_q  <= sfu_acc_bad;
-  end
-
-  reg [7:0] check_err;
+  reg [7:0] static_err;    // every check of cmd_q but NO_WEIGHTS and the token rule
   always @(*) begin
-    check_err = ErrNone;
+    static_err = ErrNone;
     case (opcode)
       OpNop: ;
       OpFence: ;
       OpLoad: begin
         if (rows == 16'h0 || cols == 16'h0) begin
-          check_err = ErrDim;
-        end else if (!flag0 && ld_spad_bad_q) begin
-          check_err = ErrSpadRange;
-        end else if (flag0 && ld_acc_bad_q) begin
-          check_err = ErrAccRange;
-        end else if (dram_bad_q) begin
-          check_err = ErrDramRange;
-        end else if (outside_q) begin
-          check_err = ErrDmaWindow;
+          static_err = ErrDim;
+        end else if (!flag0 && ld_end > spad_cap) begin
+          static_err = ErrSpadRange;
+        end else if (flag0 && ld_end > acc_cap) begin
+          static_err = ErrAccRange;
+        end else if (dram_end > DramCap) begin
+          static_err = ErrDramRange;
+        end else if (outside_window) begin
+          static_err = ErrDmaWindow;
         end
       end
-      OpMatmul: begin
-        if (mm_m == 16'h0 || (!flag1 && (mm_k == 16'h0 || mm_k > DimMax ||
-                                         mm_n == 16'h0 || mm_n > DimMax))) begin
-          check_err = ErrDim;
-        end else if (mm_a_end > spad_cap || (!flag1 && mm_w_end > spad_cap)) begin
-          check_err = ErrSpadRange;
-        end else if (mm_c_end > acc_cap) begin
-          check_err = ErrAccRange;
-        end else if (flag1 && !weights_valid_q) begin
-          check_err = ErrNoWeights;
-        end
-      end
+      OpMatmul: static_err = mm_err(cmd_q);
       OpStore: begin
         if (EnableSfu == 0 && st_lut) begin
-          check_err = ErrNoUnit;    // the activation table is loaded by the SFU
+          static_err = ErrNoUnit;    // the activation table is loaded by the SFU
         end else if (rows == 16'h0 || cols == 16'h0 || cols > DimMax) begin
-          check_err = ErrDim;
+          static_err = ErrDim;
         end else if (st_spad && st_src_end > spad_cap) begin
-          check_err = ErrSpadRange;
+          static_err = ErrSpadRange;
         end else if ((!st_spad && st_src_end > acc_cap) || st_param_end > acc_cap) begin
-          check_err = ErrAccRange;
+          static_err = ErrAccRange;
         end else if ((flag1 && ($signed(st_shift) < -8'sd31 || $signed(st_shift) > 8'sd30 ||
                                 $signed(st_min) > $signed(st_max))) ||
                      ((st_lut || st_leaky) && !flag1) ||
                      (st_spad && (flag0 || flag1 || flag2 || st_lut || st_leaky))) begin
-          check_err = ErrParam;
-        end else if (dram_bad_q) begin
-          check_err = ErrDramRange;
-        end else if (outside_q) begin
-          check_err = ErrDmaWindow;
+          static_err = ErrParam;
+        end else if (dram_end > DramCap) begin
+          static_err = ErrDramRange;
+        end else if (outside_window) begin
+          static_err = ErrDmaWindow;
         end
       end
       OpSfu: begin
         if (EnableSfu == 0) begin
-          check_err = ErrNoUnit;
+          static_err = ErrNoUnit;
         end else if (func > FnAdd) begin
-          check_err = ErrOpcode;
+          static_err = ErrOpcode;
         end else if (func == FnLutLoad) begin
           if (sfu_lut_end > spad_cap) begin
-            check_err = ErrSpadRange;
+            static_err = ErrSpadRange;
           end
         end else if (rows == 16'h0 || sfu_len == 16'h0) begin
-          check_err = ErrDim;
-        end else if (sfu_spad_bad_q) begin
-          check_err = ErrSpadRange;
-        end else if (sfu_acc_bad_q) begin
-          check_err = ErrAccRange;
+          static_err = ErrDim;
+        end else if (sfu_spad_bad) begin
+          static_err = ErrSpadRange;
+        end else if (sfu_acc_bad) begin
+          static_err = ErrAccRange;
         end
       end
-      default: check_err = ErrOpcode;
+      default: static_err = ErrOpcode;
     endcase
+  end
+
+  reg  [7:0] static_err_q;
+  reg        peek_take;      // the front end takes the MATMUL read ahead (cmd_d = peek_q)
+  reg  [7:0] check_err;
+  always @(*) begin
+    check_err = static_err_q;
+    if (check_err == ErrNone && opcode == OpMatmul && flag1 && !weights_valid_q) begin
+      check_err = ErrNoWeights;
+    end
     // Token rule: serial program order must never pop an empty counter.
     if (check_err == ErrNone) begin
       case (stage)
@@ -387,6 +419,16 @@ module tsr_ctrl #(
         end
       endcase
     end
+  end
+
+  // Datapath registers of the checks (no reset: each is written before it is read).
+  always @(posedge clk_i) begin
+    if (state_q == StFetch) begin
+      dram_prod_q  <= dram_prod(q_rdata);
+      local_prod_q <= local_prod(q_rdata);
+      sfu_prod_q   <= sfu_prod(q_rdata);
+    end
+    static_err_q <= peek_take ? mm_err(peek_q) : static_err;
   end
 
   // ---------------------------------------------------------------- control
@@ -494,6 +536,7 @@ module tsr_ctrl #(
     l2c_v_d = l2c_v_q; c2l_v_d = c2l_v_q; c2s_v_d = c2s_v_q; s2c_v_d = s2c_v_q;
     weights_valid_d = weights_valid_q;
     q_re      = 1'b0;
+    peek_take = 1'b0;
     irq_done  = 1'b0;
     irq_error = 1'b0;
     irq_fence = 1'b0;
@@ -634,10 +677,11 @@ module tsr_ctrl #(
           // Back-to-back MATMULs: the next one was already read (peeked), so
           // pop it now and decode it next cycle.
           if (peek_v_q && peek_off_q == 2'd0 && !ovf_q) begin
-            q_re     = 1'b1;
-            rd_ptr_d = rd_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
-            cmd_d    = peek_q;
-            state_d  = StDecode;
+            q_re      = 1'b1;
+            rd_ptr_d  = rd_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
+            cmd_d     = peek_q;
+            peek_take = 1'b1;
+            state_d   = StDecode;
           end
         end
       end
@@ -673,6 +717,7 @@ module tsr_ctrl #(
       q_re      = 1'b0;
       rd_ptr_d  = rd_ptr_q;
       cmd_d     = cmd_q;
+      peek_take = 1'b0;
     end
     // An error of an earlier (background) command wins over the front end's.
     if (bg_fail) begin
@@ -979,14 +1024,19 @@ module tsr_ctrl #(
                      ((count_q != {(QAw+1){1'b0}} || lq_v || sq_v) && state_q != StError) ||
                      !units_idle;
   reg [63:0] cnt_cycles_q, cnt_busy_q, cnt_macs_q, cnt_rd_q, cnt_wr_q, cnt_cmds_q;
-  // A MATMUL's m*k*n reaches CNT_MACS one cycle after its start: the product
-  // is registered first (timing), and a clear drops it with the count.
+  // A MATMUL's m*k*n reaches CNT_MACS two cycles after its start (timing):
+  // its M and K*N are registered at the start, their product a cycle later,
+  // and a clear drops what is in flight with the count.
+  reg        macs_v_q;
+  reg [15:0] macs_m_q;
+  reg [8:0]  macs_kn_q;
   reg [24:0] macs_inc_q;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cnt_cycles_q <= 64'h0;
       cnt_busy_q   <= 64'h0;
       cnt_macs_q   <= 64'h0;
+      macs_v_q     <= 1'b0;
       macs_inc_q   <= 25'h0;
       cnt_rd_q     <= 64'h0;
       cnt_wr_q     <= 64'h0;
@@ -995,6 +1045,7 @@ module tsr_ctrl #(
       cnt_cycles_q <= 64'h0;
       cnt_busy_q   <= 64'h0;
       cnt_macs_q   <= 64'h0;
+      macs_v_q     <= 1'b0;
       macs_inc_q   <= 25'h0;
       cnt_rd_q     <= 64'h0;
       cnt_wr_q     <= 64'h0;
@@ -1002,11 +1053,19 @@ module tsr_ctrl #(
     end else begin
       cnt_cycles_q <= cnt_cycles_q + 64'h1;
       cnt_busy_q   <= cnt_busy_q + {63'h0, engine_busy};
-      macs_inc_q   <= mm_start ? {9'h0, mm_m} * {16'h0, macs_add_kn} : 25'h0;
+      macs_v_q     <= mm_start;
+      macs_inc_q   <= macs_v_q ? {9'h0, macs_m_q} * {16'h0, macs_kn_q} : 25'h0;
       cnt_macs_q   <= cnt_macs_q + {39'h0, macs_inc_q};
       cnt_rd_q     <= cnt_rd_q + (rd_beat_i ? AxiBytes64 : 64'h0);
       cnt_wr_q     <= cnt_wr_q + {{(64-WrBytesWidth){1'b0}}, wr_bytes_i};
       cnt_cmds_q   <= cnt_cmds_q + {63'h0, retire} + {63'h0, lq_retire} + {63'h0, sq_retire};
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (mm_start) begin
+      macs_m_q  <= mm_m;
+      macs_kn_q <= macs_add_kn;
     end
   end
 
@@ -1044,7 +1103,7 @@ module tsr_ctrl #(
   assign sfu_start_o   = sfu_start;
 
   /* verilator tracing_off */  // an unused signal the model need not compute
-  wire unused_bits = ^{peek_ptr[QAw+1:QAw], w0[31:22], w0[15:12], w4[31:25], w5[31:24], w6[31:24], w7[15:8]};
+  wire unused_bits = ^{peek_ptr[QAw+1:QAw], w0[31:22], w0[15:12], w2[31:24], w4[31:25], w5[31:24], w6[31:24], w7[15:8]};
   /* verilator tracing_on */
 `ifdef FORMAL
   // ---- Formal properties of the command queue: `make formal` proves them by k-induction

@@ -618,7 +618,8 @@ module tsr_ctrl_tb;
   // Monitor: every per-cycle check and the mirrors (pre-edge values at each edge)
   // -------------------------------------------------------------------------------------
   reg [63:0] m_cycles = 64'h0, m_busy = 64'h0, m_macs = 64'h0, m_rd = 64'h0, m_wr = 64'h0;
-  reg [63:0] m_macs_pend = 64'h0;   // a MATMUL's m*k*n reaches CNT_MACS one cycle after its start
+  reg [63:0] m_macs_pend = 64'h0, m_macs_pend2 = 64'h0;   // a MATMUL's m*k*n reaches CNT_MACS
+                                                          // two cycles after its start
   reg [63:0] m_cmds = 64'h0;
   reg [15:0] m_k = 16'h0, m_n = 16'h0;       // K and N of the weights in the array
   reg        abort_win = 1'b0;               // soft reset seen, irq_clear_o not yet
@@ -1060,11 +1061,12 @@ module tsr_ctrl_tb;
       end
       if (cnt_clear) begin
         m_cycles = 64'h0; m_busy = 64'h0; m_macs = 64'h0; m_rd = 64'h0; m_wr = 64'h0;
-        m_macs_pend = 64'h0;
+        m_macs_pend = 64'h0; m_macs_pend2 = 64'h0;
       end else begin
         m_cycles = m_cycles + 64'h1;
         m_busy = m_busy + (busy_o ? 64'h1 : 64'h0);
-        m_macs = m_macs + m_macs_pend;
+        m_macs = m_macs + m_macs_pend2;
+        m_macs_pend2 = m_macs_pend;
         m_macs_pend = mm_start_o ? {48'h0, cmd_o[143:128]} * {48'h0, m_k} * {48'h0, m_n} : 64'h0;
         m_rd = m_rd + (rd_beat ? AxiBytes64 : 64'h0);
         m_wr = m_wr + {{(64-WrBw){1'b0}}, wr_bytes};
