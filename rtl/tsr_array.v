@@ -3,8 +3,7 @@
 
 // Dataflow. PE[k][j] holds weight W[k][j]. Element k of an input row enters
 // PE row k after k cycles of skew and moves right; column j sums down the
-// rows, so its bottom output is sum_k a[k] * W[k][j], two cycles after the
-// activation entered the bottom PE (its product, then its add; tsr_pe). Column j is then delayed
+// rows, so its bottom output is sum_k a[k] * W[k][j]. Column j is then delayed
 // by N-1-j cycles so that a whole output row leaves at once, Latency cycles
 // after the input row entered.
 //
@@ -20,7 +19,7 @@ module tsr_array #(
   parameter integer TagWidth = 1,
   localparam integer N = ArrayDim,
   localparam integer RowIdxWidth = (N > 1) ? $clog2(N) : 1,
-  localparam integer Latency = 2 * N
+  localparam integer Latency = 2 * N - 1
 ) (
   input  wire                   clk_i,
   input  wire                   rst_ni,

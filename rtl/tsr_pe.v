@@ -2,11 +2,7 @@
 `default_nettype none
 
 // Activations move right (a_i -> a_o) and partial sums move down
-// (psum_i -> psum_o), one register each. The product is registered too, so
-// the multiplier and the 32-bit add are separate cycles (FPGA timing): the
-// product of the activation entering now is added to the partial sum that
-// enters one cycle later, which is when the PE above delivers it (its own
-// product register delays it by the same cycle). The PE multiplies by the weight in
+// (psum_i -> psum_o), one register each. The PE multiplies by the weight in
 // bank a_sel_i, a bit that travels with the activation, so the other bank can
 // be rewritten (w_we_i, w_bank_i) while older activations are still in flight.
 // Datapath registers have no reset: the matmul unit only captures outputs
@@ -25,17 +21,15 @@ module tsr_pe (
 );
   reg [7:0]  w0_q, w1_q;
   reg [8:0]  a_q;       // {bank select, activation}: they travel together
-  reg [15:0] prod_q;
   reg [31:0] psum_q;
 
-  // Signed operands; the 16-bit product is sign-extended before the add;
-  // two's-complement wrap is the defined overflow behaviour. No named
-  // intermediate wires: Verilator then keeps a PE to a handful of loads and
-  // stores per cycle.
+  // All operands signed and 32 bits wide, so the product is sign-extended
+  // before the add; two's-complement wrap is the defined overflow behaviour.
+  // One expression and no named intermediate wires: Verilator then keeps a
+  // PE to a handful of loads and stores per cycle.
   always @(posedge clk_i) begin
     a_q    <= {a_sel_i, a_i};
-    prod_q <= $signed(a_i) * $signed(a_sel_i ? w1_q : w0_q);
-    psum_q <= psum_i + {{16{prod_q[15]}}, prod_q};
+    psum_q <= $signed(psum_i) + $signed(a_i) * $signed(a_sel_i ? w1_q : w0_q);
     if (w_we_i && !w_bank_i) begin
       w0_q <= w_i;
     end

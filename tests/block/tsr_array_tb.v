@@ -12,7 +12,7 @@
 //   - rows using the new weights enter from the cycle after row 0 of the bank is written,
 //     while rows 1..N-1 are still being written (the skew makes that safe).
 // Checks, every cycle:
-//   - out_valid_o is exactly in_valid_i delayed by Latency = 2N cycles;
+//   - out_valid_o is exactly in_valid_i delayed by Latency = 2N-1 cycles;
 //   - a valid output row carries the input row's tag and equals the reference product
 //     row * W[bank] (int8 x int8 summed in int32), computed when the row entered with the
 //     weights its bank held then, so a row that saw a single wrong weight fails;
@@ -59,7 +59,7 @@ module tsr_array_tb_bench #(
   input  wire clk,
   output reg  done
 );
-  localparam integer L    = 2 * N;          // documented latency
+  localparam integer L    = 2 * N - 1;      // documented latency
   localparam integer H    = 64;             // history depth (> L)
   localparam integer TagW = 16;
   localparam integer Rw   = (N > 1) ? $clog2(N) : 1;

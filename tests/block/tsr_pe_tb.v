@@ -4,9 +4,8 @@
 
 // Every cycle the bench drives a_i, a_sel_i, psum_i and an optional weight write, and one
 // cycle later checks, against a model of the two banks:
-//   psum_o  == psum_i + int8(a_i') * int8(bank[a_sel_i'])  (wrapping int32; a_i', a_sel_i'
-//              from the cycle before: the product is registered; the bank value before a
-//              weight write in that cycle)
+//   psum_o  == psum_i + int8(a_i) * int8(bank[a_sel_i])   (wrapping int32; the bank value
+//              before a weight write in the same cycle)
 //   a_o     == a_i, a_sel_o == a_sel_i                    (one register each)
 // Phases (one driving loop, one call site):
 //   1. exhaustive: for each of the 256 weights w, bank 0 = w and bank 1 = 255 - w, then all
@@ -71,13 +70,6 @@ module tsr_pe_tb;
 
   reg         lit_valid = 1'b0, exp_lit_valid = 1'b0;   // a hand-written expectation
   reg  [31:0] lit_psum = 32'h0, exp_lit = 32'h0;
-  // The product driven last cycle (added to this cycle's psum_i), and a wrap
-  // case whose psum_i goes in this cycle.
-  integer     prev_prod = 0;
-  reg  [7:0]  prev_a = 8'h0, prev_w = 8'h0;
-  reg         prev_sel = 1'b0, prev_ok = 1'b0;
-  reg         lit_pend = 1'b0;
-  reg  [31:0] lit_pend_psum = 32'h0, lit_pend_exp = 32'h0;
   integer    cyc, k, sub;
   reg [31:0] r;
   reg [7:0]  cur_w;
@@ -152,13 +144,13 @@ module tsr_pe_tb;
           $fatal(1);
         end
         if (exp_psum_valid && psum_o !== exp_psum) begin
-          $display("FAIL tsr_pe_tb seed=%0d cycle=%0d: psum_o=%h, expected %h (product of a=%0d w=%0d bank=%0d from the cycle before, psum_i=%h)",
-                   seed, cyc, psum_o, exp_psum, $signed(prev_a), $signed(exp_w), prev_sel, psum);
+          $display("FAIL tsr_pe_tb seed=%0d cycle=%0d: psum_o=%h, expected %h (a=%0d w=%0d bank=%0d psum_i=%h)",
+                   seed, cyc, psum_o, exp_psum, $signed(exp_a), $signed(exp_w), exp_sel, psum);
           $fatal(1);
         end
         if (exp_lit_valid && psum_o !== exp_lit) begin
           $display("FAIL tsr_pe_tb seed=%0d cycle=%0d: psum_o=%h, expected %h (wrap case: a=%0d w=%0d psum_i=%h)",
-                   seed, cyc, psum_o, exp_lit, $signed(prev_a), $signed(exp_w), psum);
+                   seed, cyc, psum_o, exp_lit, $signed(exp_a), $signed(exp_w), psum);
           $fatal(1);
         end
         nchecks = nchecks + 1;
@@ -204,30 +196,17 @@ module tsr_pe_tb;
           w_bank = sel;    // write the bank this cycle's product uses
         end
       end
-      // A wrap case driven last cycle: its psum_i goes in now.
-      exp_lit_valid = lit_pend;
-      exp_lit = lit_pend_exp;
-      if (lit_pend) begin
-        psum = lit_pend_psum;
-      end
-      lit_pend = lit_valid;
-      lit_pend_psum = psum;
-      lit_pend_exp = lit_psum;
-      // ---- expected outputs after the edge: last cycle's product plus this psum_i ----
-      exp_a    = a;
-      exp_sel  = sel;
-      exp_w    = prev_w;
-      exp_psum = psum + prev_prod;
-      exp_valid = 1'b1;
-      exp_psum_valid = prev_ok;
-      // This cycle's product (weights before this cycle's write), added next cycle.
+      // ---- expected outputs after the edge (weights before this cycle's write) ----
       cur_w = sel ? bank1 : bank0;
       prod = $signed(a) * $signed(cur_w);
-      prev_prod = prod;
-      prev_a = a;
-      prev_w = cur_w;
-      prev_sel = sel;
-      prev_ok = sel ? bank1_ok : bank0_ok;
+      exp_a    = a;
+      exp_sel  = sel;
+      exp_w    = cur_w;
+      exp_psum = psum + prod;
+      exp_valid = 1'b1;
+      exp_lit_valid = lit_valid;
+      exp_lit = lit_psum;
+      exp_psum_valid = sel ? bank1_ok : bank0_ok;
       if (w_we && !w_bank) begin
         bank0 = w; bank0_ok = 1'b1;
       end
