@@ -761,6 +761,8 @@ def table_row(rep):
     m = re.search(r"no BELs remaining to implement cell type '(\w+)'", rep['message'])
     if m:
         result += f' (nextpnr: out of {m.group(1)})'
+    elif 'Unable to find legal placement' in rep['message']:
+        result += ' (nextpnr: no legal placement at this utilization)'
     elif rep['message']:
         result += f" ({rep['message'][:80]})"
     result = result.replace('|', '/')
@@ -956,8 +958,8 @@ def main():
             if rc != 0:
                 status = 'FAILED'
                 message = 'nextpnr: ' + (pnr['error'] or f'exit code {rc}')
-                if re.search(r'(not enough|Unable to place|no BELs remaining|'
-                             r'failed to place|exceeds|too many)', message, re.I):
+                if re.search(r'(not enough|Unable to place|no BELs remaining|Unable to find legal '
+                             r'placement|failed to place|exceeds|too many)', message, re.I):
                     status = 'DOES NOT FIT'
             else:
                 if args.report_only:
