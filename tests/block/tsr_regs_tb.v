@@ -65,6 +65,7 @@ module tsr_regs_tb;
   // ---- hardware side ----
   reg         w1c_clear = 1'b0;
   reg  [7:0]  id_minor, id_major, cfg_dim, cfg_axi_bytes, cfg_depth, err_code, opcode;
+  reg         cfg_sfu;
   reg  [15:0] id_vendor, cmdq_free;
   reg  [2:0]  cmdq_words;
   reg  [31:0] spad_rows, acc_rows, err_cmd_idx, err_addr, cmd_idx;
@@ -105,6 +106,7 @@ module tsr_regs_tb;
     .config_array_dim_i     (cfg_dim),
     .config_axi_bytes_i     (cfg_axi_bytes),
     .config_cmdq_depth_i    (cfg_depth),
+    .config_sfu_i           (cfg_sfu),
     .spad_rows_rows_i       (spad_rows),
     .acc_rows_rows_i        (acc_rows),
     .ctrl_soft_reset_o      (ctrl_soft_reset),
@@ -394,7 +396,7 @@ module tsr_regs_tb;
       end else begin
         case (a)
           ID:          exp_read = {id_vendor, id_major, id_minor};
-          CONFIG:      exp_read = {8'h0, cfg_depth, cfg_axi_bytes, cfg_dim};
+          CONFIG:      exp_read = {7'h0, cfg_sfu, cfg_depth, cfg_axi_bytes, cfg_dim};
           SPAD_ROWS:   exp_read = spad_rows;
           ACC_ROWS:    exp_read = acc_rows;
           CTRL:        exp_read = 32'h0;
@@ -507,7 +509,7 @@ module tsr_regs_tb;
     integer i;
     begin
       {id_vendor, id_major, id_minor} = rand32(0);
-      {cfg_depth, cfg_axi_bytes, cfg_dim} = rand32(0);
+      {cfg_sfu, cfg_depth, cfg_axi_bytes, cfg_dim} = rand32(0);
       spad_rows   = rand32(0);
       acc_rows    = rand32(0);
       {st_error, st_done, st_busy} = rand32(0);
@@ -720,7 +722,7 @@ module tsr_regs_tb;
 
     // Distinct values on every ro input, so that a swapped mux arm shows.
     {id_vendor, id_major, id_minor} = 32'h5453_0100;
-    {cfg_depth, cfg_axi_bytes, cfg_dim} = 24'h10_08_08;
+    {cfg_sfu, cfg_depth, cfg_axi_bytes, cfg_dim} = 25'h1_10_08_08;
     spad_rows = 32'h0000_1000;  acc_rows = 32'h0000_0400;
     {st_error, st_done, st_busy} = 3'b101;
     err_code = 8'h2a;  err_cmd_idx = 32'hc0de_0024;  err_addr = 32'hc0de_0028;
