@@ -564,7 +564,7 @@ def build_report(cfg, tinfo, res, mems, muls, pnr, steps, status, message, versi
         target=cfg['target'], board=cfg['board'], device=tinfo['device'], top=cfg['top'],
         params=dict(ArrayDim=cfg['dim'], SpadRows=cfg['spad_rows'], AccRows=cfg['acc_rows'],
                     AxiDataWidth=cfg['axi'], CmdQDepth=cfg['cmdq'], EnableSfu=cfg['sfu']),
-        mult=cfg['mult'], dsp_max=cfg.get('dsp_max'), git=git_rev(),
+        mult=cfg['mult'], dsp_max=cfg.get('dsp_max'), git=cfg['git'],
         date=datetime.datetime.now().strftime('%Y-%m-%d %H:%M'),
         tools=versions, status=status, message=message, steps=steps,
         resources=res, capacity=tinfo['cap'],
@@ -886,6 +886,8 @@ def main():
     else:
         srcs = list(args.srcs) + ([SHELL_SRC] if pnr_tool else [])
     versions = old.get('tools') or {'yosys': tool_version([args.yosys, '-V'])}
+    # The revision Yosys reads: a long run must not name the tree it ends in.
+    cfg['git'] = old.get('git') or git_rev()
     steps = old.get('steps', {})
     status, message = 'ok', ''
     log(f"{args.target} ({tinfo['device']}): ArrayDim={cfg['dim']} SpadRows={cfg['spad_rows']} "
