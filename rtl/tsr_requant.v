@@ -18,10 +18,9 @@
 // rows flow.
 //
 // Stages, each at most about one 64-bit carry chain deep (FPGA timing):
-//   1 bias add and left shift        4 srdhm's nudge                7 add zp and the rounding bit
-//   2 four 16 x 16 partial products  5 srdhm's truncation; rdbpot's 8 clamp
-//   3 their 64-bit sum                 mask                         9 table
-//                                    6 rdbpot's shift and compare
+//   1 bias add and left shift      4 srdhm's nudge           7 add zp and the rounding bit
+//   2 four 16 x 16 partial products 5 srdhm's truncation     8 clamp
+//   3 their 64-bit sum              6 rdbpot's shift and compare 9 table
 // In raw mode x rides along and stage 8 picks it.
 //
 // Each stage's arithmetic is a function evaluated inside that stage's
@@ -94,21 +93,14 @@ module tsr_requant #(
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // Stage 5 also prepares rdbpot's divisor: right = -shift when the shift is
-  // negative, and the mask of the bits it drops. Returns {mask, right}.
-  function automatic [36:0] rdbpot_div(input [5:0] shift);
-    reg [4:0] right;
+  // Stage 6: rdbpot(srd, right), round half away from zero, right = -shift
+  // when the shift is negative. Returns {round up, srd >> right (arithmetic)}.
+  function automatic [32:0] rdbpot_parts(input [31:0] srd, input [5:0] shift);
+    reg [4:0]  right;
+    reg [31:0] mask, remainder, threshold;
     begin
-      right      = shift[5] ? 5'd0 - shift[4:0] : 5'd0;
-      rdbpot_div = {(32'h1 << right) - 32'h1, right};
-    end
-  endfunction
-
-  // Stage 6: rdbpot(srd, right), round half away from zero.
-  // Returns {round up, srd >> right (arithmetic)}.
-  function automatic [32:0] rdbpot_parts(input [31:0] srd, input [4:0] right, input [31:0] mask);
-    reg [31:0] remainder, threshold;
-    begin
+      right        = shift[5] ? 5'd0 - shift[4:0] : 5'd0;
+      mask         = (32'h1 << right) - 32'h1;
       remainder    = srd & mask;
       threshold    = (mask >> 1) + {31'h0, srd[31]};
       rdbpot_parts = {remainder > threshold, $unsigned($signed(srd) >>> right)};
@@ -126,8 +118,8 @@ module tsr_requant #(
 
   // Stage registers, named by stage. x (bias added, not shifted) rides along
   // for raw mode; neg (the leaky choice) until the last stage that reads a
-  // parameter (5); sat until srdhm's division.
-  reg        neg1_q, neg2_q, neg3_q, neg4_q;
+  // parameter; sat until srdhm's division.
+  reg        neg1_q, neg2_q, neg3_q, neg4_q, neg5_q;
   reg [31:0] x1_q, x2_q, x3_q, x4_q, x5_q, x6_q, x7_q;
   reg [31:0] xl1_q;
   reg [31:0] hh2_q, ll2_q;
@@ -135,8 +127,6 @@ module tsr_requant #(
   reg        sat2_q, sat3_q, sat4_q;
   reg [63:0] prod3_q, nudged4_q;
   reg [31:0] srd5_q, shifted6_q, y7_q, out8_q, out9_q;
-  reg [31:0] mask5_q;
-  reg [4:0]  right5_q;
   reg        up6_q, lut8_q, lut9_q;
   wire [31:0] m1 = neg1_q ? mult_neg_i : mult_i;
 
@@ -165,11 +155,10 @@ module tsr_requant #(
     end
     if (load_i[4]) begin
       srd5_q <= srdhm_div(nudged4_q, sat4_q);
-      {mask5_q, right5_q} <= rdbpot_div(neg4_q ? shift_neg_i : shift_i);
-      x5_q <= x4_q;
+      {neg5_q, x5_q} <= {neg4_q, x4_q};
     end
     if (load_i[5]) begin
-      {up6_q, shifted6_q} <= rdbpot_parts(srd5_q, right5_q, mask5_q);
+      {up6_q, shifted6_q} <= rdbpot_parts(srd5_q, neg5_q ? shift_neg_i : shift_i);
       x6_q <= x5_q;
     end
     if (load_i[6]) begin
