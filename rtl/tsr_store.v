@@ -315,25 +315,17 @@ module tsr_store #(
 
   // The lanes run in lockstep: one valid bit per stage for all of them. A
   // stage takes a row when the row is valid and the pipeline advances.
-  // Stage 0 registers the row as read (a block RAM's output goes straight
-  // to flip-flops: timing); stages 1..Stages are tsr_requant's.
   localparam integer Stages = 9;   // tsr_requant's pipeline depth
-  reg  [Stages:0]   lv_q;
+  reg  [Stages-1:0] lv_q;
   wire              lane_in_v = rd_v_q && (state_q == StStream);
-  wire [Stages:0]   lane_load = adv ? {lv_q[Stages-1:0], lane_in_v} : {(Stages+1){1'b0}};
+  wire [Stages-1:0] lane_load = adv ? {lv_q[Stages-2:0], lane_in_v} : {Stages{1'b0}};
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      lv_q <= {(Stages+1){1'b0}};
+      lv_q <= {Stages{1'b0}};
     end else if (clr_i) begin
-      lv_q <= {(Stages+1){1'b0}};
+      lv_q <= {Stages{1'b0}};
     end else if (adv) begin
-      lv_q <= {lv_q[Stages-1:0], lane_in_v};
-    end
-  end
-  reg [32*N-1:0] lane_in_q;
-  always @(posedge clk_i) begin
-    if (lane_load[0]) begin
-      lane_in_q <= lane_in;
+      lv_q <= {lv_q[Stages-2:0], lane_in_v};
     end
   end
 
@@ -345,8 +337,8 @@ module tsr_store #(
         .clk_i     (clk_i),
         .rst_ni    (rst_ni),
         .clr_i     (clr_i),
-        .load_i    (lane_load[Stages:1]),
-        .acc_i     (lane_in_q[32*g +: 32]),
+        .load_i    (lane_load),
+        .acc_i     (lane_in[32*g +: 32]),
         .bias_en_i (bias_en_q),
         .bias_i    (bias_row_q[32*g +: 32]),
         .requant_i (requant_q),
@@ -381,7 +373,7 @@ module tsr_store #(
     end
   end
 
-  assign out_valid   = lv_q[Stages];
+  assign out_valid   = lv_q[Stages-1];
   assign busy_o      = (state_q != StIdle);
   assign param_err_o = param_err;
   assign dma_start_o = dma_start;
