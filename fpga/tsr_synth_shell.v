@@ -19,6 +19,7 @@ module tsr_synth_shell #(
   parameter integer AxiDataWidth = 64,
   parameter integer CmdQDepth    = 16,
   parameter integer EnableSfu    = 1,
+  parameter integer StoreLanes   = ArrayDim,
   localparam integer W       = AxiDataWidth,
   localparam integer InBits  = 115 + W,
   localparam integer OutBits = 138 + W + W / 8
@@ -61,7 +62,8 @@ module tsr_synth_shell #(
     .AccRows      (AccRows),
     .AxiDataWidth (AxiDataWidth),
     .CmdQDepth    (CmdQDepth),
-    .EnableSfu    (EnableSfu)
+    .EnableSfu    (EnableSfu),
+    .StoreLanes   (StoreLanes)
   ) u_top (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

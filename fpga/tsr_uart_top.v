@@ -19,6 +19,7 @@ module tsr_uart_top #(
   parameter integer AxiDataWidth  = 64,
   parameter integer CmdQDepth     = 16,
   parameter integer EnableSfu     = 1,      // 0: tsr_top without the SFU (small FPGAs)
+  parameter integer StoreLanes    = ArrayDim,   // output-stage lanes (tsr_top)
   parameter integer MemBytes      = 65536,  // on-chip memory, a power of two
   parameter integer ClkPerBit     = 868,    // clock / baud (868: 115200 baud at 100 MHz)
   parameter integer RxTimeoutBits = 1024,
@@ -96,7 +97,8 @@ module tsr_uart_top #(
     .AccRows      (AccRows),
     .AxiDataWidth (AxiDataWidth),
     .CmdQDepth    (CmdQDepth),
-    .EnableSfu    (EnableSfu)
+    .EnableSfu    (EnableSfu),
+    .StoreLanes   (StoreLanes)
   ) u_top (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

@@ -287,6 +287,14 @@ static uint64_t dma_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t row
   return p->mem_latency + EST_DMA_SETUP + (uint64_t)rows * row_cost_q(p, beat, bytes, chunk) / 4u;
 }
 
+/* Cycles of a STORE's rows: the DMA writes them as they leave the output
+ * stage, which passes a row per `pass` cycles (N / lanes, tsr_store). */
+static uint64_t store_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t rows,
+                             uint32_t bytes, uint32_t pass) {
+  const uint64_t row_q = max64(row_cost_q(p, beat, bytes, beat), (uint64_t)pass * 4u);
+  return p->mem_latency + EST_DMA_SETUP + (uint64_t)rows * row_q / 4u;
+}
+
 /*
  * The prediction replays the executor's command stream (tsr_gemm_run) on a
  * model of the three stages, group by group. Each stage is a clock: the
@@ -308,12 +316,14 @@ static uint64_t dma_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t row
 uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
                                  const tsr_gemm_plan_t *p) {
   if (info == NULL || d == NULL || p == NULL || info->dim == 0u || info->axi_bytes == 0u ||
+      info->store_lanes == 0u || info->dim % info->store_lanes != 0u ||
       p->mt == 0u || p->kc == 0u || p->dim != info->dim || p->spad_bufs == 0u ||
       p->spad_bufs > 2u || p->acc_bufs == 0u || p->acc_bufs > 2u || p->mem_bw == 0u) {
     return 0u;
   }
   const uint32_t dim = info->dim;
   const uint32_t beat = info->axi_bytes;
+  const uint32_t pass = dim / info->store_lanes;   /* output-stage cycles per row */
   const uint32_t es = d->requant ? 1u : 4u;
   const uint32_t ahead = p->spad_bufs - 1u;
   uint64_t front = 0u;        /* the front end is free */
@@ -411,7 +421,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
         front = max64(front, st_done[st_n % EST_STORE_QUEUE]) + EST_CMD_OVERHEAD;
         const uint64_t st = max64(front, store_free);
         const uint32_t st_bytes = sub_cols(d, &x, dim, jj) * es;
-        store_free = st + p->param_rows + dma_cycles(p, beat, x.mrows, st_bytes, beat);
+        store_free = st + p->param_rows + store_cycles(p, beat, x.mrows, st_bytes, pass);
         if (p->mem_shared) {
           /* Reads and writes share a capped memory: the STORE's bytes delay the
            * LOADs moving at the same time by as long as they take alone. */

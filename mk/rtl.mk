@@ -4,7 +4,7 @@ VERILATOR ?= verilator
 YOSYS     ?= yosys
 
 .PHONY: lint synth-check
-lint: ## Verilator -Wall lint of the whole RTL for N = 4, 8, 16, and N = 4 without the SFU (zero warnings)
+lint: ## Verilator -Wall lint of the whole RTL for N = 4, 8, 16, N = 4 without the SFU, and shared store lanes (zero warnings)
 	@command -v $(VERILATOR) >/dev/null || { echo "lint: verilator not found; install the Debian package 'verilator'"; exit 1; }
 	@for d in $(LINT_DIMS); do \
 	  $(VERILATOR) --lint-only -Wall --top-module tsr_top -GArrayDim=$$d $(RTL_SRCS) || exit 1; \
@@ -12,6 +12,13 @@ lint: ## Verilator -Wall lint of the whole RTL for N = 4, 8, 16, and N = 4 witho
 	done
 	@$(VERILATOR) --lint-only -Wall --top-module tsr_top -GArrayDim=4 -GEnableSfu=0 $(RTL_SRCS)
 	@echo "lint: tsr_top ArrayDim=4 EnableSfu=0 clean"
+	@for c in 16:4 8:2 4:1; do \
+	  $(VERILATOR) --lint-only -Wall --top-module tsr_top -GArrayDim=$${c%:*} -GStoreLanes=$${c#*:} $(RTL_SRCS) || exit 1; \
+	  echo "lint: tsr_top ArrayDim=$${c%:*} StoreLanes=$${c#*:} clean"; \
+	done
+	@if $(VERILATOR) --lint-only --top-module tsr_top -GArrayDim=8 -GStoreLanes=3 $(RTL_SRCS) >/dev/null 2>&1; then \
+	  echo "lint: StoreLanes=3 was accepted (it must be a power of two dividing N)"; exit 1; fi
+	@echo "lint: StoreLanes=3 refused at elaboration"
 
 # Generic Yosys synthesis, the same recipe as `make synth TARGET=generic`
 # (tools/synth.py, mk/synth.mk). The script is `synth` minus `memory_map`, so

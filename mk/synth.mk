@@ -19,6 +19,9 @@
 #   SPAD_ROWS, ACC_ROWS, AXI (32/64/128), CMDQ   tsr_top parameters
 #   SFU=0                                        tsr_top without the SFU (EnableSfu = 0);
 #                                                report in build/synth/<t>-<n>-nosfu/
+#   LANES=<l>                                    requantization lanes shared by the N columns
+#                                                (StoreLanes, a power of two; default N);
+#                                                report in build/synth/<t>-<n>[-nosfu]-l<l>/
 #   MULT=lut                                     no DSP blocks (default dsp)
 #   DSP_MAX=<k>                                  DSP blocks the multipliers may use
 #                                                (default: all the device has)
@@ -42,7 +45,7 @@ synth_dim_arg = $(if $(filter file default undefined,$(origin DIM)),,--dim $(DIM
 synth_opt     = $(if $($(1)),$(2) $($(1)))
 SYNTH_ARGS     = $(if $(BOARD),--board $(BOARD)) $(synth_dim_arg) $(call synth_opt,SPAD_ROWS,--spad-rows) \
   $(call synth_opt,ACC_ROWS,--acc-rows) $(call synth_opt,AXI,--axi) \
-  $(call synth_opt,CMDQ,--cmdq) $(call synth_opt,SFU,--sfu) $(call synth_opt,MULT,--mult) \
+  $(call synth_opt,CMDQ,--cmdq) $(call synth_opt,SFU,--sfu) $(call synth_opt,LANES,--lanes) $(call synth_opt,MULT,--mult) \
   $(call synth_opt,DSP_MAX,--dsp-max) $(call synth_opt,FREQ,--freq) $(call synth_opt,SEED,--seed)
 
 .PHONY: synth synth-deps synth-all

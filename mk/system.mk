@@ -145,6 +145,28 @@ test-system-sfu-cli: $(SYS_ONE) $(SW_BIN) ## the CLI's SFU commands on the DIM=N
 test-system-cli-asan: ## the CLI error cases of test-cli against an ASan+UBSan build of the CLI (build/asan)
 	$(sys_asan_cmd)
 
+# ---- shared output-stage lanes --------------------------------------------------------------
+#
+# make test-lanes: tsr_top with StoreLanes < N (the ECP5 N = 16 build shares 4 lanes, docs/fpga.md),
+# Verilated into its own tree. Each stored row passes the lanes in N / StoreLanes chunks. The
+# random GEMMs (per-channel, leaky, table, raw int32), the error cases, the directed commands,
+# the SFU (its SPAD stores) and the cost model (test_sys_perf) run on it unchanged.
+LANES_BUILD := $(BUILD)/lanes
+LANES_DIM   ?= 8
+LANES_N     ?= 2
+LANES_SUITES ?= gemm errors directed sfu perf
+lanes_cmd = TSR_SIM_LIB_DIR=$(LANES_BUILD)/lib $(SYS_DIR)/test_sys_$(1) --dim $(LANES_DIM) \
+  $(if $(filter gemm,$(1)),--count $(SYS_GEMM_COUNT_$(LANES_DIM)))
+
+.PHONY: lanes-sim test-lanes
+lanes-sim: ## build the model with StoreLanes=LANES_N at N=LANES_DIM in build/lanes/lib
+	@$(MAKE) --no-print-directory BUILD=$(LANES_BUILD) DIM=$(LANES_DIM) \
+	  TB_PARAMS='-GArrayDim=$(LANES_DIM) -GStoreLanes=$(LANES_N)' sim
+
+test-lanes: lanes-sim $(patsubst %,$(SYS_DIR)/test_sys_%,$(LANES_SUITES)) ## the system suites on a chip with StoreLanes < N (default N=8, 2 lanes)
+	@set -e; $(foreach t,$(LANES_SUITES),$(call lanes_cmd,$(t)) $(SYS_ARGS);)
+	@echo "test-lanes: PASSED (N=$(LANES_DIM), StoreLanes=$(LANES_N): $(LANES_SUITES))"
+
 # ---- a chip without the SFU ------------------------------------------------------------------
 #
 # make test-nosfu: tsr_top with EnableSfu = 0 (the small-FPGA build, docs/fpga.md), Verilated

@@ -8,14 +8,17 @@
 //   out = lut[out mod 256]                             (and lut_en_i: fused activation)
 //   out = x                                            (requant_i = 0: raw int32)
 // With leaky_i, a negative x uses mult_neg_i/shift_neg_i instead (leaky ReLU,
-// docs/sfu.md); the choice travels down the pipeline with the value.
+// docs/sfu.md).
 // The lanes of the store unit run in lockstep, so the valid bits live there
 // (tsr_store): stage k of a lane loads when load_i[k-1] is high, i.e. when a
 // row enters it and the pipeline advances; otherwise it holds, so the store
 // unit can stall the lanes on output backpressure. out_o is defined in the
-// cycles after load_i[Stages-1] loaded the last stage. Per-store settings
-// (bias, mult, shift, zp, clamp bounds, mode bits) must stay constant while
-// rows flow.
+// cycles after load_i[Stages-1] loaded the last stage.
+// The channel's parameters (bias, mult, shift and their leaky twins) are
+// sampled with the value in stage 1, and the multiplier and shift the value
+// needs ride down the pipeline with it: a lane may take a different column's
+// value every cycle (tsr_store's StoreLanes < N). The per-store settings (zp,
+// clamp bounds, mode bits) must stay constant while rows flow.
 //
 // Stages, each at most about one 64-bit carry chain deep (FPGA timing):
 //   1 bias add and left shift      4 srdhm's nudge           7 add zp and the rounding bit
@@ -59,9 +62,11 @@ module tsr_requant #(
   localparam [31:0] Int32Max = 32'h7fff_ffff;
 
   // Stage 1: bias and left shift (wrapping, as TFLite's x * (1 << left)).
-  // Returns {negative, x, x << left}; a negative x picks the leaky parameters.
-  function automatic [64:0] bias_shift(input [31:0] acc, input bias_en, input [31:0] bias,
-                                       input leaky, input [5:0] shift, input [5:0] shift_neg);
+  // A negative x picks the leaky parameters. Returns {shift, mult, x,
+  // x << left}: the chosen shift and multiplier go on with the value.
+  function automatic [101:0] bias_shift(input [31:0] acc, input bias_en, input [31:0] bias,
+                                        input leaky, input [31:0] mult, input [5:0] shift,
+                                        input [31:0] mult_neg, input [5:0] shift_neg);
     reg [31:0] x;
     reg        neg;
     reg [5:0]  sh;
@@ -69,7 +74,7 @@ module tsr_requant #(
       x   = acc + (bias_en ? bias : 32'h0);
       neg = leaky && x[31];
       sh  = neg ? shift_neg : shift;
-      bias_shift = {neg, x, sh[5] ? x : (x << sh[4:0])};
+      bias_shift = {sh, neg ? mult_neg : mult, x, sh[5] ? x : (x << sh[4:0])};
     end
   endfunction
 
@@ -117,9 +122,9 @@ module tsr_requant #(
   endfunction
 
   // Stage registers, named by stage. x (bias added, not shifted) rides along
-  // for raw mode; neg (the leaky choice) until the last stage that reads a
-  // parameter; sat until srdhm's division.
-  reg        neg1_q, neg2_q, neg3_q, neg4_q, neg5_q;
+  // for raw mode; the shift until rdbpot; sat until srdhm's division.
+  reg [5:0]  sh1_q, sh2_q, sh3_q, sh4_q, sh5_q;
+  reg [31:0] m1_q;
   reg [31:0] x1_q, x2_q, x3_q, x4_q, x5_q, x6_q, x7_q;
   reg [31:0] xl1_q;
   reg [31:0] hh2_q, ll2_q;
@@ -128,37 +133,37 @@ module tsr_requant #(
   reg [63:0] prod3_q, nudged4_q;
   reg [31:0] srd5_q, shifted6_q, y7_q, out8_q, out9_q;
   reg        up6_q, lut8_q, lut9_q;
-  wire [31:0] m1 = neg1_q ? mult_neg_i : mult_i;
 
   always @(posedge clk_i) begin
     if (load_i[0]) begin
-      {neg1_q, x1_q, xl1_q} <= bias_shift(acc_i, bias_en_i, bias_i, leaky_i, shift_i, shift_neg_i);
+      {sh1_q, m1_q, x1_q, xl1_q} <= bias_shift(acc_i, bias_en_i, bias_i, leaky_i, mult_i, shift_i,
+                                               mult_neg_i, shift_neg_i);
     end
     if (load_i[1]) begin
       // Four products a DSP block each takes whole (17 x 17 signed at most).
       // (Operands extended to the product's width: a Verilog product is as
       // wide as its operands.)
-      hh2_q  <= $unsigned($signed({{16{xl1_q[31]}}, xl1_q[31:16]}) * $signed({{16{m1[31]}}, m1[31:16]}));
-      hl2_q  <= $unsigned($signed({{17{xl1_q[31]}}, xl1_q[31:16]}) * $signed({17'h0, m1[15:0]}));
-      lh2_q  <= $unsigned($signed({17'h0, xl1_q[15:0]}) * $signed({{17{m1[31]}}, m1[31:16]}));
-      ll2_q  <= {16'h0, xl1_q[15:0]} * {16'h0, m1[15:0]};
-      sat2_q <= (xl1_q == Int32Min) && (m1 == Int32Min);
-      {neg2_q, x2_q} <= {neg1_q, x1_q};
+      hh2_q  <= $unsigned($signed({{16{xl1_q[31]}}, xl1_q[31:16]}) * $signed({{16{m1_q[31]}}, m1_q[31:16]}));
+      hl2_q  <= $unsigned($signed({{17{xl1_q[31]}}, xl1_q[31:16]}) * $signed({17'h0, m1_q[15:0]}));
+      lh2_q  <= $unsigned($signed({17'h0, xl1_q[15:0]}) * $signed({{17{m1_q[31]}}, m1_q[31:16]}));
+      ll2_q  <= {16'h0, xl1_q[15:0]} * {16'h0, m1_q[15:0]};
+      sat2_q <= (xl1_q == Int32Min) && (m1_q == Int32Min);
+      {sh2_q, x2_q} <= {sh1_q, x1_q};
     end
     if (load_i[2]) begin
       prod3_q <= sum_pp(hh2_q, hl2_q, lh2_q, ll2_q);
-      {neg3_q, x3_q, sat3_q} <= {neg2_q, x2_q, sat2_q};
+      {sh3_q, x3_q, sat3_q} <= {sh2_q, x2_q, sat2_q};
     end
     if (load_i[3]) begin
       nudged4_q <= prod3_q + (prod3_q[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000);
-      {neg4_q, x4_q, sat4_q} <= {neg3_q, x3_q, sat3_q};
+      {sh4_q, x4_q, sat4_q} <= {sh3_q, x3_q, sat3_q};
     end
     if (load_i[4]) begin
       srd5_q <= srdhm_div(nudged4_q, sat4_q);
-      {neg5_q, x5_q} <= {neg4_q, x4_q};
+      {sh5_q, x5_q} <= {sh4_q, x4_q};
     end
     if (load_i[5]) begin
-      {up6_q, shifted6_q} <= rdbpot_parts(srd5_q, neg5_q ? shift_neg_i : shift_i);
+      {up6_q, shifted6_q} <= rdbpot_parts(srd5_q, sh5_q);
       x6_q <= x5_q;
     end
     if (load_i[6]) begin

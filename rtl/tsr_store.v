@@ -6,7 +6,11 @@
 // LEAKY the negative-side multipliers and shifts at PARAM+3 and PARAM+4),
 // checks every per-channel shift the store uses (-31..30), and then either
 // pulses param_err_o and stops, or pulses dma_start_o (the writer may start)
-// and streams ROWS accumulator rows through N tsr_requant lanes.
+// and streams ROWS accumulator rows through StoreLanes tsr_requant lanes.
+// With StoreLanes = N each row takes one cycle. With fewer lanes (a power of
+// two dividing N) the unit reads each row N / StoreLanes times and passes one
+// chunk of StoreLanes columns per read; the chunks are collected into the
+// output row (small FPGAs: a lane is about a fifth of an N = 16 chip's logic).
 //
 // Output stream contract: row_valid_o / row_ready_i, a row moves when both are
 // high; valid and data hold until ready. Backpressure stalls the whole
@@ -20,7 +24,11 @@ module tsr_store #(
   parameter integer ArrayDim = 8,
   parameter integer AccRows  = 1024,
   parameter integer SpadRows = 4096,
+  parameter integer StoreLanes = ArrayDim,   // requantization lanes: N, or a power of two below
   localparam integer N = ArrayDim,
+  localparam integer L = StoreLanes,
+  localparam integer Chunks = ArrayDim / StoreLanes,   // reads (cycles) per row
+  localparam integer ChunkW = (Chunks > 1) ? $clog2(Chunks) : 1,
   localparam integer SpadAw = $clog2(SpadRows),
   localparam integer AccAw = $clog2(AccRows),
   localparam integer LutAw = $clog2(256 / ArrayDim)
@@ -59,11 +67,15 @@ module tsr_store #(
   input  wire             row_ready_i,
   output wire [32*N-1:0]  row_data_o
 );
+  localparam [31:0] LastChunk32 = Chunks - 1;
+  localparam [ChunkW-1:0] LastChunk = LastChunk32[ChunkW-1:0];
   localparam [2:0] StIdle = 3'd0, StParam = 3'd1, StCheck = 3'd2, StStream = 3'd3;
 
   reg [2:0]   state_q, state_d;
   reg [2:0]   pcnt_q, pcnt_d;        // parameter row being read
   reg [15:0]  issued_q, issued_d;    // rows read so far
+  reg [ChunkW-1:0] chunk_q, chunk_d; // chunk of the row read next
+  reg [ChunkW-1:0] rd_chunk_q, rd_chunk_d;   // chunk of the row read last cycle
   reg [15:0]  taken_q, taken_d;      // rows handed to the writer
   reg         bias_en_q, bias_en_d;
   reg         requant_q, requant_d;
@@ -133,6 +145,8 @@ module tsr_store #(
     state_d   = state_q;
     pcnt_d    = pcnt_q;
     issued_d  = issued_q;
+    chunk_d   = chunk_q;
+    rd_chunk_d = rd_chunk_q;
     taken_d   = taken_q;
     bias_en_d = bias_en_q;
     requant_d = requant_q;
@@ -179,6 +193,7 @@ module tsr_store #(
           max_d     = act_max_i;
           pcnt_d    = 3'd0;
           issued_d  = 16'h0;
+          chunk_d   = {ChunkW{1'b0}};
           taken_d   = 16'h0;
           state_d   = StParam;
         end
@@ -211,10 +226,16 @@ module tsr_store #(
         if (adv) begin
           rd_v_d = 1'b0;
           if (issued_q != rows_q) begin
-            acc_re    = 1'b1;
-            acc_raddr = src_q + {8'h0, issued_q};
-            rd_v_d    = 1'b1;
-            issued_d  = issued_q + 16'h1;
+            acc_re     = 1'b1;
+            acc_raddr  = src_q + {8'h0, issued_q};
+            rd_v_d     = 1'b1;
+            rd_chunk_d = chunk_q;
+            if (chunk_q == LastChunk) begin
+              chunk_d  = {ChunkW{1'b0}};
+              issued_d = issued_q + 16'h1;
+            end else begin
+              chunk_d  = chunk_q + {{(ChunkW-1){1'b0}}, 1'b1};
+            end
           end
         end
         if (out_valid && row_ready_i) begin
@@ -237,6 +258,8 @@ module tsr_store #(
       state_q   <= StIdle;
       pcnt_q    <= 3'd0;
       issued_q  <= 16'h0;
+      chunk_q   <= {ChunkW{1'b0}};
+      rd_chunk_q <= {ChunkW{1'b0}};
       taken_q   <= 16'h0;
       bias_en_q <= 1'b0;
       requant_q <= 1'b0;
@@ -258,6 +281,8 @@ module tsr_store #(
       state_q   <= state_d;
       pcnt_q    <= pcnt_d;
       issued_q  <= issued_d;
+      chunk_q   <= chunk_d;
+      rd_chunk_q <= rd_chunk_d;
       taken_q   <= taken_d;
       bias_en_q <= bias_en_d;
       requant_q <= requant_d;
@@ -299,26 +324,45 @@ module tsr_store #(
     end
   end
 
-  // Lane inputs: accumulator values, or scratchpad bytes zero-extended.
-  reg [32*N-1:0] lane_in;
-  integer k;
+  // Lane g takes column rd_chunk_q * L + g of the row read last cycle, with
+  // that column's parameters: accumulator values, or scratchpad bytes
+  // zero-extended.
+  reg [32*L-1:0] lane_in, lane_bias, lane_mult, lane_mneg;
+  reg [6*L-1:0]  lane_shift, lane_sneg;
+  integer c, k;
   always @(*) begin
-    lane_in = {(32*N){1'b0}};   // only read with a row (rd_v_q); zero spares the model a copy
-    if (rd_v_q && !spad_q) begin
-      lane_in = acc_rdata_i;
-    end else if (rd_v_q) begin
-      for (k = 0; k < N; k = k + 1) begin
-        lane_in[32*k +: 32] = {24'h0, spad_rdata_i[8*k +: 8]};
+    lane_in    = {(32*L){1'b0}};   // only read with a row (rd_v_q); zero spares the model a copy
+    lane_bias  = {(32*L){1'b0}};
+    lane_mult  = {(32*L){1'b0}};
+    lane_mneg  = {(32*L){1'b0}};
+    lane_shift = {(6*L){1'b0}};
+    lane_sneg  = {(6*L){1'b0}};
+    if (rd_v_q) begin
+      for (c = 0; c < Chunks; c = c + 1) begin
+        if (rd_chunk_q == c[ChunkW-1:0]) begin
+          for (k = 0; k < L; k = k + 1) begin
+            lane_in[32*k +: 32]  = spad_q ? {24'h0, spad_rdata_i[8*(c*L+k) +: 8]}
+                                          : acc_rdata_i[32*(c*L+k) +: 32];
+            lane_bias[32*k +: 32] = bias_row_q[32*(c*L+k) +: 32];
+            lane_mult[32*k +: 32] = per_ch_q ? mult_row_q[32*(c*L+k) +: 32] : mult_q;
+            lane_shift[6*k +: 6]  = per_ch_q ? shift_row_q[6*(c*L+k) +: 6] : shift_q;
+            lane_mneg[32*k +: 32] = mneg_row_q[32*(c*L+k) +: 32];
+            lane_sneg[6*k +: 6]   = sneg_row_q[6*(c*L+k) +: 6];
+          end
+        end
       end
     end
   end
 
-  // The lanes run in lockstep: one valid bit per stage for all of them. A
-  // stage takes a row when the row is valid and the pipeline advances.
+  // The lanes run in lockstep: one valid bit per stage for all of them, and
+  // the chunk each stage holds. A stage takes a chunk when it is valid and
+  // the pipeline advances.
   localparam integer Stages = 9;   // tsr_requant's pipeline depth
   reg  [Stages-1:0] lv_q;
+  reg  [ChunkW-1:0] lchunk_q [0:Stages-1];
   wire              lane_in_v = rd_v_q && (state_q == StStream);
   wire [Stages-1:0] lane_load = adv ? {lv_q[Stages-2:0], lane_in_v} : {Stages{1'b0}};
+  integer s;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       lv_q <= {Stages{1'b0}};
@@ -328,11 +372,19 @@ module tsr_store #(
       lv_q <= {lv_q[Stages-2:0], lane_in_v};
     end
   end
+  always @(posedge clk_i) begin
+    if (adv) begin
+      lchunk_q[0] <= rd_chunk_q;
+      for (s = 1; s < Stages; s = s + 1) begin
+        lchunk_q[s] <= lchunk_q[s-1];
+      end
+    end
+  end
 
-  wire [32*N-1:0] lane_out;
+  wire [32*L-1:0] lane_out;
   genvar g;
   generate
-    for (g = 0; g < N; g = g + 1) begin : gen_lane
+    for (g = 0; g < L; g = g + 1) begin : gen_lane
       tsr_requant #(.ArrayDim(N)) u_requant (
         .clk_i     (clk_i),
         .rst_ni    (rst_ni),
@@ -340,22 +392,46 @@ module tsr_store #(
         .load_i    (lane_load),
         .acc_i     (lane_in[32*g +: 32]),
         .bias_en_i (bias_en_q),
-        .bias_i    (bias_row_q[32*g +: 32]),
+        .bias_i    (lane_bias[32*g +: 32]),
         .requant_i (requant_q),
-        .mult_i    (per_ch_q ? mult_row_q[32*g +: 32] : mult_q),
-        .shift_i   (per_ch_q ? shift_row_q[6*g +: 6] : shift_q),
+        .mult_i    (lane_mult[32*g +: 32]),
+        .shift_i   (lane_shift[6*g +: 6]),
         .zp_i      (zp_q),
         .act_min_i (min_q),
         .act_max_i (max_q),
         .leaky_i     (leaky_q),
-        .mult_neg_i  (mneg_row_q[32*g +: 32]),
-        .shift_neg_i (sneg_row_q[6*g +: 6]),
+        .mult_neg_i  (lane_mneg[32*g +: 32]),
+        .shift_neg_i (lane_sneg[6*g +: 6]),
         .lut_en_i    (lut_en_q),
         .lut_we_i    (lut_we_i),
         .lut_waddr_i (lut_waddr_i),
         .lut_wdata_i (lut_wdata_i),
         .out_o     (lane_out[32*g +: 32])
       );
+    end
+  endgenerate
+
+  // The row leaves with its last chunk; the chunks before it wait in
+  // early_q, each in its columns' place.
+  wire            fin_v = lv_q[Stages-1];
+  wire            fin_last = (lchunk_q[Stages-1] == LastChunk);
+  wire [32*N-1:0] lane_row;
+  generate
+    if (Chunks > 1) begin : gen_collect
+      reg [32*(N-L)-1:0] early_q;
+      integer e;
+      always @(posedge clk_i) begin
+        if (fin_v && !fin_last) begin   // adv is high: no row is waiting
+          for (e = 0; e < Chunks - 1; e = e + 1) begin
+            if (lchunk_q[Stages-1] == e[ChunkW-1:0]) begin
+              early_q[32*L*e +: 32*L] <= lane_out;
+            end
+          end
+        end
+      end
+      assign lane_row = {lane_out, early_q};
+    end else begin : gen_direct
+      assign lane_row = lane_out;
     end
   endgenerate
 
@@ -366,14 +442,14 @@ module tsr_store #(
     packed_row = {(32*N){1'b0}};   // only read with out_valid
     if (out_valid && (requant_q || spad_q)) begin
       for (b = 0; b < N; b = b + 1) begin
-        packed_row[8*b +: 8] = lane_out[32*b +: 8];
+        packed_row[8*b +: 8] = lane_row[32*b +: 8];
       end
     end else if (out_valid) begin
-      packed_row = lane_out;
+      packed_row = lane_row;
     end
   end
 
-  assign out_valid   = lv_q[Stages-1];
+  assign out_valid   = fin_v && fin_last;
   assign busy_o      = (state_q != StIdle);
   assign param_err_o = param_err;
   assign dma_start_o = dma_start;

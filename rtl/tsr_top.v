@@ -7,7 +7,8 @@ module tsr_top #(
   parameter integer AccRows      = 1024,  // accumulator rows of N int32
   parameter integer AxiDataWidth = 64,    // AXI4 master data width: 32, 64 or 128
   parameter integer CmdQDepth    = 16,    // command queue depth in commands
-  parameter integer EnableSfu    = 1      // 0: build without the SFU (CONFIG.SFU = 0)
+  parameter integer EnableSfu    = 1,     // 0: build without the SFU (CONFIG.SFU = 0)
+  parameter integer StoreLanes   = ArrayDim   // output-stage lanes: N, or a power of two dividing N
 ) (
   input  wire                      clk_i,
   input  wire                      rst_ni,
@@ -68,6 +69,16 @@ module tsr_top #(
   localparam [31:0]  N32        = N;
   localparam [31:0]  AxiBytes32 = AxiBytes;
   localparam [31:0]  QDepth32   = CmdQDepth;
+  localparam integer LanesLog2  = $clog2(StoreLanes);
+  localparam [31:0]  LanesLog2_32 = LanesLog2;
+
+  // StoreLanes must be a power of two dividing N: elaboration stops on a
+  // missing module named after the rule.
+  generate
+    if (StoreLanes < 1 || (1 << LanesLog2) != StoreLanes || (N % StoreLanes) != 0) begin : gen_bad_lanes
+      StoreLanes_must_be_a_power_of_two_dividing_ArrayDim u_bad_lanes ();
+    end
+  endgenerate
   localparam [31:0]  SpadRows32 = SpadRows;
   localparam [31:0]  AccRows32  = AccRows;
 
@@ -117,6 +128,7 @@ module tsr_top #(
     .config_axi_bytes_i      (AxiBytes32[7:0]),
     .config_cmdq_depth_i     (QDepth32[7:0]),
     .config_sfu_i            (EnableSfu != 0),
+    .config_lanes_log2_i     (LanesLog2_32[3:0]),
     .spad_rows_rows_i        (SpadRows32),
     .acc_rows_rows_i         (AccRows32),
     .ctrl_soft_reset_o       (ctrl_soft_reset),
@@ -443,7 +455,8 @@ module tsr_top #(
   tsr_store #(
     .ArrayDim (N),
     .AccRows  (AccRows),
-    .SpadRows (SpadRows)
+    .SpadRows (SpadRows),
+    .StoreLanes (StoreLanes)
   ) u_store (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),

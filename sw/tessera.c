@@ -2110,10 +2110,11 @@ static int cmd_info(const args_t *ar) {
   if (ar->set[O_JSON]) {
     printf("{\"backend\": \"%s\", \"id\": \"0x%08x\", \"vendor\": \"0x%04x\", \"version\": \"%u.%u\""
            ", \"dim\": %u, \"axi_bytes\": %u, \"cmdq_depth\": %u, \"spad_rows\": %u"
-           ", \"acc_rows\": %u, \"spad_bytes\": %u, \"acc_bytes\": %u, \"sfu\": %s}\n",
+           ", \"acc_rows\": %u, \"spad_bytes\": %u, \"acc_bytes\": %u, \"sfu\": %s"
+           ", \"store_lanes\": %u}\n",
            e.hal.ops->name, i->id, i->id >> 16, major, minor, i->dim, i->axi_bytes, i->cmdq_depth,
            i->spad_rows, i->acc_rows, i->spad_rows * i->dim, i->acc_rows * i->dim * 4u,
-           i->has_sfu ? "true" : "false");
+           i->has_sfu ? "true" : "false", i->store_lanes);
   } else {
     printf("Tessera on %s: ID 0x%08x (vendor 0x%04x, register map %u.%u)\n", e.hal.ops->name,
            i->id, i->id >> 16, major, minor);
@@ -2125,6 +2126,8 @@ static int cmd_info(const args_t *ar) {
     printf("  accumulator:  %u rows x %u int32 = %u KiB\n", i->acc_rows, i->dim,
            i->acc_rows * i->dim * 4u / 1024u);
     printf("  SFU:          %s\n", i->has_sfu ? "yes" : "no (built without it)");
+    printf("  output stage: %u requantization lanes (%u cycle%s per stored row)\n", i->store_lanes,
+           i->dim / i->store_lanes, i->dim == i->store_lanes ? "" : "s");
   }
   tsr_hal_close(&e.hal);
   return 0;

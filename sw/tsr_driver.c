@@ -220,6 +220,7 @@ tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal) {
   dev->info.spad_rows = 0u;
   dev->info.acc_rows = 0u;
   dev->info.has_sfu = false;
+  dev->info.store_lanes = 0u;
   dev->poll_limit = TSR_DEFAULT_POLL_LIMIT;
   dev->cmds_pushed = 0u;
   err_clear(dev);
@@ -269,7 +270,9 @@ tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal) {
   const uint32_t depth = field(cfg, TSR_CONFIG_CMDQ_DEPTH_MASK, TSR_CONFIG_CMDQ_DEPTH_OFFSET);
   const uint32_t spad_rows = field(spad, TSR_SPAD_ROWS_ROWS_MASK, TSR_SPAD_ROWS_ROWS_OFFSET);
   const uint32_t acc_rows = field(acc, TSR_ACC_ROWS_ROWS_MASK, TSR_ACC_ROWS_ROWS_OFFSET);
+  const uint32_t lanes = 1u << field(cfg, TSR_CONFIG_LANES_LOG2_MASK, TSR_CONFIG_LANES_LOG2_OFFSET);
   if (dim == 0u || !is_pow2(axi_bytes) || depth == 0u || spad_rows == 0u || acc_rows == 0u ||
+      dim % lanes != 0u ||
       spad_rows > TSR_CMD_LOCAL_MASK + 1u || acc_rows > TSR_CMD_LOCAL_MASK + 1u) {
     err_set(dev, "open: implausible configuration: CONFIG=");
     err_hex(dev, cfg);
@@ -288,6 +291,7 @@ tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal) {
   dev->info.spad_rows = spad_rows;
   dev->info.acc_rows = acc_rows;
   dev->info.has_sfu = field(cfg, TSR_CONFIG_SFU_MASK, TSR_CONFIG_SFU_OFFSET) != 0u;
+  dev->info.store_lanes = lanes;
   dev->cmds_pushed = idx;
   return TSR_OK;
 }

@@ -17,6 +17,7 @@ module tsr_board_icebreaker #(
   parameter integer AxiDataWidth = 32,
   parameter integer CmdQDepth    = 4,
   parameter integer EnableSfu    = 1,     // 0: no SFU (CONFIG.SFU = 0)
+  parameter integer StoreLanes   = ArrayDim,   // output-stage lanes (tsr_top)
   parameter integer MemBytes     = 8192    // on-chip memory behind the DMA
 ) (
   input  wire CLK,
@@ -71,6 +72,7 @@ module tsr_board_icebreaker #(
     .AxiDataWidth (AxiDataWidth),
     .CmdQDepth    (CmdQDepth),
     .EnableSfu    (EnableSfu),
+    .StoreLanes   (StoreLanes),
     .MemBytes     (MemBytes),
     .ClkPerBit    ((ClkHz + Baud / 2) / Baud)
   ) u_chip (

@@ -17,6 +17,7 @@ module tsr_board_ulx3s #(
   parameter integer AxiDataWidth = 64,
   parameter integer CmdQDepth    = 16,
   parameter integer EnableSfu    = 1,     // 0: no SFU (CONFIG.SFU = 0)
+  parameter integer StoreLanes   = ArrayDim,   // output-stage lanes (tsr_top)
   parameter integer MemBytes     = 65536    // on-chip memory behind the DMA
 ) (
   input  wire       clk_25mhz,
@@ -86,6 +87,7 @@ module tsr_board_ulx3s #(
     .AxiDataWidth (AxiDataWidth),
     .CmdQDepth    (CmdQDepth),
     .EnableSfu    (EnableSfu),
+    .StoreLanes   (StoreLanes),
     .MemBytes     (MemBytes),
     .ClkPerBit    ((ClkHz + Baud / 2) / Baud)
   ) u_chip (

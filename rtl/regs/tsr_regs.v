@@ -62,6 +62,7 @@ module tsr_regs (
   input  wire [7:0]   config_axi_bytes_i,     // AXI4 master data width in bytes.
   input  wire [7:0]   config_cmdq_depth_i,    // Command queue depth in commands.
   input  wire         config_sfu_i,           // 1: the special-function unit is built in (tsr_top parameter EnableSfu). 0: SFU commands and STOREs through the activation table stop with ERR_CODE = NO_UNIT.
+  input  wire [3:0]   config_lanes_log2_i,    // log2 of the output stage's requantization lanes (tsr_top parameter StoreLanes). A STORE takes N / 2^LANES_LOG2 cycles per row: N lanes (the default) pass a row per cycle.
 
   // SPAD_ROWS @ 0x008 (ro): Scratchpad capacity in rows of ARRAY_DIM int8 bytes.
   input  wire [31:0]  spad_rows_rows_i,       // Row count.
@@ -431,7 +432,7 @@ module tsr_regs (
     if (s_axil_arvalid) begin
       case (s_axil_araddr[11:2])
         10'h000: rd_data = {id_vendor_i, id_major_i, id_minor_i};  // 0x000 ID
-        10'h001: rd_data = {7'h0, config_sfu_i, config_cmdq_depth_i, config_axi_bytes_i, config_array_dim_i};  // 0x004 CONFIG
+        10'h001: rd_data = {3'h0, config_lanes_log2_i, config_sfu_i, config_cmdq_depth_i, config_axi_bytes_i, config_array_dim_i};  // 0x004 CONFIG
         10'h002: rd_data = spad_rows_rows_i;  // 0x008 SPAD_ROWS
         10'h003: rd_data = acc_rows_rows_i;  // 0x00c ACC_ROWS
         10'h004: rd_data = 32'h0;  // 0x010 CTRL

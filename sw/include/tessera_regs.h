@@ -40,6 +40,8 @@ extern "C" {
 #define TSR_CONFIG_SFU_BIT           24
 #define TSR_CONFIG_SFU_OFFSET        24
 #define TSR_CONFIG_SFU_MASK          0x1u
+#define TSR_CONFIG_LANES_LOG2_OFFSET 25
+#define TSR_CONFIG_LANES_LOG2_MASK   0xfu
 
 /* SPAD_ROWS (ro): Scratchpad capacity in rows of ARRAY_DIM int8 bytes. */
 #define TSR_SPAD_ROWS_REG_OFFSET  0x008u

@@ -167,6 +167,8 @@ typedef struct tsr_dev_info {
   uint32_t spad_rows;   /**< scratchpad rows of N int8 */
   uint32_t acc_rows;    /**< accumulator rows of N int32 */
   bool has_sfu;         /**< CONFIG.SFU: the special-function unit is built in */
+  uint32_t store_lanes; /**< 2^CONFIG.LANES_LOG2: output-stage lanes; a STORE takes
+                             dim / store_lanes cycles per row */
 } tsr_dev_info_t;
 
 #define TSR_DEV_ERRLEN 192u

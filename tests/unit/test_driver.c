@@ -133,7 +133,12 @@ static void fake_reset(uint32_t dim, uint32_t spad, uint32_t acc) {
   g_fake.fail_read_off = -1;
   g_fake.fail_write_off = -1;
   REG(ID) = (0x5453u << 16) | (1u << 8) | 3u;
-  REG(CONFIG) = dim | (8u << 8) | (16u << 16) | (1u << TSR_CONFIG_SFU_OFFSET);
+  uint32_t lanes_log2 = 0u; /* N lanes, the default build */
+  while ((2u << lanes_log2) <= dim) {
+    lanes_log2++;
+  }
+  REG(CONFIG) = dim | (8u << 8) | (16u << 16) | (1u << TSR_CONFIG_SFU_OFFSET) |
+                (lanes_log2 << TSR_CONFIG_LANES_LOG2_OFFSET);
   REG(SPAD_ROWS) = spad;
   REG(ACC_ROWS) = acc;
   REG(CMDQ_STATUS) = 16u; /* FREE = 16, WORDS = 0 */
@@ -187,6 +192,7 @@ static void open_reads_id_config_and_memory_sizes(void **state) {
   assert_int_equal(g_dev.info.version, 0x0103);
   assert_int_equal(g_dev.info.id, 0x54530103u);
   assert_true(g_dev.info.has_sfu);
+  assert_int_equal(g_dev.info.store_lanes, 16);
 }
 
 /* CONFIG.SFU = 0: every SFU command and a STORE through the table are refused
@@ -252,6 +258,11 @@ static void open_rejects_implausible_config(void **state) {
   fake_reset(8, 4096, 1024);
   REG(CONFIG) = 8u | (12u << 8) | (16u << 16); /* AXI_BYTES 12 is not a power of two */
   assert_int_equal(tsr_dev_open(&g_dev, &g_hal), TSR_NO_DEVICE);
+  REG(CONFIG) = 8u | (8u << 8) | (16u << 16) | (4u << TSR_CONFIG_LANES_LOG2_OFFSET); /* 16 lanes, N = 8 */
+  assert_int_equal(tsr_dev_open(&g_dev, &g_hal), TSR_NO_DEVICE);
+  REG(CONFIG) = 8u | (8u << 8) | (16u << 16) | (1u << TSR_CONFIG_LANES_LOG2_OFFSET); /* 2 lanes: good */
+  assert_int_equal(tsr_dev_open(&g_dev, &g_hal), TSR_OK);
+  assert_int_equal(g_dev.info.store_lanes, 2);
 }
 
 static void open_reports_bus_error_and_bad_hal(void **state) {

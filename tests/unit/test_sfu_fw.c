@@ -49,7 +49,7 @@ static const char *func_name(uint32_t f) {
 static tsr_dev_info_t info_of(uint32_t dim, uint32_t spad, uint32_t acc) {
   tsr_dev_info_t i = {.id = 0x54530100u, .version = 0x100, .dim = dim, .axi_bytes = 8,
                       .cmdq_depth = 16, .spad_rows = spad, .acc_rows = acc,
-                      .has_sfu = true};
+                      .has_sfu = true, .store_lanes = dim};
   return i;
 }
 

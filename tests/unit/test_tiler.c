@@ -225,7 +225,7 @@ static bool job_check(const job_t *j, char *why, size_t whylen) {
 static tsr_dev_info_t info_of(uint32_t dim, uint32_t spad, uint32_t acc) {
   tsr_dev_info_t i = {.id = 0x54530100u, .version = 0x100, .dim = dim, .axi_bytes = 8,
                       .cmdq_depth = 16, .spad_rows = spad, .acc_rows = acc,
-                      .has_sfu = true};
+                      .has_sfu = true, .store_lanes = dim};
   return i;
 }
 
@@ -421,6 +421,25 @@ static void memories_too_small_are_reported_not_overrun(void **state) {
   assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_OK);
   check_plan_invariants(&in, &d, &p);
   assert_int_equal(p.acc_stride, 6);
+}
+
+/* A chip with fewer output-stage lanes (CONFIG.LANES_LOG2) stores a row per
+ * N / lanes cycles; the prediction must know it. */
+static void fewer_store_lanes_slow_the_stores(void **state) {
+  (void)state;
+  tsr_dev_info_t in = info_of(8, 4096, 1024);
+  const tsr_gemm_desc_t d = plain_desc(64, 8, 64); /* 512 rows stored, K = 8: the stores dominate */
+  tsr_gemm_plan_t p;
+  assert_int_equal(tsr_gemm_plan(&in, &d, &p), TSR_OK);
+  const uint64_t full = tsr_gemm_predict_cycles(&in, &d, &p);
+  in.store_lanes = 2u; /* 4 cycles per row */
+  const uint64_t shared = tsr_gemm_predict_cycles(&in, &d, &p);
+  assert_true(shared > full);
+  assert_true(shared >= 512u * 4u); /* the store stage alone */
+  in.store_lanes = 0u;
+  assert_int_equal(tsr_gemm_predict_cycles(&in, &d, &p), 0);
+  in.store_lanes = 3u;
+  assert_int_equal(tsr_gemm_predict_cycles(&in, &d, &p), 0);
 }
 
 static void bad_descriptors_are_rejected(void **state) {
@@ -720,6 +739,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(k_larger_than_the_scratchpad_is_chunked),
       cmocka_unit_test(m_larger_than_the_accumulator_is_tiled),
       cmocka_unit_test(memories_too_small_are_reported_not_overrun),
+      cmocka_unit_test(fewer_store_lanes_slow_the_stores),
       cmocka_unit_test(bad_descriptors_are_rejected),
       cmocka_unit_test(executor_matches_golden_on_fixed_awkward_shapes),
       cmocka_unit_test(executor_matches_golden_on_random_jobs_under_every_schedule),
