@@ -1,10 +1,11 @@
 # mk/gate.mk: gate-level simulation of the synthesized chip (issue #5, item 5).
 #
-#   make gate-sim     Yosys generic synthesis of tsr_top (GATE_DIM, default 4; the same
-#                     recipe as synth-check: `synth` minus memory_map, so the RAMs stay
-#                     arrays) written out as a gate-level Verilog netlist
-#                     (build/gate/tsr_top_netlist.v), Verilated into the same C bench as
-#                     the RTL (its own tree, build/gate/b), then GATE_GEMMS random GEMMs
+#   make gate-sim     Yosys generic synthesis of tsr_top (GATE_DIM, default 4; GATE_LANES
+#                     store lanes, default GATE_DIM; the same recipe as synth-check:
+#                     `synth` minus memory_map, so the RAMs stay arrays) written out as a
+#                     gate-level Verilog netlist (build/gate/d<N>-l<L>/tsr_top_netlist.v),
+#                     Verilated into the same C bench as the RTL (its own tree, b/ next to
+#                     the netlist), then GATE_GEMMS random GEMMs
 #                     (test_sys_gemm) and every error case (test_sys_errors) on it, all
 #                     bit-exact against the golden model. A mismatch between simulation
 #                     and synthesis semantics fails here and nowhere else.
@@ -12,8 +13,9 @@
 # Not part of `make test` (synthesis and the netlist's Verilator build take minutes).
 
 GATE_DIM     ?= 4
+GATE_LANES   ?= $(GATE_DIM)
 GATE_GEMMS   ?= 20
-GATE_DIR     := $(BUILD)/gate
+GATE_DIR     := $(BUILD)/gate/d$(GATE_DIM)-l$(GATE_LANES)
 GATE_NETLIST := $(GATE_DIR)/tsr_top_netlist.v
 # The system test programs (mk/system.mk).
 GATE_SYS     := $(BUILD)/tests/system
@@ -23,10 +25,10 @@ GATE_RTL     := $(filter-out rtl/tsr_uart_%,$(RTL_SRCS))
 $(GATE_NETLIST): $(GATE_RTL) mk/gate.mk
 	@command -v $(YOSYS) >/dev/null || { echo "gate-sim: yosys not found; install the Debian package 'yosys'"; exit 1; }
 	@mkdir -p $(@D)
-	@printf '%s\n' 'read_verilog -DSYNTHESIS $(GATE_RTL)' 'chparam -set ArrayDim $(GATE_DIM) tsr_top' \
+	@printf '%s\n' 'read_verilog -DSYNTHESIS $(GATE_RTL)' 'chparam -set ArrayDim $(GATE_DIM) -set StoreLanes $(GATE_LANES) tsr_top' \
 	  'synth -top tsr_top -flatten -run :fine' 'opt -fast -full' 'techmap' 'opt -fast' 'abc -fast' \
 	  'opt -fast' 'clean -purge' 'write_verilog -noattr $@.tmp' 'stat' > $(GATE_DIR)/gate.ys
-	@echo "gate-sim: Yosys netlist of tsr_top, N = $(GATE_DIM) (log: $(GATE_DIR)/yosys.log)"
+	@echo "gate-sim: Yosys netlist of tsr_top, N = $(GATE_DIM), $(GATE_LANES) store lanes (log: $(GATE_DIR)/yosys.log)"
 	@start=$$(date +%s); nice $(YOSYS) -q -l $(GATE_DIR)/yosys.log $(GATE_DIR)/gate.ys \
 	  || { tail -20 $(GATE_DIR)/yosys.log; exit 1; }; \
 	  mv $@.tmp $@; echo "gate-sim: netlist in $$(( $$(date +%s) - start )) s: $$(grep -c '^  assign\|always' $@) assigns and processes"
@@ -48,4 +50,4 @@ gate-sim: $(GATE_NETLIST) $(GATE_SYS)/test_sys_gemm $(GATE_SYS)/test_sys_errors 
 	  errs=$$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' $(GATE_DIR)/errors.log); \
 	  seed=$$(sed -n 's/.*, base seed \([0-9]*\) .*/\1/p' $(GATE_DIR)/gemm.log); \
 	  cells=$$(sed -n 's/^ *Number of cells: *\([0-9]*\)$$/\1/p' $(GATE_DIR)/yosys.log | tail -1); \
-	  echo "gate-sim: PASS: netlist of tsr_top (N = $(GATE_DIM), $$cells cells): $$gemms random GEMMs and $$errs error cases bit-exact (base seed $$seed)"
+	  echo "gate-sim: PASS: netlist of tsr_top (N = $(GATE_DIM), $(GATE_LANES) store lanes, $$cells cells): $$gemms random GEMMs and $$errs error cases bit-exact (base seed $$seed)"

@@ -75,6 +75,14 @@ module tsr_array_tb_bench #(
     end
   endfunction
 
+  // Weights of a bank: random, or (one bank in four) the extremes: -128 in
+  // even columns and 127 in odd ones. With an all -128 row these give every
+  // column its largest (N * 16384) or smallest (N * -16256) sum: the partial
+  // sums are only as wide as they must be (tsr_array).
+  function [7:0] weight_int8(input integer col, input reg extreme);
+    weight_int8 = !extreme ? rand_int8(0) : (col % 2 == 0) ? 8'h80 : 8'h7f;
+  endfunction
+
   function [7:0] rand_int8(input integer unused);   // biased to the extremes
     reg [31:0] x;
     begin
@@ -161,6 +169,7 @@ module tsr_array_tb_bench #(
   reg [TagW-1:0] tag;
   reg            exp_busy;
   reg [31:0]     u;
+  reg            ext_w, ext_a;    // extreme weights, an extreme row
   // Coverage.
   integer n_rows, n_phases, n_tight_load, n_tight_start, n_bubbles, n_dropped;
 
@@ -189,7 +198,7 @@ module tsr_array_tb_bench #(
     next_start = ld_w0 + 1;
     for (k = 0; k < N; k = k + 1) begin
       for (j = 0; j < N; j = j + 1) begin
-        wnew[k][8*j +: 8] = rand_int8(0);
+        wnew[k][8*j +: 8] = weight_int8(j, 1'b1);   // the first bank: extreme
       end
       wm[k] = wnew[k];
     end
@@ -278,9 +287,10 @@ module tsr_array_tb_bench #(
           ld_w0 = ld_w0 + urand(2 * N);
         end
         ld_k = 0;
+        ext_w = (urand(4) == 0);
         for (k = 0; k < N; k = k + 1) begin
           for (j = 0; j < N; j = j + 1) begin
-            wnew[k][8*j +: 8] = rand_int8(0);
+            wnew[k][8*j +: 8] = weight_int8(j, ext_w);
           end
         end
         next_start = ld_w0 + 1;
@@ -309,8 +319,10 @@ module tsr_array_tb_bench #(
         ld_k = ld_k + 1;
       end
       // Row: valid in most cycles of a phase; otherwise a garbage row with a random bank.
+      // One row in four is all -128 (see weight_int8).
+      ext_a = (urand(4) == 0);
       for (j = 0; j < N; j = j + 1) begin
-        in_row[8*j +: 8] = rand_int8(0);
+        in_row[8*j +: 8] = ext_a ? 8'h80 : rand_int8(0);
       end
       u = urand(32'hffffffff);
       in_sel = u[16];
