@@ -31,4 +31,16 @@ $(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt: $(RTL_SRCS) mk/rtl.mk tools/synt
 	@$(PYTHON) tools/synth.py --target generic --dim $(SYNTH_DIM) --build $(BUILD) --no-doc $(RTL_SRCS) \
 	  || { rm -f $@; exit 1; }
 
-synth-check: $(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt ## Yosys synth of tsr_top (N=8), no latches, print the cell count
+# The multipliers outside the DSP blocks (fpga/tsr_softmul_map.v, applied by tools/synth.py on
+# ice40, ecp5 and xilinx): the map on eight shapes, to gates, then every input against `*`.
+SOFTMUL_DIR := $(BUILD)/softmul
+.PHONY: softmul-check
+softmul-check: ## the FPGA flows' soft-multiplier map (fpga/tsr_softmul_map.v), gate-level, every input of 8 shapes
+	@mkdir -p $(SOFTMUL_DIR)
+	@$(YOSYS) -q -l $(SOFTMUL_DIR)/yosys.log fpga/tsr_softmul_check.ys
+	@$(VERILATOR) --binary --timing -Wno-fatal -Wno-lint -Wno-style --top-module tsr_softmul_tb \
+	  tests/block/tsr_softmul_tb.v $(SOFTMUL_DIR)/softmul_gates.v -o vtb --Mdir $(SOFTMUL_DIR)/obj \
+	  > $(SOFTMUL_DIR)/build.log 2>&1 || { tail -20 $(SOFTMUL_DIR)/build.log; exit 1; }
+	@$(SOFTMUL_DIR)/obj/vtb | grep -v '^- '
+
+synth-check: softmul-check $(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt ## Yosys synth of tsr_top (N=8), no latches, print the cell count

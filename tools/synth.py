@@ -40,6 +40,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHELL_SRC = 'fpga/tsr_synth_shell.v'
+SOFTMUL_MAP = 'fpga/tsr_softmul_map.v'
 
 # Board tops (fpga/boards/) and what they need around tsr_top.
 BOARD_SRCS = ['fpga/tsr_uart_top.v', 'fpga/tsr_axi_ram.v', 'fpga/tsr_rst_sync.v',
@@ -183,6 +184,12 @@ def yosys_script(cfg, srcs, out):
                      f'--pick-out {f("dsp_pick.ys")}')
         lines.append(f'yosys script {f("dsp_pick.ys")}')
 
+    # The multipliers left in logic: shifted copies summed on carry chains
+    # (fpga/tsr_softmul_map.v; make softmul-check), before alumacc would merge
+    # each with the add after it into a $macc of LUT full adders.
+    def softmul():
+        y(f'techmap -map {os.path.join(ROOT, SOFTMUL_MAP)} t:$mul')
+
     if fam == 'ice40':
         flag = '-dsp' if dsp else ''
         y(f'synth_ice40 -top {top} {flag} -run begin:coarse')
@@ -200,6 +207,7 @@ def yosys_script(cfg, srcs, out):
                       'select a:mul2dsp', 'setattr -unset mul2dsp', 'opt_expr -fine', 'wreduce',
                       'select -clear', 'ice40_dsp', 'chtype -set $mul t:$__soft_mul'):
                 y(c)
+        softmul()
         for c in ('alumacc', 'opt', 'memory -nomap', 'opt_clean'):
             y(c)
         y(f'tee -q -o {f("mem_pre.il")} dump t:$mem_v2')
@@ -222,6 +230,7 @@ def yosys_script(cfg, srcs, out):
               '-D DSP_B_MAXWIDTH=18 -D DSP_A_MINWIDTH=2 -D DSP_B_MINWIDTH=2 '
               '-D DSP_NAME=$__MUL18X18')
             y('chtype -set $mul t:$__soft_mul')
+        softmul()
         for c in ('alumacc', 'opt', 'memory -nomap', 'opt_clean'):
             y(c)
         y(f'tee -q -o {f("mem_pre.il")} dump t:$mem_v2')
@@ -234,7 +243,9 @@ def yosys_script(cfg, srcs, out):
         y(f'{base} -run begin:map_dsp')
         if dsp:
             budget()
-        y(f'{base} -run map_dsp:map_memory')
+        y(f'{base} -run map_dsp:coarse')
+        softmul()
+        y(f'{base} -run coarse:map_memory')
         y(f'tee -q -o {f("mem_pre.il")} dump t:$mem_v2')
         y(f'{base} -run map_memory:map_ffram')
         y(f'tee -q -o {f("mem_post.il")} dump t:$mem_v2')
