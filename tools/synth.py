@@ -782,7 +782,7 @@ def table_row(rep):
     result = result.replace('|', '/')
     notes = ([f"{rep['board']} board"] if rep.get('board') else []) + \
         (['no SFU'] if rep['params'].get('EnableSfu', 1) == 0 else []) + \
-        ([f"{rep['params']['StoreLanes']} store lanes"]
+        ([f"{rep['params']['StoreLanes']} store lane{'' if rep['params']['StoreLanes'] == 1 else 's'}"]
          if rep['params'].get('StoreLanes', p['ArrayDim']) != p['ArrayDim'] else [])
     target = rep['target'] + (f" ({', '.join(notes)})" if notes else '')
     return (f"| {target} | {p['ArrayDim']} | {p['SpadRows']} x {p['AccRows']} "
