@@ -66,6 +66,7 @@ module tsr_regs_tb;
   reg         w1c_clear = 1'b0;
   reg  [7:0]  id_minor, id_major, cfg_dim, cfg_axi_bytes, cfg_depth, err_code, opcode;
   reg         cfg_sfu;
+  reg  [3:0]  cfg_lanes_log2;
   reg  [15:0] id_vendor, cmdq_free;
   reg  [2:0]  cmdq_words;
   reg  [31:0] spad_rows, acc_rows, err_cmd_idx, err_addr, cmd_idx;
@@ -107,6 +108,7 @@ module tsr_regs_tb;
     .config_axi_bytes_i     (cfg_axi_bytes),
     .config_cmdq_depth_i    (cfg_depth),
     .config_sfu_i           (cfg_sfu),
+    .config_lanes_log2_i    (cfg_lanes_log2),
     .spad_rows_rows_i       (spad_rows),
     .acc_rows_rows_i        (acc_rows),
     .ctrl_soft_reset_o      (ctrl_soft_reset),
@@ -396,7 +398,7 @@ module tsr_regs_tb;
       end else begin
         case (a)
           ID:          exp_read = {id_vendor, id_major, id_minor};
-          CONFIG:      exp_read = {7'h0, cfg_sfu, cfg_depth, cfg_axi_bytes, cfg_dim};
+          CONFIG:      exp_read = {3'h0, cfg_lanes_log2, cfg_sfu, cfg_depth, cfg_axi_bytes, cfg_dim};
           SPAD_ROWS:   exp_read = spad_rows;
           ACC_ROWS:    exp_read = acc_rows;
           CTRL:        exp_read = 32'h0;
@@ -509,7 +511,7 @@ module tsr_regs_tb;
     integer i;
     begin
       {id_vendor, id_major, id_minor} = rand32(0);
-      {cfg_sfu, cfg_depth, cfg_axi_bytes, cfg_dim} = rand32(0);
+      {cfg_lanes_log2, cfg_sfu, cfg_depth, cfg_axi_bytes, cfg_dim} = rand32(0);
       spad_rows   = rand32(0);
       acc_rows    = rand32(0);
       {st_error, st_done, st_busy} = rand32(0);
@@ -722,7 +724,7 @@ module tsr_regs_tb;
 
     // Distinct values on every ro input, so that a swapped mux arm shows.
     {id_vendor, id_major, id_minor} = 32'h5453_0100;
-    {cfg_sfu, cfg_depth, cfg_axi_bytes, cfg_dim} = 25'h1_10_08_08;
+    {cfg_lanes_log2, cfg_sfu, cfg_depth, cfg_axi_bytes, cfg_dim} = 29'h07_10_08_08;   // N = 8: 8 lanes, SFU
     spad_rows = 32'h0000_1000;  acc_rows = 32'h0000_0400;
     {st_error, st_done, st_busy} = 3'b101;
     err_code = 8'h2a;  err_cmd_idx = 32'hc0de_0024;  err_addr = 32'hc0de_0028;
