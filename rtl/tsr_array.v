@@ -14,20 +14,12 @@
 // Weights: w_we_i writes w_data_i into row w_row_i of bank w_bank_i. An input
 // row uses the bank named by in_sel_i, so one bank can be loaded while the
 // other computes.
-//
-// Partial-sum widths. The sum leaving PE row k holds k+1 products of two
-// int8s, each in -16256..16384, so it fits PsumW(k) = 16 + clog2(k+1) signed
-// bits (16384 * 2^c < 2^(15+c)). Each row is built that wide (20 bits at
-// N = 16 instead of 32: fewer flip-flops and shorter carry chains), and the
-// column sums are sign-extended to int32 after the deskew. The values are
-// those of an int32 array exactly: no partial sum of one row can wrap.
 module tsr_array #(
   parameter integer ArrayDim = 8,
   parameter integer TagWidth = 1,
   localparam integer N = ArrayDim,
   localparam integer RowIdxWidth = (N > 1) ? $clog2(N) : 1,
-  localparam integer Latency = 2 * N - 1,
-  localparam integer SumW = 16 + $clog2(N)   // a column sum's signed width (<= 32)
+  localparam integer Latency = 2 * N - 1
 ) (
   input  wire                   clk_i,
   input  wire                   rst_ni,
@@ -52,8 +44,6 @@ module tsr_array #(
   genvar i, j;
   generate
     for (i = 0; i < N; i = i + 1) begin : gen_row
-      localparam integer PW   = 16 + $clog2(i + 1);           // this row's partial sums
-      localparam integer PWIn = (i == 0) ? 16 : 16 + $clog2(i);  // the row above's
       wire [7:0] a_first;   // what enters PE[i][0], after i cycles of skew
       wire       s_first;
       if (i == 0) begin : gen_direct
@@ -75,8 +65,7 @@ module tsr_array #(
       for (j = 0; j < N; j = j + 1) begin : gen_col
         wire [7:0]  a_in, a_out;
         wire        s_in, s_out;
-        wire [PWIn-1:0] p_in;
-        wire [PW-1:0]   p_out;
+        wire [31:0] p_in, p_out;
         if (j == 0) begin : gen_left
           assign a_in = a_first;
           assign s_in = s_first;
@@ -85,11 +74,11 @@ module tsr_array #(
           assign s_in = gen_col[j-1].s_out;
         end
         if (i == 0) begin : gen_top
-          assign p_in = {PWIn{1'b0}};
+          assign p_in = 32'h0;
         end else begin : gen_below
           assign p_in = gen_row[i-1].gen_col[j].p_out;
         end
-        tsr_pe #(.PsumInW(PWIn), .PsumW(PW)) u_pe (
+        tsr_pe u_pe (
           .clk_i    (clk_i),
           .a_i      (a_in),
           .a_sel_i  (s_in),
@@ -110,18 +99,16 @@ module tsr_array #(
     end
 
     for (j = 0; j < N; j = j + 1) begin : gen_deskew
-      wire [SumW-1:0] sum;
       if (j == N - 1) begin : gen_direct
-        assign sum = gen_row[N-1].gen_col[j].p_out;
+        assign out_row_o[32*j +: 32] = gen_row[N-1].gen_col[j].p_out;
       end else begin : gen_delay
         // N-1-j cycles of delay for column j.
-        tsr_delay #(.Width(SumW), .Depth(N - 1 - j)) u_deskew (
+        tsr_delay #(.Width(32), .Depth(N - 1 - j)) u_deskew (
           .clk_i (clk_i),
           .d_i   (gen_row[N-1].gen_col[j].p_out),
-          .q_o   (sum)
+          .q_o   (out_row_o[32*j +: 32])
         );
       end
-      assign out_row_o[32*j +: 32] = {{(33 - SumW){sum[SumW-1]}}, sum[SumW-2:0]};
     end
   endgenerate
 

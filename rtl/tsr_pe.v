@@ -1,4 +1,4 @@
-// tsr_pe: one weight-stationary processing element, int8 x int8 plus a partial sum, two weight banks.
+// tsr_pe: one weight-stationary processing element, int8 x int8 into int32, two weight banks.
 `default_nettype none
 
 // Activations move right (a_i -> a_o) and partial sums move down
@@ -7,31 +7,24 @@
 // be rewritten (w_we_i, w_bank_i) while older activations are still in flight.
 // Datapath registers have no reset: the matmul unit only captures outputs
 // that a reset valid bit qualifies.
-// The partial sum comes in PsumInW bits wide and leaves PsumW bits wide, both
-// signed: the array gives each row only the bits its sums can need
-// (tsr_array). With the defaults (32, 32) it is an int32 MAC.
-module tsr_pe #(
-  parameter integer PsumInW = 32,
-  parameter integer PsumW   = 32    // >= PsumInW and >= 16
-) (
-  input  wire               clk_i,
-  input  wire [7:0]         a_i,
-  input  wire               a_sel_i,
-  input  wire [PsumInW-1:0] psum_i,
-  input  wire               w_we_i,
-  input  wire               w_bank_i,
-  input  wire [7:0]         w_i,
-  output wire [7:0]         a_o,
-  output wire               a_sel_o,
-  output wire [PsumW-1:0]   psum_o
+module tsr_pe (
+  input  wire        clk_i,
+  input  wire [7:0]  a_i,
+  input  wire        a_sel_i,
+  input  wire [31:0] psum_i,
+  input  wire        w_we_i,
+  input  wire        w_bank_i,
+  input  wire [7:0]  w_i,
+  output wire [7:0]  a_o,
+  output wire        a_sel_o,
+  output wire [31:0] psum_o
 );
-  reg [7:0]       w0_q, w1_q;
-  reg [8:0]       a_q;       // {bank select, activation}: they travel together
-  reg [PsumW-1:0] psum_q;
+  reg [7:0]  w0_q, w1_q;
+  reg [8:0]  a_q;       // {bank select, activation}: they travel together
+  reg [31:0] psum_q;
 
-  // All operands signed and PsumW bits wide, so the partial sum and the
-  // product are sign-extended before the add; two's-complement wrap is the
-  // defined overflow behaviour.
+  // All operands signed and 32 bits wide, so the product is sign-extended
+  // before the add; two's-complement wrap is the defined overflow behaviour.
   // One expression and no named intermediate wires: Verilator then keeps a
   // PE to a handful of loads and stores per cycle.
   always @(posedge clk_i) begin
