@@ -10,7 +10,8 @@
 // With StoreLanes = N each row takes one cycle. With fewer lanes (a power of
 // two dividing N) the unit reads each row N / StoreLanes times and passes one
 // chunk of StoreLanes columns per read; the chunks are collected into the
-// output row (small FPGAs: a lane is about a fifth of an N = 16 chip's logic).
+// output row (small FPGAs: at N = 16 the 16 lanes were a fifth of the chip's
+// logic without the SFU, docs/fpga.md).
 //
 // Output stream contract: row_valid_o / row_ready_i, a row moves when both are
 // high; valid and data hold until ready. Backpressure stalls the whole
