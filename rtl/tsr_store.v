@@ -355,15 +355,13 @@ module tsr_store #(
     end
   end
 
-  // The lanes run in lockstep: one valid bit per stage for all of them, and
-  // the chunk each stage holds. A stage takes a chunk when it is valid and
-  // the pipeline advances.
+  // The lanes run in lockstep: one valid bit per stage for all of them (and,
+  // with Chunks > 1, the chunk each stage holds). A stage takes a chunk when
+  // it is valid and the pipeline advances.
   localparam integer Stages = 9;   // tsr_requant's pipeline depth
   reg  [Stages-1:0] lv_q;
-  reg  [ChunkW-1:0] lchunk_q [0:Stages-1];
   wire              lane_in_v = rd_v_q && (state_q == StStream);
   wire [Stages-1:0] lane_load = adv ? {lv_q[Stages-2:0], lane_in_v} : {Stages{1'b0}};
-  integer s;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       lv_q <= {Stages{1'b0}};
@@ -371,14 +369,6 @@ module tsr_store #(
       lv_q <= {Stages{1'b0}};
     end else if (adv) begin
       lv_q <= {lv_q[Stages-2:0], lane_in_v};
-    end
-  end
-  always @(posedge clk_i) begin
-    if (adv) begin
-      lchunk_q[0] <= rd_chunk_q;
-      for (s = 1; s < Stages; s = s + 1) begin
-        lchunk_q[s] <= lchunk_q[s-1];
-      end
     end
   end
 
@@ -415,10 +405,22 @@ module tsr_store #(
   // The row leaves with its last chunk; the chunks before it wait in
   // early_q, each in its columns' place.
   wire            fin_v = lv_q[Stages-1];
-  wire            fin_last = (lchunk_q[Stages-1] == LastChunk);
+  wire            fin_last;   // the last stage holds a row's last chunk
   wire [32*N-1:0] lane_row;
   generate
     if (Chunks > 1) begin : gen_collect
+      reg [ChunkW-1:0] lchunk_q [0:Stages-1];
+      integer s;
+      always @(posedge clk_i) begin
+        if (adv) begin
+          lchunk_q[0] <= rd_chunk_q;
+          for (s = 1; s < Stages; s = s + 1) begin
+            lchunk_q[s] <= lchunk_q[s-1];
+          end
+        end
+      end
+      assign fin_last = (lchunk_q[Stages-1] == LastChunk);
+
       reg [32*(N-L)-1:0] early_q;
       integer e;
       always @(posedge clk_i) begin
@@ -431,7 +433,8 @@ module tsr_store #(
         end
       end
       assign lane_row = {lane_out, early_q};
-    end else begin : gen_direct
+    end else begin : gen_direct   // every chunk is a whole row
+      assign fin_last = 1'b1;
       assign lane_row = lane_out;
     end
   endgenerate
