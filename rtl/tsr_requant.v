@@ -21,9 +21,10 @@
 // clamp bounds, mode bits) must stay constant while rows flow.
 //
 // Stages, each at most about one 64-bit carry chain deep (FPGA timing):
-//   1 bias add and left shift      4 srdhm's nudge           7 add zp and the rounding bit
-//   2 four 16 x 16 partial products 5 srdhm's truncation     8 clamp
-//   3 their 64-bit sum              6 rdbpot's shift and compare 9 table
+//   1 bias add and left shift        4 srdhm's nudge                7 add zp and the rounding bit
+//   2 four 16 x 16 partial products  5 srdhm's truncation; rdbpot's 8 clamp
+//   3 their 64-bit sum                 divisor and mask             9 table
+//                                    6 rdbpot's shift and compare
 // In raw mode x rides along and stage 8 picks it.
 //
 // Each stage's arithmetic is a function evaluated inside that stage's
@@ -98,14 +99,21 @@ module tsr_requant #(
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // Stage 6: rdbpot(srd, right), round half away from zero, right = -shift
-  // when the shift is negative. Returns {round up, srd >> right (arithmetic)}.
-  function automatic [32:0] rdbpot_parts(input [31:0] srd, input [5:0] shift);
-    reg [4:0]  right;
-    reg [31:0] mask, remainder, threshold;
+  // Stage 5 also prepares rdbpot's divisor: right = -shift when the shift is
+  // negative, and the mask of the bits it drops. Returns {mask, right}.
+  function automatic [36:0] rdbpot_div(input [5:0] shift);
+    reg [4:0] right;
     begin
-      right        = shift[5] ? 5'd0 - shift[4:0] : 5'd0;
-      mask         = (32'h1 << right) - 32'h1;
+      right      = shift[5] ? 5'd0 - shift[4:0] : 5'd0;
+      rdbpot_div = {(32'h1 << right) - 32'h1, right};
+    end
+  endfunction
+
+  // Stage 6: rdbpot(srd, right), round half away from zero.
+  // Returns {round up, srd >> right (arithmetic)}.
+  function automatic [32:0] rdbpot_parts(input [31:0] srd, input [4:0] right, input [31:0] mask);
+    reg [31:0] remainder, threshold;
+    begin
       remainder    = srd & mask;
       threshold    = (mask >> 1) + {31'h0, srd[31]};
       rdbpot_parts = {remainder > threshold, $unsigned($signed(srd) >>> right)};
@@ -122,8 +130,11 @@ module tsr_requant #(
   endfunction
 
   // Stage registers, named by stage. x (bias added, not shifted) rides along
-  // for raw mode; the shift until rdbpot; sat until srdhm's division.
-  reg [5:0]  sh1_q, sh2_q, sh3_q, sh4_q, sh5_q;
+  // for raw mode; the shift until stage 5 turns it into rdbpot's divisor;
+  // sat until srdhm's division.
+  reg [5:0]  sh1_q, sh2_q, sh3_q, sh4_q;
+  reg [4:0]  right5_q;
+  reg [31:0] mask5_q;
   reg [31:0] m1_q;
   reg [31:0] x1_q, x2_q, x3_q, x4_q, x5_q, x6_q, x7_q;
   reg [31:0] xl1_q;
@@ -160,10 +171,11 @@ module tsr_requant #(
     end
     if (load_i[4]) begin
       srd5_q <= srdhm_div(nudged4_q, sat4_q);
-      {sh5_q, x5_q} <= {sh4_q, x4_q};
+      {mask5_q, right5_q} <= rdbpot_div(sh4_q);
+      x5_q <= x4_q;
     end
     if (load_i[5]) begin
-      {up6_q, shifted6_q} <= rdbpot_parts(srd5_q, sh5_q);
+      {up6_q, shifted6_q} <= rdbpot_parts(srd5_q, right5_q, mask5_q);
       x6_q <= x5_q;
     end
     if (load_i[6]) begin

@@ -70,7 +70,8 @@ module tsr_store #(
 );
   localparam [31:0] LastChunk32 = Chunks - 1;
   localparam [ChunkW-1:0] LastChunk = LastChunk32[ChunkW-1:0];
-  localparam [2:0] StIdle = 3'd0, StParam = 3'd1, StCheck = 3'd2, StStream = 3'd3;
+  localparam [2:0] StIdle = 3'd0, StParam = 3'd1, StCheck = 3'd2, StStream = 3'd3,
+                   StFail = 3'd4;
 
   reg [2:0]   state_q, state_d;
   reg [2:0]   pcnt_q, pcnt_d;        // parameter row being read
@@ -78,21 +79,14 @@ module tsr_store #(
   reg [ChunkW-1:0] chunk_q, chunk_d; // chunk of the row read next
   reg [ChunkW-1:0] rd_chunk_q, rd_chunk_d;   // chunk of the row read last cycle
   reg [15:0]  taken_q, taken_d;      // rows handed to the writer
-  reg         bias_en_q, bias_en_d;
-  reg         requant_q, requant_d;
-  reg         per_ch_q, per_ch_d;
-  reg         spad_q, spad_d;
-  reg         leaky_q, leaky_d;
-  reg         lut_en_q, lut_en_d;
-  reg [23:0]  src_q, src_d;
-  reg [23:0]  param_q, param_d;
-  reg [15:0]  rows_q, rows_d;
-  reg [15:0]  cols_q, cols_d;
-  reg [31:0]  mult_q, mult_d;
-  reg [5:0]   shift_q, shift_d;
-  reg [7:0]   zp_q, zp_d;
-  reg [7:0]   min_q, min_d;
-  reg [7:0]   max_q, max_d;
+  // The STORE's settings (the command's fields), held while it runs.
+  reg         bias_en_q, requant_q, per_ch_q, spad_q, leaky_q, lut_en_q;
+  reg [23:0]  src_q, param_q;
+  reg [15:0]  rows_q, cols_q;
+  reg [31:0]  mult_q;
+  reg [5:0]   shift_q;
+  reg [7:0]   zp_q, min_q, max_q;
+  reg [N-1:0] col_on_q;              // channel c < COLS: its shifts are checked
   reg         rd_v_q, rd_v_d;        // acc_rdata_i holds a row read last cycle
   reg [32*N-1:0] bias_row_q, mult_row_q, mneg_row_q;
   reg [6*N-1:0]  shift_row_q, sneg_row_q;   // bits 5:0 of each shift (checked to be -31..30)
@@ -107,7 +101,9 @@ module tsr_store #(
 
   // A per-channel shift is usable when it is in -31..30 as an int32. Each
   // shift row is judged as it is captured (shift_bad_q, sneg_bad_q: one bit
-  // per channel), so StCheck only masks and ORs registered bits (timing).
+  // per channel), and the channels in use are marked while the parameters
+  // are read (col_on_q), so StCheck only masks and ORs registered bits
+  // (timing).
   function automatic [N-1:0] shifts_bad(input [32*N-1:0] row);
     integer c;
     begin
@@ -134,7 +130,7 @@ module tsr_store #(
     // Only StCheck reads it (the guard also spares the model the loop).
     if (state_q == StCheck) begin
       for (j = 0; j < N; j = j + 1) begin
-        if ((j < cols_q) && ((per_ch_q && shift_bad_q[j]) || (leaky_q && sneg_bad_q[j]))) begin
+        if (col_on_q[j] && ((per_ch_q && shift_bad_q[j]) || (leaky_q && sneg_bad_q[j]))) begin
           shifts_ok = 1'b0;
         end
       end
@@ -149,21 +145,6 @@ module tsr_store #(
     chunk_d   = chunk_q;
     rd_chunk_d = rd_chunk_q;
     taken_d   = taken_q;
-    bias_en_d = bias_en_q;
-    requant_d = requant_q;
-    per_ch_d  = per_ch_q;
-    spad_d    = spad_q;
-    leaky_d   = leaky_q;
-    lut_en_d  = lut_en_q;
-    src_d     = src_q;
-    param_d   = param_q;
-    rows_d    = rows_q;
-    cols_d    = cols_q;
-    mult_d    = mult_q;
-    shift_d   = shift_q;
-    zp_d      = zp_q;
-    min_d     = min_q;
-    max_d     = max_q;
     rd_v_d    = rd_v_q;
     acc_re    = 1'b0;
     acc_raddr = 24'h0;
@@ -175,28 +156,13 @@ module tsr_store #(
     cap_mneg  = 1'b0;
     cap_sneg  = 1'b0;
     case (state_q)
-      StIdle: begin
+      StIdle: begin   // the settings registers copy the command meanwhile
+        pcnt_d   = 3'd0;
+        issued_d = 16'h0;
+        chunk_d  = {ChunkW{1'b0}};
+        taken_d  = 16'h0;
         if (start_i) begin
-          bias_en_d = bias_en_i;
-          requant_d = requant_i;
-          per_ch_d  = per_channel_i;
-          spad_d    = spad_i;
-          leaky_d   = leaky_i;
-          lut_en_d  = lut_en_i;
-          src_d     = src_i;
-          param_d   = param_i;
-          rows_d    = rows_i;
-          cols_d    = cols_i;
-          mult_d    = mult_i;
-          shift_d   = shift_i[5:0];
-          zp_d      = zp_i;
-          min_d     = act_min_i;
-          max_d     = act_max_i;
-          pcnt_d    = 3'd0;
-          issued_d  = 16'h0;
-          chunk_d   = {ChunkW{1'b0}};
-          taken_d   = 16'h0;
-          state_d   = StParam;
+          state_d = StParam;
         end
       end
       StParam: begin
@@ -215,8 +181,7 @@ module tsr_store #(
       end
       StCheck: begin
         if (requant_q && !shifts_ok) begin
-          param_err = 1'b1;
-          state_d   = StIdle;
+          state_d   = StFail;
         end else begin
           dma_start = 1'b1;
           rd_v_d    = 1'b0;
@@ -246,6 +211,10 @@ module tsr_store #(
           end
         end
       end
+      StFail: begin   // reported from a register (timing); the unit is still busy
+        param_err = 1'b1;
+        state_d   = StIdle;
+      end
       default: state_d = StIdle;
     endcase
     if (clr_i) begin
@@ -262,6 +231,24 @@ module tsr_store #(
       chunk_q   <= {ChunkW{1'b0}};
       rd_chunk_q <= {ChunkW{1'b0}};
       taken_q   <= 16'h0;
+      rd_v_q    <= 1'b0;
+    end else begin
+      state_q   <= state_d;
+      pcnt_q    <= pcnt_d;
+      issued_q  <= issued_d;
+      chunk_q   <= chunk_d;
+      rd_chunk_q <= rd_chunk_d;
+      taken_q   <= taken_d;
+      rd_v_q    <= rd_v_d;
+    end
+  end
+
+  // The settings copy the command's fields in every idle cycle, so the copy
+  // of the start cycle is the one that stays. Their enable is the idle
+  // state alone: it does not wait for the controller's start decision
+  // (FPGA timing: that enable fans out to every settings bit).
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
       bias_en_q <= 1'b0;
       requant_q <= 1'b0;
       per_ch_q  <= 1'b0;
@@ -277,35 +264,33 @@ module tsr_store #(
       zp_q      <= 8'h0;
       min_q     <= 8'h0;
       max_q     <= 8'h0;
-      rd_v_q    <= 1'b0;
-    end else if (state_q != StIdle || start_i || clr_i) begin   // otherwise nothing changes
-      state_q   <= state_d;
-      pcnt_q    <= pcnt_d;
-      issued_q  <= issued_d;
-      chunk_q   <= chunk_d;
-      rd_chunk_q <= rd_chunk_d;
-      taken_q   <= taken_d;
-      bias_en_q <= bias_en_d;
-      requant_q <= requant_d;
-      per_ch_q  <= per_ch_d;
-      spad_q    <= spad_d;
-      leaky_q   <= leaky_d;
-      lut_en_q  <= lut_en_d;
-      src_q     <= src_d;
-      param_q   <= param_d;
-      rows_q    <= rows_d;
-      cols_q    <= cols_d;
-      mult_q    <= mult_d;
-      shift_q   <= shift_d;
-      zp_q      <= zp_d;
-      min_q     <= min_d;
-      max_q     <= max_d;
-      rd_v_q    <= rd_v_d;
+    end else if (state_q == StIdle) begin
+      bias_en_q <= bias_en_i;
+      requant_q <= requant_i;
+      per_ch_q  <= per_channel_i;
+      spad_q    <= spad_i;
+      leaky_q   <= leaky_i;
+      lut_en_q  <= lut_en_i;
+      src_q     <= src_i;
+      param_q   <= param_i;
+      rows_q    <= rows_i;
+      cols_q    <= cols_i;
+      mult_q    <= mult_i;
+      shift_q   <= shift_i[5:0];
+      zp_q      <= zp_i;
+      min_q     <= act_min_i;
+      max_q     <= act_max_i;
     end
   end
 
   // Parameter rows: datapath registers, only used after StParam filled them.
+  integer m;
   always @(posedge clk_i) begin
+    if (state_q == StParam && pcnt_q == 3'd0) begin
+      for (m = 0; m < N; m = m + 1) begin
+        col_on_q[m] <= (m < cols_q);
+      end
+    end
     if (cap_bias) begin
       bias_row_q <= acc_rdata_i;
     end
@@ -325,50 +310,73 @@ module tsr_store #(
     end
   end
 
-  // Lane g takes column rd_chunk_q * L + g of the row read last cycle, with
-  // that column's parameters: accumulator values, or scratchpad bytes
-  // zero-extended.
-  reg [32*L-1:0] lane_in, lane_bias, lane_mult, lane_mneg;
-  reg [6*L-1:0]  lane_shift, lane_sneg;
+  // The lanes run in lockstep: one valid bit per stage for all of them (and,
+  // with Chunks > 1, the chunk each stage holds). A stage takes a chunk when
+  // it is valid and the pipeline advances. Stage 0 is the chunk as read, in
+  // in0_q: a block RAM's output goes straight to flip-flops (FPGA timing);
+  // stages 1..Stages are tsr_requant's.
+  localparam integer Stages = 9;   // tsr_requant's pipeline depth
+  localparam integer Depth = Stages + 1;
+  reg  [Depth-1:0] lv_q;
+  wire             lane_in_v = rd_v_q && (state_q == StStream);
+  wire [Depth-1:0] lane_load = adv ? {lv_q[Depth-2:0], lane_in_v} : {Depth{1'b0}};
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      lv_q <= {Depth{1'b0}};
+    end else if (clr_i) begin
+      lv_q <= {Depth{1'b0}};
+    end else if (adv) begin
+      lv_q <= {lv_q[Depth-2:0], lane_in_v};
+    end
+  end
+
+  // Stage 0 takes columns rd_chunk_q * L .. + L-1 of the row read last
+  // cycle: accumulator values, or scratchpad bytes zero-extended.
+  reg [32*L-1:0]   lane_in, in0_q;
+  reg [ChunkW-1:0] in0_chunk_q;
   integer c, k;
   always @(*) begin
-    lane_in    = {(32*L){1'b0}};   // only read with a row (rd_v_q); zero spares the model a copy
-    lane_bias  = {(32*L){1'b0}};
-    lane_mult  = {(32*L){1'b0}};
-    lane_mneg  = {(32*L){1'b0}};
-    lane_shift = {(6*L){1'b0}};
-    lane_sneg  = {(6*L){1'b0}};
+    lane_in = {(32*L){1'b0}};   // only read with a row (rd_v_q); zero spares the model a copy
     if (rd_v_q) begin
       for (c = 0; c < Chunks; c = c + 1) begin
         if (rd_chunk_q == c[ChunkW-1:0]) begin
           for (k = 0; k < L; k = k + 1) begin
-            lane_in[32*k +: 32]  = spad_q ? {24'h0, spad_rdata_i[8*(c*L+k) +: 8]}
-                                          : acc_rdata_i[32*(c*L+k) +: 32];
-            lane_bias[32*k +: 32] = bias_row_q[32*(c*L+k) +: 32];
-            lane_mult[32*k +: 32] = per_ch_q ? mult_row_q[32*(c*L+k) +: 32] : mult_q;
-            lane_shift[6*k +: 6]  = per_ch_q ? shift_row_q[6*(c*L+k) +: 6] : shift_q;
-            lane_mneg[32*k +: 32] = mneg_row_q[32*(c*L+k) +: 32];
-            lane_sneg[6*k +: 6]   = sneg_row_q[6*(c*L+k) +: 6];
+            lane_in[32*k +: 32] = spad_q ? {24'h0, spad_rdata_i[8*(c*L+k) +: 8]}
+                                         : acc_rdata_i[32*(c*L+k) +: 32];
           end
         end
       end
     end
   end
+  always @(posedge clk_i) begin
+    if (lane_load[0]) begin
+      in0_q       <= lane_in;
+      in0_chunk_q <= rd_chunk_q;
+    end
+  end
 
-  // The lanes run in lockstep: one valid bit per stage for all of them (and,
-  // with Chunks > 1, the chunk each stage holds). A stage takes a chunk when
-  // it is valid and the pipeline advances.
-  localparam integer Stages = 9;   // tsr_requant's pipeline depth
-  reg  [Stages-1:0] lv_q;
-  wire              lane_in_v = rd_v_q && (state_q == StStream);
-  wire [Stages-1:0] lane_load = adv ? {lv_q[Stages-2:0], lane_in_v} : {Stages{1'b0}};
-  always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      lv_q <= {Stages{1'b0}};
-    end else if (clr_i) begin
-      lv_q <= {Stages{1'b0}};
-    end else if (adv) begin
-      lv_q <= {lv_q[Stages-2:0], lane_in_v};
+  // Lane g takes stage 0's column g with that column's parameters.
+  reg [32*L-1:0] lane_bias, lane_mult, lane_mneg;
+  reg [6*L-1:0]  lane_shift, lane_sneg;
+  integer pc, pk;
+  always @(*) begin
+    lane_bias  = {(32*L){1'b0}};   // only read with a chunk in stage 0 (lv_q[0])
+    lane_mult  = {(32*L){1'b0}};
+    lane_mneg  = {(32*L){1'b0}};
+    lane_shift = {(6*L){1'b0}};
+    lane_sneg  = {(6*L){1'b0}};
+    if (lv_q[0]) begin
+      for (pc = 0; pc < Chunks; pc = pc + 1) begin
+        if (in0_chunk_q == pc[ChunkW-1:0]) begin
+          for (pk = 0; pk < L; pk = pk + 1) begin
+            lane_bias[32*pk +: 32]  = bias_row_q[32*(pc*L+pk) +: 32];
+            lane_mult[32*pk +: 32]  = per_ch_q ? mult_row_q[32*(pc*L+pk) +: 32] : mult_q;
+            lane_shift[6*pk +: 6]   = per_ch_q ? shift_row_q[6*(pc*L+pk) +: 6] : shift_q;
+            lane_mneg[32*pk +: 32]  = mneg_row_q[32*(pc*L+pk) +: 32];
+            lane_sneg[6*pk +: 6]    = sneg_row_q[6*(pc*L+pk) +: 6];
+          end
+        end
+      end
     end
   end
 
@@ -380,8 +388,8 @@ module tsr_store #(
         .clk_i     (clk_i),
         .rst_ni    (rst_ni),
         .clr_i     (clr_i),
-        .load_i    (lane_load),
-        .acc_i     (lane_in[32*g +: 32]),
+        .load_i    (lane_load[Depth-1:1]),
+        .acc_i     (in0_q[32*g +: 32]),
         .bias_en_i (bias_en_q),
         .bias_i    (lane_bias[32*g +: 32]),
         .requant_i (requant_q),
@@ -404,7 +412,7 @@ module tsr_store #(
 
   // The row leaves with its last chunk; the chunks before it wait in
   // early_q, each in its columns' place.
-  wire            fin_v = lv_q[Stages-1];
+  wire            fin_v = lv_q[Depth-1];
   wire            fin_last;   // the last stage holds a row's last chunk
   wire [32*N-1:0] lane_row;
   generate
@@ -413,7 +421,7 @@ module tsr_store #(
       integer s;
       always @(posedge clk_i) begin
         if (adv) begin
-          lchunk_q[0] <= rd_chunk_q;
+          lchunk_q[0] <= in0_chunk_q;
           for (s = 1; s < Stages; s = s + 1) begin
             lchunk_q[s] <= lchunk_q[s-1];
           end

@@ -612,6 +612,19 @@ static void bad_requant_parameters_stop_with_err_param(void **state) {
     expect_t x = at(TSR_ERR_PARAM, k + 1u);
     check_error_and_recover(f, &x);
   }
+
+  /* Control: the columns from COLS on are not written, so their shifts are not checked. */
+  begin(f, "PARAM control: per-channel shift 31 in the column past COLS ignored", false);
+  for (uint32_t j = 0; j < n; j++) {
+    poke32(f, DATA_ADDR + 4u * j, INT32_C(1) << 30);
+    poke32(f, DATA_ADDR + 0x100u + 4u * j, j == n - 1u ? 31 : 0);
+  }
+  push(f, c_load(0u, true, DATA_ADDR, 0x100u, 2u, 4u * n, 101u));
+  store_opt_t past = {true, true, true, 100u, 0, 0, 0, -128, 127};
+  push(f, c_store(0u, DATA_ADDR + 0x200u, n, 1u, n - 1u, 0u, &past));
+  EXPECT_EQ(f, "waiting for idle", sys_wait_stopped(&f->env, SYS_POLL_LIMIT, &status), TSR_OK);
+  EXPECT_EQ(f, "STATUS.ERROR", (status >> TSR_STATUS_ERROR_BIT) & 1u, 0u);
+  EXPECT_EQ(f, "CMD_IDX after the STORE", rd(f, TSR_CMD_IDX_REG_OFFSET), 2u);
 }
 
 static void broken_token_rules_stop_with_err_dep_token(void **state) {
