@@ -312,8 +312,7 @@ module tsr_dma_rd #(
         row_v_d     = 1'b0;
         rfirst_d    = 1'b1;
         beat_v_d    = 1'b0;
-        stage_clr   = 1'b1;
-        fill_d      = {FillW{1'b0}};
+        fill_d      = {FillW{1'b0}};   // the staging buffer is empty (zero) when idle
         tail_d      = 1'b0;
         out_rows_d  = rows_i;
         out_base_d  = local_i;
@@ -399,10 +398,16 @@ module tsr_dma_rd #(
       // ---- Stop, drain and finish -------------------------------------------------------
       if (stop_now) begin
         stop_d   = 1'b1;
-        beat_v_d  = 1'b0;
-        stage_clr = 1'b1;
+        beat_v_d = 1'b0;
         fill_d   = {FillW{1'b0}};
         tail_d   = 1'b0;
+      end
+      // Stopped: drop the staged bytes. Cleared from the register, not from
+      // this cycle's abort or error, and never by a start: a job ends with
+      // the buffer empty (FPGA timing: the controller's start decision
+      // reached the clear of every staging bit).
+      if (stop_q) begin
+        stage_clr = 1'b1;
       end
       if (stop_q) begin
         if (cnt_q == {OutW{1'b0}}) begin
@@ -662,6 +667,7 @@ module tsr_dma_rd #(
   // Rows not yet completely written, while no error/abort: rows not set up, the row whose
   // bursts are being issued, row-ending bursts queued, a captured row-ending beat, a row
   // end being flushed from the staging buffer.
+  integer fk;
   wire [15:0] f_pending = ar_rows_q + {15'h0, row_v_q} + {8'h0, f_nlast} +
                           {15'h0, beat_v_q & beat_end_q} + {15'h0, tail_q};
   always @(*) begin
@@ -675,6 +681,16 @@ module tsr_dma_rd #(
       // Bursts are issued row by row: unless a row is still being issued, the newest
       // queued burst ends its row.
       if (busy_q && cnt_q != {OutW{1'b0}} && !row_v_q) assert (f_ydesc[2*OffW]);
+      // The staging buffer: zero from byte fill_q up unless stopped (a stop
+      // clears it), and empty when idle (a start does not clear it); a
+      // captured beat is zero from its count up.
+      if (!busy_q) assert (fill_q == {FillW{1'b0}} && stage_q == {(8*StageBytes){1'b0}});
+      if (stop_q) assert (fill_q == {FillW{1'b0}} && !beat_v_q && !tail_q);
+      for (fk = 0; fk < StageBytes; fk = fk + 1)
+        if (!stop_q && fk >= fill_q) assert (stage_q[8*fk +: 8] == 8'h00);
+      if (beat_v_q)
+        for (fk = 0; fk < BeatBytes; fk = fk + 1)
+          if (fk >= beat_n_q) assert (beat_data_q[8*fk +: 8] == 8'h00);
       if (busy_q && !stop_q) begin
         assert (out_rows_q == f_pending);
       end
