@@ -26,6 +26,8 @@
 #   DSP_MAX=<k>                                  DSP blocks the multipliers may use
 #                                                (default: all the device has)
 #   FREQ=<MHz>, SEED=<n>                         nextpnr target clock and seed
+#   ROUTER=router1|router2                       nextpnr router (default router1; router2 is meant
+#                                                for large designs such as ECP5 N = 16)
 # Every Yosys and nextpnr job runs under $(SYNTH_NICE): the machine is shared.
 # A configuration that does not fit fails (exit 1) after writing its report.
 # Not part of `make test` (minutes per target); `make synth-check` (mk/rtl.mk) is.
@@ -46,7 +48,8 @@ synth_opt     = $(if $($(1)),$(2) $($(1)))
 SYNTH_ARGS     = $(if $(BOARD),--board $(BOARD)) $(synth_dim_arg) $(call synth_opt,SPAD_ROWS,--spad-rows) \
   $(call synth_opt,ACC_ROWS,--acc-rows) $(call synth_opt,AXI,--axi) \
   $(call synth_opt,CMDQ,--cmdq) $(call synth_opt,SFU,--sfu) $(call synth_opt,LANES,--lanes) $(call synth_opt,MULT,--mult) \
-  $(call synth_opt,DSP_MAX,--dsp-max) $(call synth_opt,FREQ,--freq) $(call synth_opt,SEED,--seed)
+  $(call synth_opt,DSP_MAX,--dsp-max) $(call synth_opt,FREQ,--freq) $(call synth_opt,SEED,--seed) \
+  $(call synth_opt,ROUTER,--router)
 
 .PHONY: synth synth-deps synth-all
 synth: synth-deps ## FPGA synthesis TARGET=generic|ice40|ecp5|xilinx DIM=<n> (or BOARD=ulx3s|icebreaker|arty): report in build/synth/, table in docs/fpga.md

@@ -2,7 +2,7 @@
 """synth.py: the FPGA synthesis flow behind `make synth` (issue #5, item 1).
 
     tools/synth.py --target ice40 --dim 4 [--spad-rows R] [--acc-rows R] [--axi W]
-                   [--cmdq D] [--sfu 0|1] [--lanes L] [--mult dsp|lut] [--dsp-max K] [--freq MHz] [--seed S]
+                   [--cmdq D] [--sfu 0|1] [--lanes L] [--mult dsp|lut] [--dsp-max K] [--freq MHz] [--seed S] [--router router1|router2]
                    [--out build/synth/ice40-4] [--doc docs/fpga.md | --no-doc] RTL_SOURCES...
 
 Targets:
@@ -840,6 +840,8 @@ def main():
     ap.add_argument('--dsp-max', type=int, help='DSP blocks multipliers may use (default: all the device has)')
     ap.add_argument('--freq', type=float, help='place-and-route target clock in MHz')
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--router', choices=['router1', 'router2'], default='router1',
+                    help='nextpnr router (router2 finishes large ECP5 designs sooner)')
     ap.add_argument('--build', default='build', help='build folder (the report goes to <build>/synth/<target>-<dim>)')
     ap.add_argument('--out', help='report folder (overrides --build)')
     ap.add_argument('--doc', default='docs/fpga.md')
@@ -948,7 +950,7 @@ def main():
         plog = os.path.join(out, 'nextpnr.log')
         prep = os.path.join(out, 'nextpnr-report.json')
         common = ['--json', json_in, '--report', prep, '--freq', f"{cfg['freq']:g}",
-                  '--seed', str(args.seed), '--timing-allow-fail']
+                  '--seed', str(args.seed), '--router', args.router, '--timing-allow-fail']
         if fam == 'ice40':
             nextpnr = find_tool(['nextpnr-ice40'])
             pack = find_tool(['icepack'])
@@ -974,7 +976,8 @@ def main():
             if args.report_only:
                 rc = 0 if os.path.exists(prep) else 1
             else:
-                versions['nextpnr'] = tool_version([nextpnr, '--version'])
+                versions['nextpnr'] = (tool_version([nextpnr, '--version']) +
+                                       f' --seed {args.seed} --router {args.router}')
                 log(f'{os.path.basename(nextpnr)} (log: {os.path.relpath(plog, ROOT)})')
                 rc, steps['nextpnr'] = run(pcmd, plog)
             with open(plog, errors='replace') as fh:
