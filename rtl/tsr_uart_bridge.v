@@ -232,7 +232,9 @@ module tsr_uart_bridge #(
   wire        args_ok    = (cmd_q == CmdInfo)  ? (len_q == 16'h0) :
                            ((cmd_q == CmdRead32) || (cmd_q == CmdWrite32)) ? reg_ok : mem_ok;
   wire        is_repeat  = is_write && last_wr_q && (seq_q == last_seq_q);
-  wire [31:0] mem_addr   = addr_q + {16'h0, (state_q == StMwReq) ? cnt_q : didx_q};
+  // The byte memory port's address is a register, set with the state that
+  // requests (FPGA timing: its adder fed the board memory's write enables).
+  reg  [31:0] maddr_q;
 
   // INFO reply data, byte 0 first (docs/fpga.md): 'T', 'U', version 1, 0, MaxLen (16),
   // RxTimeoutBits (16), MemBytes (32), ClkPerBit (32). (Wires, not a localparam: Verilator
@@ -520,6 +522,7 @@ module tsr_uart_bridge #(
       last_wr_q  <= 1'b0;
       last_sts_q <= 7'h00;
       evt_q      <= 7'h0;
+      maddr_q    <= 32'h0;
     end else begin
       state_q    <= state_d;
       hidx_q     <= hidx_d;
@@ -547,6 +550,7 @@ module tsr_uart_bridge #(
       last_wr_q  <= last_wr_d;
       last_sts_q <= last_sts_d;
       evt_q      <= evt_d;
+      maddr_q    <= addr_d + {16'h0, (state_d == StMwReq) ? cnt_d : didx_d};
     end
   end
 
@@ -563,7 +567,7 @@ module tsr_uart_bridge #(
 
   assign mem_valid_o = (state_q == StMwReq) || (state_q == StMrReq);
   assign mem_we_o    = (state_q == StMwReq);
-  assign mem_addr_o  = mem_addr;
+  assign mem_addr_o  = maddr_q;
   assign mem_wdata_o = buf_rdata;
 
   assign evt_o = evt_q;
