@@ -461,7 +461,8 @@ module tsr_ctrl #(
   localparam integer StoreQDepth = 4;
   localparam integer EntryW = 288;
   wire               lq_v, lq_full, sq_v, sq_full;
-  wire [EntryW-1:0]  lq_head, sq_head;
+  wire [EntryW-1:0]  lq_head;
+  wire [EntryW+1:0]  sq_head;   // {accumulator banks, index, command}
   reg                lq_push, sq_push, lq_pop, sq_pop;
   wire               stage_clr = soft_reset_i || (state_q == StAbort);
   wire [255:0]       lq_cmd = lq_head[255:0];
@@ -474,9 +475,9 @@ module tsr_ctrl #(
     .push_i (lq_push), .data_i ({cmd_idx_q, cmd_q}), .pop_i (lq_pop),
     .valid_o (lq_v), .full_o (lq_full), .head_o (lq_head)
   );
-  tsr_stage_fifo #(.Width(EntryW), .Depth(StoreQDepth)) u_store_q (
+  tsr_stage_fifo #(.Width(EntryW + 2), .Depth(StoreQDepth)) u_store_q (
     .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (stage_clr),
-    .push_i (sq_push), .data_i ({cmd_idx_q, cmd_q}), .pop_i (sq_pop),
+    .push_i (sq_push), .data_i ({st_banks_of(cmd_q), cmd_idx_q, cmd_q}), .pop_i (sq_pop),
     .valid_o (sq_v), .full_o (sq_full), .head_o (sq_head)
   );
 
@@ -486,12 +487,27 @@ module tsr_ctrl #(
   function automatic [1:0] acc_banks(input [23:0] base, input [32:0] len);
     acc_banks = {({9'h0, base} + len > AccHalf), ({9'h0, base} < AccHalf)};
   endfunction
-  // The front end's MATMUL writes (and with ACCUMULATE reads) C_ADDR..+M.
-  wire [1:0] mm_banks_new = acc_banks(w3[23:0], {17'h0, mm_m});
-  // The store queue head reads SRC..+ROWS (not with SPAD) and its parameter rows.
+  /* verilator lint_off UNUSEDSIGNAL */  // each function reads a few fields of a command
+  // A MATMUL writes (and with ACCUMULATE reads) C_ADDR..+M.
+  function automatic [1:0] mm_banks_of(input [255:0] c);
+    mm_banks_of = acc_banks(c[119:96], {17'h0, c[143:128]});
+  endfunction
+  // A STORE reads SRC..+ROWS (not with SPAD) and its parameter rows.
+  function automatic [1:0] st_banks_of(input [255:0] c);
+    st_banks_of = (c[19] ? 2'b00 : acc_banks(c[151:128], {17'h0, c[111:96]})) |
+                  acc_banks(c[183:160], c[21] ? 33'd5 : 33'd3);
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+  // The banks are registered, so no start waits for their adders (FPGA
+  // timing): the front end's MATMUL's a cycle after cmd_q (it starts in
+  // StDecode, after StCheck or the cycle peek_q is taken, as static_err_q),
+  // and a STORE's with it in the store queue.
+  reg  [1:0]  mm_banks_new;
+  always @(posedge clk_i) begin
+    mm_banks_new <= mm_banks_of(peek_take ? peek_q : cmd_q);
+  end
   wire        sq_spad  = sq_cmd[19];
-  wire [1:0]  sq_banks = (sq_spad ? 2'b00 : acc_banks(sq_cmd[151:128], {17'h0, sq_cmd[111:96]})) |
-                         acc_banks(sq_cmd[183:160], sq_cmd[21] ? 33'd5 : 33'd3);
+  wire [1:0]  sq_banks = sq_head[EntryW+1:EntryW];
   reg  [1:0]  mm_banks_q;       // banks of the MATMULs in flight (until mm_idle_i)
   reg  [1:0]  st_banks_q;       // banks of the running STORE (while st_busy_i)
   reg         st_spad_q;        // the running STORE reads the scratchpad
@@ -1169,6 +1185,11 @@ module tsr_ctrl #(
       if (f_b_v) assert ({1'b0, f_b_dist} < count_q);
       if (f_a_v && f_b_v) assert (f_a_dist < f_b_dist);
     end
+  end
+
+  // The registered MATMUL banks are cmd_q's wherever a MATMUL may start (StDecode).
+  always @(*) begin
+    if (rst_ni && state_q == StDecode) assert (mm_banks_new == mm_banks_of(cmd_q));
   end
 `endif
 endmodule
