@@ -402,14 +402,12 @@ module tsr_dma_rd #(
         fill_d   = {FillW{1'b0}};
         tail_d   = 1'b0;
       end
-      // Stopped: drop the staged bytes. Cleared from the register, not from
-      // this cycle's abort or error, and never by a start: a job ends with
-      // the buffer empty (FPGA timing: the controller's start decision
-      // reached the clear of every staging bit).
       if (stop_q) begin
+        // Drop the staged bytes. Cleared from the register, not from this
+        // cycle's abort or error, and never by a start: a job ends with the
+        // buffer empty (FPGA timing: the controller's start decision reached
+        // the clear of every staging bit).
         stage_clr = 1'b1;
-      end
-      if (stop_q) begin
         if (cnt_q == {OutW{1'b0}}) begin
           busy_d = 1'b0;
           done_d = 1'b1;
