@@ -212,13 +212,30 @@ module tsr_dma_rd #(
   // ---------------------------------------------------------------------------------------
   // Pack stage (from registers only)
   // ---------------------------------------------------------------------------------------
-  wire [FillW-1:0]       chunk     = to_acc_q ? AccFill : SpadFill;
-  wire                   accept    = beat_v_q & ~tail_q & (fill_q < chunk);
-  wire [FillW-1:0]       comb_fill = fill_q + (accept ? {{(FillW-CntW){1'b0}}, beat_n_q}
-                                                      : {FillW{1'b0}});
-  wire                   row_end   = tail_q | (accept & beat_end_q);
-  wire                   emit      = (comb_fill >= chunk) | (row_end & (comb_fill != 0));
-  wire                   row_done  = emit & row_end & (comb_fill <= chunk);
+  // Both outcomes are computed at once, the captured beat appended (_a) or
+  // not (_n), each against the two chunk sizes as constants, and accept picks
+  // at the end (FPGA timing: the fill's add and compares no longer wait for
+  // accept's compare). Accepting implies no tail, so the row ends with the beat.
+  function automatic fill_ge(input [FillW-1:0] f, input acc);   // f >= chunk
+    fill_ge = acc ? (f >= AccFill) : (f >= SpadFill);
+  endfunction
+  function automatic fill_le(input [FillW-1:0] f, input acc);   // f <= chunk
+    fill_le = acc ? (f <= AccFill) : (f <= SpadFill);
+  endfunction
+  function automatic [FillW-1:0] fill_left(input [FillW-1:0] f, input acc);   // f - chunk
+    fill_left = acc ? f - AccFill : f - SpadFill;
+  endfunction
+  wire [FillW-1:0]       fill_a    = fill_q + {{(FillW-CntW){1'b0}}, beat_n_q};
+  wire                   accept    = beat_v_q & ~tail_q & ~fill_ge(fill_q, to_acc_q);
+  wire                   emit_a    = fill_ge(fill_a, to_acc_q) | (beat_end_q & (fill_a != 0));
+  wire                   emit_n    = fill_ge(fill_q, to_acc_q) | (tail_q & (fill_q != 0));
+  wire                   done_a    = emit_a & beat_end_q & fill_le(fill_a, to_acc_q);
+  wire                   done_n    = emit_n & tail_q & fill_le(fill_q, to_acc_q);
+  wire [FillW-1:0]       next_a    = emit_a ? fill_left(fill_a, to_acc_q) : fill_a;
+  wire [FillW-1:0]       next_n    = emit_n ? fill_left(fill_q, to_acc_q) : fill_q;
+  wire                   row_end   = accept ? beat_end_q : tail_q;
+  wire                   emit      = accept ? emit_a : emit_n;
+  wire                   row_done  = accept ? done_a : done_n;
 
   // The wide datapath, as functions: the Verilated model evaluates them only in
   // a cycle that loads stage_q or wr_data_q (same logic in hardware).
@@ -383,7 +400,7 @@ module tsr_dma_rd #(
         wr_load    = 1'b1;
       end
       stage_load = accept || emit;   // otherwise the staged bytes stay as they are
-      fill_d  = row_done ? {FillW{1'b0}} : (emit ? comb_fill - chunk : comb_fill);
+      fill_d  = row_done ? {FillW{1'b0}} : (accept ? next_a : next_n);
       tail_d  = row_end & ~row_done;
       if (emit) begin
         if (row_done) begin
