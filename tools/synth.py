@@ -579,7 +579,7 @@ def build_report(cfg, tinfo, res, mems, muls, pnr, steps, status, message, versi
                     StoreLanes=cfg['lanes']),
         mult=cfg['mult'], dsp_max=cfg.get('dsp_max'), git=cfg['git'],
         date=datetime.datetime.now().strftime('%Y-%m-%d %H:%M'),
-        tools=versions, status=status, message=message, steps=steps,
+        tools=versions, pnr_options=cfg['pnr_options'], status=status, message=message, steps=steps,
         resources=res, capacity=tinfo['cap'],
         memories=mems,
         memory_summary=dict(
@@ -621,6 +621,8 @@ def fmt_report(rep):
                 rep['target'] != 'generic' else ''))
     L.append(f"source: git {rep['git']}, {rep['date']}")
     L.append('tools: ' + '; '.join(f'{k} {v}' for k, v in rep['tools'].items()))
+    if rep.get('pnr_options'):
+        L.append(f"place and route options: {rep['pnr_options']}")
     L.append('steps: ' + ', '.join(f"{k} {v:.0f} s" for k, v in rep['steps'].items()))
     L.append('')
     L.append('Resources (Yosys stat of the mapped netlist)')
@@ -841,7 +843,7 @@ def main():
     ap.add_argument('--freq', type=float, help='place-and-route target clock in MHz')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--router', choices=['router1', 'router2'], default='router1',
-                    help='nextpnr router (router2 finishes large ECP5 designs sooner)')
+                    help='nextpnr router (router2 is meant for large designs such as ECP5 N = 16)')
     ap.add_argument('--build', default='build', help='build folder (the report goes to <build>/synth/<target>-<dim>)')
     ap.add_argument('--out', help='report folder (overrides --build)')
     ap.add_argument('--doc', default='docs/fpga.md')
@@ -913,6 +915,8 @@ def main():
     versions = old.get('tools') or {'yosys': tool_version([args.yosys, '-V'])}
     # The revision Yosys reads: a long run must not name the tree it ends in.
     cfg['git'] = old.get('git') or git_rev()
+    cfg['pnr_options'] = (old.get('pnr_options') if args.report_only else
+                          f'--seed {args.seed} --router {args.router}' if pnr_tool else None)
     steps = old.get('steps', {})
     status, message = 'ok', ''
     log(f"{args.target} ({tinfo['device']}): ArrayDim={cfg['dim']} SpadRows={cfg['spad_rows']} "
@@ -976,8 +980,7 @@ def main():
             if args.report_only:
                 rc = 0 if os.path.exists(prep) else 1
             else:
-                versions['nextpnr'] = (tool_version([nextpnr, '--version']) +
-                                       f' --seed {args.seed} --router {args.router}')
+                versions['nextpnr'] = tool_version([nextpnr, '--version'])
                 log(f'{os.path.basename(nextpnr)} (log: {os.path.relpath(plog, ROOT)})')
                 rc, steps['nextpnr'] = run(pcmd, plog)
             with open(plog, errors='replace') as fh:
