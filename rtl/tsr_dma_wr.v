@@ -90,7 +90,13 @@ module tsr_dma_wr #(
   localparam integer PtrLastI  = FifoDepth - 1;
   localparam integer MaxLenI   = MaxBurstBeats - 1;
 
+  // From a beat of a row (at most RowBytes bytes) to the row's last beat is fewer than
+  // RowBytes + BeatBytes bytes, so that distance needs only SpanW bits.
+  localparam integer SpanW     = $clog2(RowBytes + BeatBytes);
+  localparam integer MaxBurstBytesI = MaxBurstBeats * BeatBytes;
+
   localparam [31:0]     MaxLenM1 = MaxLenI;
+  localparam [31:0]     MaxBurstBytes = MaxBurstBytesI;
   localparam [2:0]      AxSize   = OffW[2:0];
   localparam [PtrW-1:0] PtrLast  = PtrLastI[PtrW-1:0];
   localparam [OutW-1:0] OutMax   = FifoDepth[OutW-1:0];
@@ -119,8 +125,7 @@ module tsr_dma_wr #(
   reg  [15:0] aw_rows_q, aw_rows_d;      // rows whose bursts are not all issued
   reg  [31:0] row_addr_q, row_addr_d;    // first byte of the row being issued
   reg  [31:0] row_end_q, row_end_d;      // last byte of the row being issued
-  reg  [31:0] cur_q, cur_d;              // next beat address (valid unless row_first_q)
-  reg         row_first_q, row_first_d;
+  reg  [31:0] cur_q, cur_d;              // next beat address of the row being issued
   reg         awvalid_q, awvalid_d;
   reg  [31:0] awaddr_q, awaddr_d;
   reg  [7:0]  awlen_q, awlen_d;
@@ -144,15 +149,22 @@ module tsr_dma_wr #(
   // ---------------------------------------------------------------------------------------
   // AW burst calculation (from registers only)
   // ---------------------------------------------------------------------------------------
-  wire [31:0] beat_first = {row_addr_q[31:OffW], {OffW{1'b0}}};
-  wire [31:0] beat_last  = {row_end_q[31:OffW], {OffW{1'b0}}};
-  wire [31:0] aw_cur     = row_first_q ? beat_first : cur_q;
-  wire [31:0] span_m1    = (beat_last - aw_cur) >> OffW;
-  wire [31:0] to4k_m1    = {20'h0, ~aw_cur[11:0]} >> OffW;
-  wire [31:0] lim_m1     = (to4k_m1 <= MaxLenM1) ? to4k_m1 : MaxLenM1;
-  wire        aw_row_last = (span_m1 <= lim_m1);
-  wire [31:0] len_m1     = aw_row_last ? span_m1 : lim_m1;
-  wire [31:0] cur_next   = aw_cur + ((len_m1 + 32'd1) << OffW);
+  // Three decisions side by side, none waiting on another's carry chain (FPGA timing: in
+  // series they were the ULX3S top's critical path): the beats left in the row (a SpanW-bit
+  // subtraction), the beats left before 4 KiB (cur_q's low bits inverted), and the next
+  // address for both ways a burst that does not end the row can stop.
+  wire [SpanW-1:0] last_lo    = {row_end_q[SpanW-1:OffW], {OffW{1'b0}}};  // the row's last beat
+  wire [SpanW-1:0] span_bytes = last_lo - cur_q[SpanW-1:0];
+  wire [31:0]      span_m1    = {{(32-SpanW){1'b0}}, span_bytes >> OffW};
+  wire [31:0]      to4k_m1    = {20'h0, ~cur_q[11:0]} >> OffW;
+  wire             stop_at_4k = (to4k_m1 <= MaxLenM1);
+  wire [31:0]      lim_m1     = stop_at_4k ? to4k_m1 : MaxLenM1;
+  wire             aw_row_last = (span_m1 <= lim_m1);
+  wire [7:0]       len_m1     = aw_row_last ? span_m1[7:0] : lim_m1[7:0];
+  wire [31:0]      next_row   = row_addr_q + stride_q;
+  wire [31:0]      cur_next   = aw_row_last ? {next_row[31:OffW], {OffW{1'b0}}} :
+                                stop_at_4k  ? {cur_q[31:12] + 20'd1, 12'h0} :
+                                              cur_q + MaxBurstBytes;
 
   // ---------------------------------------------------------------------------------------
   // Handshakes and W-side decode
@@ -217,7 +229,6 @@ module tsr_dma_wr #(
     row_addr_d  = row_addr_q;
     row_end_d   = row_end_q;
     cur_d       = cur_q;
-    row_first_d = row_first_q;
     awvalid_d   = awvalid_q;
     awaddr_d    = awaddr_q;
     awlen_d     = awlen_q;
@@ -248,7 +259,7 @@ module tsr_dma_wr #(
         aw_rows_d   = rows_i;
         row_addr_d  = addr_i;
         row_end_d   = addr_i + {24'h0, row_bytes_i} - 32'd1;
-        row_first_d = 1'b1;
+        cur_d       = {addr_i[31:OffW], {OffW{1'b0}}};
         sh_v_d      = 1'b0;
         w_beat_d    = 8'd0;
       end
@@ -268,13 +279,11 @@ module tsr_dma_wr #(
           (bq_cnt_q != OutMax)) begin
         aw_load     = 1'b1;
         awvalid_d   = 1'b1;
-        awaddr_d    = aw_cur;
-        awlen_d     = len_m1[7:0];
+        awaddr_d    = cur_q;
+        awlen_d     = len_m1;
         cur_d       = cur_next;
-        row_first_d = 1'b0;
         if (aw_row_last) begin
-          row_first_d = 1'b1;
-          row_addr_d  = row_addr_q + stride_q;
+          row_addr_d  = next_row;
           row_end_d   = row_end_q + stride_q;
           aw_rows_d   = aw_rows_q - 16'd1;
         end
@@ -351,7 +360,6 @@ module tsr_dma_wr #(
       row_addr_q  <= 32'h0;
       row_end_q   <= 32'h0;
       cur_q       <= 32'h0;
-      row_first_q <= 1'b1;
       awvalid_q   <= 1'b0;
       awaddr_q    <= 32'h0;
       awlen_q     <= 8'h0;
@@ -381,7 +389,6 @@ module tsr_dma_wr #(
       row_addr_q  <= row_addr_d;
       row_end_q   <= row_end_d;
       cur_q       <= cur_d;
-      row_first_q <= row_first_d;
       awvalid_q   <= awvalid_d;
       awaddr_q    <= awaddr_d;
       awlen_q     <= awlen_d;
@@ -406,8 +413,8 @@ module tsr_dma_wr #(
   // FIFO storage, written with the AW.
   always @(posedge clk_i) begin
     if (aw_load) begin
-      wq_q[wq_wptr_q] <= {len_m1[7:0], aw_row_last};
-      bq_q[bq_wptr_q] <= aw_cur;
+      wq_q[wq_wptr_q] <= {len_m1, aw_row_last};
+      bq_q[bq_wptr_q] <= cur_q;
     end
   end
 
@@ -616,8 +623,9 @@ module tsr_dma_wr #(
         assert (row_addr_q == f_start + f_row_off);
         assert (row_end_q == row_addr_q + {24'h0, rb_m1_q});
         assert (f_end == f_start + f_mul_rows + {24'h0, rb_m1_q});
-        if (aw_rows_q != 16'd0 && !row_first_q)
-          assert (cur_q[OffW-1:0] == {OffW{1'b0}} && cur_q > beat_first && cur_q <= beat_last);
+        if (aw_rows_q != 16'd0)
+          assert (cur_q[OffW-1:0] == {OffW{1'b0}} && cur_q >= {row_addr_q[31:OffW], {OffW{1'b0}}} &&
+                  cur_q <= {row_end_q[31:OffW], {OffW{1'b0}}});
       end
     end
   end
