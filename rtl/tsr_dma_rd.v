@@ -391,22 +391,19 @@ module tsr_dma_rd #(
           err_d      = 1'b1;
           err_addr_d = head_addr;
         end
-        // The wide data registers load without looking at stop_now: the
-        // controller's abort reached their clock enables (FPGA timing). A beat
-        // or chunk loaded in a stopping cycle is never valid.
-        beat_load = 1'b1;
         if (!stop_now) begin
           beat_v_d    = 1'b1;
+          beat_load   = 1'b1;
           beat_n_d    = r_count;
           beat_end_d  = r_end;
         end
       end
 
       // ---- Pack and write ---------------------------------------------------------------
-      if (emit) begin
+      if (emit && !stop_now) begin
+        wr_valid_d = 1'b1;
         wr_addr_d  = out_addr_q;
         wr_load    = 1'b1;
-        wr_valid_d = !stop_now;
       end
       stage_load = accept || emit;   // otherwise the staged bytes stay as they are
       fill_d  = row_done ? {FillW{1'b0}} : (accept ? next_a : next_n);
