@@ -102,9 +102,7 @@ module tsr_dma_rd #(
   localparam integer PtrLastI   = FifoDepth - 1;
   localparam integer MaxLenI    = MaxBurstBeats - 1;
 
-  localparam integer     MaxBurstBytesI = MaxBurstBeats * BeatBytes;
   localparam [31:0]      MaxLenM1 = MaxLenI;
-  localparam [31:0]      MaxBurstBytes = MaxBurstBytesI;
   localparam [2:0]       AxSize   = OffW[2:0];
   localparam [OffW-1:0]  LaneMax  = LaneMaxI[OffW-1:0];
   localparam [FillW-1:0] SpadFill = SpadBytes[FillW-1:0];
@@ -168,16 +166,12 @@ module tsr_dma_rd #(
   // ---------------------------------------------------------------------------------------
   // AR burst calculation for the current row (from registers only)
   // ---------------------------------------------------------------------------------------
-  // The next address does not wait for the burst length (FPGA timing: subtraction, compare
-  // and adder in series were the ULX3S top's critical path). It is only used when the
-  // burst does not end the row, and then the burst stops at 4 KiB or at MaxBurstBeats.
   wire [31:0] span_m1 = (last_q - cur_q) >> OffW;                    // beats left - 1
   wire [31:0] to4k_m1 = {20'h0, ~cur_q[11:0]} >> OffW;               // beats to 4 KiB - 1
-  wire        stop_at_4k = (to4k_m1 <= MaxLenM1);
-  wire [31:0] lim_m1  = stop_at_4k ? to4k_m1 : MaxLenM1;
+  wire [31:0] lim_m1  = (to4k_m1 <= MaxLenM1) ? to4k_m1 : MaxLenM1;
   wire        ar_row_last = (span_m1 <= lim_m1);
-  wire [7:0]  len_m1  = ar_row_last ? span_m1[7:0] : lim_m1[7:0];
-  wire [31:0] cur_next = stop_at_4k ? {cur_q[31:12] + 20'd1, 12'h0} : cur_q + MaxBurstBytes;
+  wire [31:0] len_m1  = ar_row_last ? span_m1 : lim_m1;
+  wire [31:0] cur_next = cur_q + ((len_m1 + 32'd1) << OffW);
 
   // Row set-up values from the next row's start address.
   wire [31:0] row_end_addr = row_addr_q + {16'h0, cols_m1_q};
@@ -350,7 +344,7 @@ module tsr_dma_rd #(
         ar_load   = 1'b1;
         arvalid_d = 1'b1;
         araddr_d  = cur_q;
-        arlen_d   = len_m1;
+        arlen_d   = len_m1[7:0];
         cur_d     = cur_next;
         row_first_d = 1'b0;
         if (ar_row_last) begin
