@@ -11,7 +11,7 @@ CSTD    := -std=c11
 CWARN   := -Wall -Wextra -Werror -Wshadow -Wundef -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS  ?= -O2 -g
 SAN     ?=
-INCS    := -Isw/include -Ifw/include -Itb
+INCS    := -Isw/include -Isw/hal -Isw/driver -Isw/golden -Isw/lib -Ifw/include -Itb
 
 RTL_SRCS := $(sort $(wildcard rtl/*.v)) rtl/regs/tsr_regs.v
 

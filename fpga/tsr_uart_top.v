@@ -8,7 +8,7 @@
 //   uart_rx_i ─► tsr_uart_bridge ─ AXI4-Lite ─► tsr_top ─ AXI4 (DMA) ─► tsr_axi_ram
 //   uart_tx_o ◄─        └──────────── byte port ──────────────────────────►┘
 //
-// The host (sw/tsr_hal_uart.c) reads and writes registers through the
+// The host (sw/hal/tsr_hal_uart.c) reads and writes registers through the
 // bridge, and fills and reads the memory with MEM_WRITE / MEM_READ; the DMA
 // sees the same memory at device addresses 0..MemBytes-1. The protocol is in
 // docs/fpga.md, "Host link"; evt_o is the bridge's event vector.

@@ -26,10 +26,10 @@ FUZZ_CFLAGS    = $(CSTD) $(CWARN) -g -O1 -fsanitize=fuzzer,address,undefined \
 FUZZ_CHIP_BIN := $(FUZZ_DIR)/fuzz_chip
 FUZZ_NPY_BIN  := $(FUZZ_DIR)/fuzz_npy
 FUZZ_CLI_BIN  := $(FUZZ_DIR)/fuzz_cli
-FUZZ_CLI_SRCS := sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_hal_devmem.c sw/tsr_driver.c fw/tsr_gemm.c \
-                 fw/tsr_sfu_ops.c sw/tsr_golden.c sw/tsr_sfu_golden.c sw/tsr_sfu_prep.c sw/tsr_quant.c \
-                 sw/tsr_npy.c sw/tsr_hal_uart.c sw/tsr_uart_proto.c sw/tsr_uart_serial.c \
-                 sw/tsr_uart_simlink.c
+FUZZ_CLI_SRCS := sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/hal/tsr_hal_devmem.c sw/driver/tsr_driver.c fw/tsr_gemm.c \
+                 fw/tsr_sfu_ops.c sw/golden/tsr_golden.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c \
+                 sw/lib/tsr_npy.c sw/hal/tsr_hal_uart.c sw/hal/tsr_uart_proto.c sw/hal/tsr_uart_serial.c \
+                 sw/hal/tsr_uart_simlink.c
 FUZZ_CLI_FILES := $(FUZZ_DIR)/cli-files
 FUZZ_FINDINGS := $(FUZZ_DIR)/findings
 
@@ -43,12 +43,12 @@ $(FUZZ_CHIP_BIN): tests/fuzz/fuzz_chip.c $(SYS_LIB_OBJS) tests/system/sys_util.h
 	@mkdir -p $(@D)
 	$(CC) $(SYS_CFLAGS) -Itests/system -o $@ tests/fuzz/fuzz_chip.c $(SYS_LIB_OBJS) -ldl -lm
 
-$(FUZZ_NPY_BIN): tests/fuzz/fuzz_npy.c sw/tsr_npy.c sw/include/tsr_npy.h mk/fuzz.mk
+$(FUZZ_NPY_BIN): tests/fuzz/fuzz_npy.c sw/lib/tsr_npy.c sw/lib/tsr_npy.h mk/fuzz.mk
 	$(FUZZ_NEED_CLANG)
 	@mkdir -p $(@D)
 	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_npy.c
 
-$(FUZZ_CLI_BIN): tests/fuzz/fuzz_cli.c sw/tessera.c $(FUZZ_CLI_SRCS) mk/fuzz.mk
+$(FUZZ_CLI_BIN): tests/fuzz/fuzz_cli.c sw/cli/tessera.c $(FUZZ_CLI_SRCS) mk/fuzz.mk
 	$(FUZZ_NEED_CLANG)
 	@mkdir -p $(@D)
 	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SRCS) -ldl -lm

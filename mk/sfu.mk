@@ -7,13 +7,13 @@
 
 SFU_DIR      := $(BUILD)/sfu
 SFU_REF_LIB  := $(SFU_DIR)/libtsr_sfu.so
-SFU_REF_SRCS := sw/tsr_sfu_golden.c sw/tsr_sfu_prep.c sw/tsr_quant.c
+SFU_REF_SRCS := sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c
 SFU_REF_ARGS ?=
 
 # One shared library of the golden model and the preparation, loaded by sfu_ref.py through ctypes.
-$(SFU_REF_LIB): $(SFU_REF_SRCS) sw/include/tsr_sfu.h sw/include/tsr_quant.h
+$(SFU_REF_LIB): $(SFU_REF_SRCS) sw/golden/tsr_sfu.h sw/driver/tsr_quant.h
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(CWARN) $(CFLAGS) -fPIC -shared -Isw/include -o $@ $(SFU_REF_SRCS) -lm
+	$(CC) $(CSTD) $(CWARN) $(CFLAGS) -fPIC -shared -Isw/include -Isw/driver -Isw/golden -Isw/lib -o $@ $(SFU_REF_SRCS) -lm
 
 .PHONY: test-sfu-ref
 test-sfu-ref: $(SFU_REF_LIB) ## compare the SFU golden model with tests/system/sfu_ref.py (TFLite int8 semantics in Python)

@@ -10,10 +10,10 @@
 SW_BIN      := $(BUILD)/bin/tessera
 SW_OBJ_DIR  := $(BUILD)/sw/obj
 SW_CFLAGS    = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
-SW_SRCS     := sw/tessera.c sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_hal_devmem.c sw/tsr_driver.c \
-               fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_golden.c sw/tsr_sfu_golden.c sw/tsr_sfu_prep.c \
-               sw/tsr_quant.c sw/tsr_npy.c \
-               sw/tsr_hal_uart.c sw/tsr_uart_proto.c sw/tsr_uart_serial.c sw/tsr_uart_simlink.c
+SW_SRCS     := sw/cli/tessera.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/hal/tsr_hal_devmem.c sw/driver/tsr_driver.c \
+               fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/golden/tsr_golden.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c \
+               sw/driver/tsr_quant.c sw/lib/tsr_npy.c \
+               sw/hal/tsr_hal_uart.c sw/hal/tsr_uart_proto.c sw/hal/tsr_uart_serial.c sw/hal/tsr_uart_simlink.c
 SW_OBJS     := $(patsubst %.c,$(SW_OBJ_DIR)/%.o,$(SW_SRCS))
 
 # Rebuild when the flags change (e.g. SAN on or off).
@@ -39,10 +39,10 @@ sw: $(SW_BIN) ## build the tessera CLI (build/bin/tessera)
 -include $(shell find $(SW_OBJ_DIR) -name '*.d' 2>/dev/null)
 
 # ---- unit tests (mk/unit.mk builds tests/unit/test_*.c) ----------------------------
-UNIT_SRCS_test_driver := sw/tsr_driver.c sw/tsr_hal.c
-UNIT_SRCS_test_tiler := fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_driver.c sw/tsr_hal.c tests/unit/fake_chip.c
-UNIT_SRCS_test_sfu_fw := fw/tsr_sfu_ops.c fw/tsr_gemm.c sw/tsr_driver.c sw/tsr_hal.c tests/unit/fake_chip.c
-UNIT_SRCS_test_hal_devmem := sw/tsr_hal_devmem.c sw/tsr_hal_baremetal.c sw/tsr_hal.c
+UNIT_SRCS_test_driver := sw/driver/tsr_driver.c sw/hal/tsr_hal.c
+UNIT_SRCS_test_tiler := fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/driver/tsr_driver.c sw/hal/tsr_hal.c tests/unit/fake_chip.c
+UNIT_SRCS_test_sfu_fw := fw/tsr_sfu_ops.c fw/tsr_gemm.c sw/driver/tsr_driver.c sw/hal/tsr_hal.c tests/unit/fake_chip.c
+UNIT_SRCS_test_hal_devmem := sw/hal/tsr_hal_devmem.c sw/hal/tsr_hal_baremetal.c sw/hal/tsr_hal.c
 
 # ---- CLI error handling, gemm --plan, tessera bench ------------------------------------------
 # Each case: expected exit status, a text the one-line message must contain, the arguments.
@@ -184,15 +184,15 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 # ---- firmware size (RV32IM, freestanding) ------------------------------------------------
 FW_RV_PREFIX ?= riscv64-unknown-elf-
 FW_RV_FLAGS  := -march=rv32im -mabi=ilp32 -ffreestanding -nostdlib -Os
-FW_RV_SRCS   := fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/tsr_driver.c sw/tsr_hal.c sw/tsr_hal_baremetal.c \
-                sw/tsr_quant.c
+FW_RV_SRCS   := fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/driver/tsr_driver.c sw/hal/tsr_hal.c sw/hal/tsr_hal_baremetal.c \
+                sw/driver/tsr_quant.c
 FW_RV_DIR    := $(BUILD)/fw/rv32im
 FW_RV_OBJS   := $(patsubst %.c,$(FW_RV_DIR)/%.o,$(FW_RV_SRCS))
 
 $(FW_RV_DIR)/%.o: %.c
 	@command -v $(FW_RV_PREFIX)gcc >/dev/null || { echo "fw-size: $(FW_RV_PREFIX)gcc not found: apt-get install gcc-riscv64-unknown-elf"; exit 1; }
 	@mkdir -p $(@D)
-	$(FW_RV_PREFIX)gcc $(FW_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -Ifw/include -MMD -MP -c $< -o $@
+	$(FW_RV_PREFIX)gcc $(FW_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -Isw/hal -Isw/driver -Ifw/include -MMD -MP -c $< -o $@
 
 # The partial link of all objects must leave no undefined symbol: the
 # firmware needs no libc, no libgcc helper (no 64-bit division), no memcpy.

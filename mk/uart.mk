@@ -21,8 +21,8 @@
 
 # The block test is registered in mk/block-uart.mk (read before mk/block.mk).
 
-UNIT_SRCS_test_uart_proto := sw/tsr_uart_proto.c
-UNIT_SRCS_test_hal_uart := sw/tsr_hal_uart.c sw/tsr_uart_serial.c sw/tsr_uart_proto.c sw/tsr_hal.c
+UNIT_SRCS_test_uart_proto := sw/hal/tsr_uart_proto.c
+UNIT_SRCS_test_hal_uart := sw/hal/tsr_hal_uart.c sw/hal/tsr_uart_serial.c sw/hal/tsr_uart_proto.c sw/hal/tsr_hal.c
 
 UART_DIM          ?= $(DIM)
 UART_MEM          ?= 65536
@@ -114,12 +114,12 @@ $(UART_DIRECT_SO): $(UART_DIRECT_RTL)
 
 # ---- the end-to-end test ------------------------------------------------------------------
 UART_E2E_BIN  := $(UART_BUILD)/tests/test_uart_e2e
-UART_E2E_SRCS := tests/uart/test_uart_e2e.c sw/tsr_hal.c sw/tsr_hal_sim.c sw/tsr_hal_uart.c \
-  sw/tsr_uart_proto.c sw/tsr_uart_serial.c sw/tsr_uart_simlink.c sw/tsr_driver.c fw/tsr_gemm.c \
-  fw/tsr_sfu_ops.c sw/tsr_golden.c sw/tsr_quant.c
+UART_E2E_SRCS := tests/uart/test_uart_e2e.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/hal/tsr_hal_uart.c \
+  sw/hal/tsr_uart_proto.c sw/hal/tsr_uart_serial.c sw/hal/tsr_uart_simlink.c sw/driver/tsr_driver.c fw/tsr_gemm.c \
+  fw/tsr_sfu_ops.c sw/golden/tsr_golden.c sw/driver/tsr_quant.c
 UART_E2E_ARGS ?=
 
-$(UART_E2E_BIN): $(UART_E2E_SRCS) sw/include/tsr_uart.h sw/include/tsr_hal.h tb/tsr_uart_sim.h tb/tsr_sim.h mk/uart.mk
+$(UART_E2E_BIN): $(UART_E2E_SRCS) sw/hal/tsr_uart.h sw/hal/tsr_hal.h tb/tsr_uart_sim.h tb/tsr_sim.h mk/uart.mk
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS) -o $@ $(UART_E2E_SRCS) -ldl -lm
 

@@ -6,7 +6,7 @@
 # as long as it uses nothing else from that module's object file), and
 # the extra sources it declares, in one line, in any mk/*.mk file:
 #
-#   UNIT_SRCS_test_driver := sw/tsr_driver.c sw/tsr_hal_mock.c
+#   UNIT_SRCS_test_driver := sw/driver/tsr_driver.c sw/hal/tsr_hal_mock.c
 #   UNIT_LDLIBS_test_driver := -ldl            (optional extra libraries)
 #
 # .c entries are compiled here with the unit flags; any other entry (.o, .a)
@@ -21,7 +21,7 @@
 
 UNIT_DIR       := $(BUILD)/tests/unit
 UNIT_OBJ_DIR   := $(UNIT_DIR)/obj
-UNIT_LIB_SRCS  := sw/tsr_quant.c sw/tsr_golden.c sw/tsr_npy.c sw/tsr_sfu_golden.c sw/tsr_sfu_prep.c
+UNIT_LIB_SRCS  := sw/driver/tsr_quant.c sw/golden/tsr_golden.c sw/lib/tsr_npy.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c
 UNIT_LIB       := $(UNIT_DIR)/libtsr_unit.a
 UNIT_TESTS     := $(patsubst tests/unit/%.c,%,$(sort $(wildcard tests/unit/test_*.c)))
 UNIT_BINS      := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))
@@ -33,7 +33,7 @@ UNIT_RUN_ENV   := UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:$$UBSAN_OPTI
 # firmware: check they stay freestanding (together they call nothing else).
 UNIT_RV_PREFIX ?= riscv64-unknown-elf-
 UNIT_RV_FLAGS  := -march=rv32im -mabi=ilp32 -ffreestanding -nostdlib -Os
-UNIT_RV_SRCS   := sw/tsr_quant.c sw/tsr_sfu_golden.c
+UNIT_RV_SRCS   := sw/driver/tsr_quant.c sw/golden/tsr_sfu_golden.c
 UNIT_RV_DIR    := $(UNIT_DIR)/rv32
 UNIT_RV_OBJS   := $(patsubst sw/%.c,$(UNIT_RV_DIR)/%.o,$(UNIT_RV_SRCS))
 
@@ -82,7 +82,7 @@ $(UNIT_DIR)/test_%: $(UNIT_OBJ_DIR)/tests/unit/test_%.o $$(call unit_objs,$$(UNI
 	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $(filter %.o %.a %.so,$^) $(UNIT_LDLIBS_test_$*) $(UNIT_LDLIBS)
 
 .PHONY: unit-freestanding
-unit-freestanding: $(UNIT_RV_DIR)/freestanding.o ## check sw/tsr_quant.c and sw/tsr_sfu_golden.c build for RV32IM freestanding, calling nothing
+unit-freestanding: $(UNIT_RV_DIR)/freestanding.o ## check sw/driver/tsr_quant.c and sw/golden/tsr_sfu_golden.c build for RV32IM freestanding, calling nothing
 	@undef=$$($(UNIT_RV_PREFIX)nm -u $<); \
 	  if [ -n "$$undef" ]; then echo "unit-freestanding: $(UNIT_RV_SRCS) need external symbols:" $$undef; exit 1; fi
 	@for o in $(UNIT_RV_OBJS); do \
@@ -93,10 +93,10 @@ unit-freestanding: $(UNIT_RV_DIR)/freestanding.o ## check sw/tsr_quant.c and sw/
 $(UNIT_RV_DIR)/freestanding.o: $(UNIT_RV_OBJS)
 	$(UNIT_RV_PREFIX)gcc $(UNIT_RV_FLAGS) -Wl,-r -o $@ $^
 
-$(UNIT_RV_DIR)/%.o: sw/%.c sw/include/tsr_quant.h sw/include/tsr_sfu.h
+$(UNIT_RV_DIR)/%.o: sw/%.c sw/driver/tsr_quant.h sw/golden/tsr_sfu.h
 	@command -v $(UNIT_RV_PREFIX)gcc >/dev/null || { echo "unit-freestanding: $(UNIT_RV_PREFIX)gcc not found: install gcc-riscv64-unknown-elf"; exit 1; }
 	@mkdir -p $(@D)
-	$(UNIT_RV_PREFIX)gcc $(UNIT_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -c $< -o $@
+	$(UNIT_RV_PREFIX)gcc $(UNIT_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -Isw/driver -Isw/golden -c $< -o $@
 
 .PHONY: test-unit
 test-unit: $(UNIT_BINS) unit-freestanding ## run the C unit tests (one suite: make test-unit-<name>, e.g. test-unit-quant)

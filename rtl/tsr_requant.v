@@ -1,7 +1,7 @@
 // tsr_requant: one output-stage lane: bias, TFLite requantization, zero point, clamp, table (9 stages).
 `default_nettype none
 
-// Bit-exact with sw/tsr_quant.c (the golden model):
+// Bit-exact with sw/driver/tsr_quant.c (the golden model):
 //   x   = acc + bias                                   (wrapping int32)
 //   y   = rdbpot(srdhm(x << left, mult), right) + zp   (wrapping int32)
 //   out = clamp(y, act_min, act_max)                   (requant_i = 1)

@@ -10,7 +10,7 @@ extern "C" {
 #endif
 
 /* Each array size is its own shared library, build/lib/libtsrsim_d<N>.so,
- * exporting exactly these functions. sw/tsr_hal_sim.c loads it with dlopen. */
+ * exporting exactly these functions. sw/hal/tsr_hal_sim.c loads it with dlopen. */
 
 typedef struct tsr_sim tsr_sim_t;
 

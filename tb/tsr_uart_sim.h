@@ -11,7 +11,7 @@ extern "C" {
 
 /*
  * One library per array size, build/uart/lib/libtsruart_d<N>.so (mk/uart.mk),
- * exporting exactly these functions; sw/tsr_uart_simlink.c loads it with
+ * exporting exactly these functions; sw/hal/tsr_uart_simlink.c loads it with
  * dlopen. The board is tsr_uart_top with ArrayDim N and the parameters the
  * library reports (on-chip memory, baud divisor, inter-byte timeout, MaxLen).
  *

@@ -1,4 +1,4 @@
-/* fuzz_cli.c: libFuzzer harness of the tessera CLI's argument parsing and validation (sw/tessera.c). */
+/* fuzz_cli.c: libFuzzer harness of the tessera CLI's argument parsing and validation (sw/cli/tessera.c). */
 #define _POSIX_C_SOURCE 200809L
 
 /*
@@ -30,7 +30,7 @@ static FILE *g_fuzz_out; /* /dev/null: the CLI's stdout and stderr go here */
 #define stdout g_fuzz_out
 #define main tessera_cli_main
 int tessera_cli_main(int argc, char **argv);
-#include "../../sw/tessera.c"
+#include "../../sw/cli/tessera.c"
 #undef main
 #undef stderr
 #undef stdout

@@ -1,4 +1,4 @@
-/* fuzz_npy.c: libFuzzer harness of the .npy reader (sw/tsr_npy.c), with a write/read round trip. */
+/* fuzz_npy.c: libFuzzer harness of the .npy reader (sw/lib/tsr_npy.c), with a write/read round trip. */
 #define _POSIX_C_SOURCE 200809L
 
 /*
@@ -10,7 +10,7 @@
  *     shape, the data size equals what the input held after its header), and
  *     writing it and reading it back gives the same dtype, shape and bytes.
  */
-#include "../../sw/tsr_npy.c"
+#include "../../sw/lib/tsr_npy.c"
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@ Written from the descriptions of TFLite's reference kernels and gemmlowp's
 fixedpoint.h (and, for LAYERNORM, the integer algorithm of docs/sfu.md),
 element for element, with Python's unbounded integers: every int32 result is
 wrapped explicitly, divisions are written as floor/truncate steps, nothing is
-shared with sw/tsr_sfu_golden.c or sw/tsr_quant.c.
+shared with sw/golden/tsr_sfu_golden.c or sw/driver/tsr_quant.c.
 
   lut_populate(fn, in_scale, in_zp, out_scale, out_zp)  LUTPopulateInt8, float32 via numpy.float32
   softmax(x, mult, left_shift, diff_min)               reference_ops::Softmax (int8 in, int8 out)
@@ -640,7 +640,7 @@ def selftest(c, seed, cases):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--selftest", action="store_true", help="compare with the C golden model (needs --lib)")
-    ap.add_argument("--lib", default="build/sfu/libtsr_sfu.so", help="shared library of sw/tsr_sfu_*.c and tsr_quant.c")
+    ap.add_argument("--lib", default="build/sfu/libtsr_sfu.so", help="shared library of sw/golden/tsr_sfu_golden.c, sw/lib/tsr_sfu_prep.c and sw/driver/tsr_quant.c")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--cases", type=int, default=60, help="random cases per kind (default 60)")
     args = ap.parse_args()

@@ -17,7 +17,7 @@
  *   beta), LAYERNORM (random scales, gamma, beta, eps), ADD (random scales
  *   and zero points).
  * Each case fills the external memory with random bytes, runs, and compares
- * every output byte with the golden model (sw/tsr_sfu_golden.c) and every
+ * every output byte with the golden model (sw/golden/tsr_sfu_golden.c) and every
  * other byte with what was there before. Then a fused GEMM (requantize, then
  * the table) against GEMM + MAP, with the DMA traffic of both; then the
  * error paths: a bad parameter gives ERR_PARAM, a bad FUNC ERR_OPCODE, and

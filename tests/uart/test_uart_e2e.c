@@ -18,13 +18,13 @@
 #include "tsr_uart.h"
 
 /*
- * Two devices run the same jobs with the same driver (sw/tsr_driver.c) and
+ * Two devices run the same jobs with the same driver (sw/driver/tsr_driver.c) and
  * firmware (fw/tsr_gemm.c):
- *   uart:   HAL sw/tsr_hal_uart.c -> frames -> sw/tsr_uart_simlink.c -> the
+ *   uart:   HAL sw/hal/tsr_hal_uart.c -> frames -> sw/hal/tsr_uart_simlink.c -> the
  *           line model, bit by bit -> Verilated fpga/tsr_uart_top.v (bridge,
  *           tsr_top, on-chip memory);
- *   direct: HAL sw/tsr_hal_sim.c -> Verilated tsr_top with the C memory model.
- * Every result must equal the golden model (sw/tsr_golden.c) and the other
+ *   direct: HAL sw/hal/tsr_hal_sim.c -> Verilated tsr_top with the C memory model.
+ * Every result must equal the golden model (sw/golden/tsr_golden.c) and the other
  * path, byte for byte, and the guard bytes after C must be untouched.
  *
  * Then faults on the line: a flipped payload byte, a damaged CRC, a dropped

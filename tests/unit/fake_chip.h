@@ -9,7 +9,7 @@
  * ERR_*, the dependency-token counters and the performance counters. It also
  * implements docs/sfu.md: the STORE flags SPAD, LUT and LEAKY and the SFU
  * command, whose functions it computes with the golden model
- * (sw/tsr_sfu_golden.c) on the tensors it gathers from the scratchpad
+ * (sw/golden/tsr_sfu_golden.c) on the tensors it gathers from the scratchpad
  * layout. The firmware talks to it through an ordinary tsr_hal_t, exactly as
  * it will talk to the RTL.
  *

@@ -1,4 +1,4 @@
-/* test_golden.c: cmocka suite for the golden GEMM and output stage (sw/tsr_golden.c), worked by hand. */
+/* test_golden.c: cmocka suite for the golden GEMM and output stage (sw/golden/tsr_golden.c), worked by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* test_npy.c: cmocka suite for the .npy reader and writer (sw/tsr_npy.c); files are made in a temp dir. */
+/* test_npy.c: cmocka suite for the .npy reader and writer (sw/lib/tsr_npy.c); files are made in a temp dir. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, rmdir */
 
 #include <setjmp.h>

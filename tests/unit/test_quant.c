@@ -1,4 +1,4 @@
-/* test_quant.c: cmocka suite for the requantization arithmetic (sw/tsr_quant.c). */
+/* test_quant.c: cmocka suite for the requantization arithmetic (sw/driver/tsr_quant.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
-/* test_sfu_golden.c: cmocka suite for the SFU golden model (sw/tsr_sfu_golden.c), its host preparation
- * (sw/tsr_sfu_prep.c) and the fused LUT/LEAKY output stage (sw/tsr_golden.c). */
+/* test_sfu_golden.c: cmocka suite for the SFU golden model (sw/golden/tsr_sfu_golden.c), its host preparation
+ * (sw/lib/tsr_sfu_prep.c) and the fused LUT/LEAKY output stage (sw/golden/tsr_golden.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,11 +5,11 @@
 /*
  * Two halves:
  *
- *  - The golden model (sw/tsr_sfu_golden.c): what the SFU command computes,
+ *  - The golden model (sw/golden/tsr_sfu_golden.c): what the SFU command computes,
  *    written as plain loops in integer arithmetic. The hardware must match it
  *    bit for bit. It is freestanding (no libc, no libm, no libgcc helpers), so
  *    the RV32IM firmware can link it like tsr_quant.c.
- *  - The parameter preparation (sw/tsr_sfu_prep.c): host-only float code that
+ *  - The parameter preparation (sw/lib/tsr_sfu_prep.c): host-only float code that
  *    turns real scales into the int32 parameter blocks and lookup tables the
  *    driver loads, as TensorFlow Lite's Prepare functions do. It uses libm.
  *

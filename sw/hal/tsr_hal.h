@@ -6,10 +6,10 @@
  * The HAL is the only layer that touches `volatile` or a simulator. Everything
  * above it (driver, firmware, CLI) goes through a tsr_hal_t, so the same driver
  * and firmware source runs against:
- *   - the Verilated model      (sw/tsr_hal_sim.c, host only),
- *   - Linux /dev/uioN or /dev/mem on an FPGA SoC (sw/tsr_hal_devmem.c, host only),
- *   - a volatile pointer on bare metal        (sw/tsr_hal_baremetal.c, freestanding),
- *   - a board behind the UART host link       (sw/tsr_hal_uart.c, host only; tsr_uart.h),
+ *   - the Verilated model      (sw/hal/tsr_hal_sim.c, host only),
+ *   - Linux /dev/uioN or /dev/mem on an FPGA SoC (sw/hal/tsr_hal_devmem.c, host only),
+ *   - a volatile pointer on bare metal        (sw/hal/tsr_hal_baremetal.c, freestanding),
+ *   - a board behind the UART host link       (sw/hal/tsr_hal_uart.c, host only; tsr_uart.h),
  *   - a fake register file in the unit tests.
  *
  * This header is freestanding (stdint/stddef/stdbool only): firmware includes it.
@@ -96,7 +96,7 @@ uint64_t tsr_hal_cycles(const tsr_hal_t *hal);
 /** Release the backend and clear `hal`. NULL and closed HALs are accepted. */
 void tsr_hal_close(tsr_hal_t *hal);
 
-/* ---- Simulator backend (host only; sw/tsr_hal_sim.c) ------------------------ */
+/* ---- Simulator backend (host only; sw/hal/tsr_hal_sim.c) ------------------------ */
 
 struct tsr_sim_cfg; /* tb/tsr_sim.h */
 struct tsr_sim;     /* tb/tsr_sim.h */
@@ -130,7 +130,7 @@ tsr_status_t tsr_hal_sim_mem_stats(const tsr_hal_t *hal, uint64_t *rd_beats, uin
  */
 tsr_status_t tsr_hal_sim_raw(const tsr_hal_t *hal, struct tsr_sim **sim, void **lib);
 
-/* ---- Linux devmem / UIO backend (host only; sw/tsr_hal_devmem.c) ------------ */
+/* ---- Linux devmem / UIO backend (host only; sw/hal/tsr_hal_devmem.c) ------------ */
 
 /** How a devmem spec reaches its memory. */
 typedef enum tsr_devmem_kind {
@@ -167,18 +167,18 @@ tsr_status_t tsr_devmem_parse(const char *spec, uint64_t default_size, tsr_devme
 tsr_status_t tsr_hal_devmem_open(const char *reg_spec, const char *dma_spec, tsr_hal_t *hal,
                                  char *err, size_t errlen);
 
-/* ---- UART host link backend (host only; sw/tsr_hal_uart.c) ----------------- */
+/* ---- UART host link backend (host only; sw/hal/tsr_hal_uart.c) ----------------- */
 
 /**
  * Open "uart:PATH[,BAUD]" (default 115200 baud): a board running
  * fpga/tsr_uart_top.v behind a serial port (docs/fpga.md, "Host link").
  * mem_write/mem_read reach its on-chip memory; wait_irq is NULL (the driver
- * polls). sw/include/tsr_uart.h has the transports, link statistics and the
+ * polls). sw/hal/tsr_uart.h has the transports, link statistics and the
  * in-process simulation of the board.
  */
 tsr_status_t tsr_hal_uart_open(const char *spec, tsr_hal_t *hal, char *err, size_t errlen);
 
-/* ---- Bare-metal backend (freestanding; sw/tsr_hal_baremetal.c) -------------- */
+/* ---- Bare-metal backend (freestanding; sw/hal/tsr_hal_baremetal.c) -------------- */
 
 /** Context of the bare-metal backend; the caller owns the storage. */
 typedef struct tsr_hal_baremetal {

@@ -6,13 +6,13 @@
  * The protocol is specified in docs/fpga.md, "Host link"; the board side is
  * rtl/tsr_uart_bridge.v. Three layers, each usable alone:
  *
- *   protocol  (sw/tsr_uart_proto.c, freestanding, pure): CRC-16, request and
+ *   protocol  (sw/hal/tsr_uart_proto.c, freestanding, pure): CRC-16, request and
  *             reply encoders, an incremental decoder for either direction,
  *             the INFO block, status names.
  *   transport (an ops table moving bytes): a POSIX serial port
- *             (sw/tsr_uart_serial.c) or the in-process simulation of
- *             fpga/tsr_uart_top.v (sw/tsr_uart_simlink.c), or any test double.
- *   HAL       (sw/tsr_hal_uart.c): tsr_hal_ops_t over a transport: read32,
+ *             (sw/hal/tsr_uart_serial.c) or the in-process simulation of
+ *             fpga/tsr_uart_top.v (sw/hal/tsr_uart_simlink.c), or any test double.
+ *   HAL       (sw/hal/tsr_hal_uart.c): tsr_hal_ops_t over a transport: read32,
  *             write32, mem_write, mem_read; stop-and-wait with retries, so
  *             that a write is applied exactly once (docs/fpga.md, "Retries").
  */
@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-/* ---- Protocol (sw/tsr_uart_proto.c) ----------------------------------------------- */
+/* ---- Protocol (sw/hal/tsr_uart_proto.c) ----------------------------------------------- */
 
 #define TSR_UART_SYNC_REQ 0xA5u  /**< first byte of a request */
 #define TSR_UART_SYNC_RSP 0x5Au  /**< first byte of a reply */
@@ -155,7 +155,7 @@ typedef struct tsr_uart_transport {
 } tsr_uart_transport_t;
 
 /**
- * Open a POSIX serial port (sw/tsr_uart_serial.c): raw mode, 8N1, no flow
+ * Open a POSIX serial port (sw/hal/tsr_uart_serial.c): raw mode, 8N1, no flow
  * control, `baud` one of the standard rates (9600 .. 4000000). A 50 ms floor
  * is added to every timeout for USB-serial latency.
  */
@@ -172,7 +172,7 @@ tsr_status_t tsr_uart_serial_open(const char *path, uint32_t baud, tsr_uart_tran
 tsr_status_t tsr_uart_parse_spec(const char *spec, char *path, size_t pathlen, uint32_t *baud,
                                  char *err, size_t errlen);
 
-/* ---- In-process simulation transport (sw/tsr_uart_simlink.c) ------------------------------ */
+/* ---- In-process simulation transport (sw/hal/tsr_uart_simlink.c) ------------------------------ */
 
 /** A fault the simulated line injects once, then disarms. */
 typedef struct tsr_uart_fault {
@@ -207,7 +207,7 @@ tsr_status_t tsr_uart_simlink_fault(const tsr_uart_transport_t *t, const tsr_uar
 /** Counters of a simulation transport. */
 tsr_status_t tsr_uart_simlink_stats(const tsr_uart_transport_t *t, tsr_uart_simlink_stats_t *st);
 
-/* ---- HAL backend (sw/tsr_hal_uart.c) ---------------------------------------------------- */
+/* ---- HAL backend (sw/hal/tsr_hal_uart.c) ---------------------------------------------------- */
 
 /** Link settings; zero fields take the defaults. */
 typedef struct tsr_uart_link_cfg {

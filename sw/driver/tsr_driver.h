@@ -318,7 +318,7 @@ tsr_status_t tsr_counters_clear(tsr_dev_t *dev);
 /* ---- Requantization parameters ---------------------------------------------- */
 
 /**
- * TFLite QuantizeMultiplier (sw/tsr_quant.c) for a real scale, checked for
+ * TFLite QuantizeMultiplier (sw/driver/tsr_quant.c) for a real scale, checked for
  * the hardware: TSR_BAD_ARG unless the result's shift is within -31..30.
  */
 tsr_status_t tsr_requant_multiplier(double real_scale, int32_t *mult, int32_t *shift);
