@@ -13,6 +13,7 @@ CFLAGS  ?= -O2 -g
 SAN     ?=
 INCS    := -Isw/include -Isw/hal -Isw/driver -Isw/golden -Isw/lib -Ifw/include -Itb
 
+FW_SRCS  := $(sort $(wildcard fw/*.c))
 RTL_SRCS := $(sort $(wildcard rtl/*.v)) rtl/regs/tsr_regs.v
 
 # Each area keeps its rules in mk/<area>.mk.

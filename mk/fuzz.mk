@@ -26,8 +26,8 @@ FUZZ_CFLAGS    = $(CSTD) $(CWARN) -g -O1 -fsanitize=fuzzer,address,undefined \
 FUZZ_CHIP_BIN := $(FUZZ_DIR)/fuzz_chip
 FUZZ_NPY_BIN  := $(FUZZ_DIR)/fuzz_npy
 FUZZ_CLI_BIN  := $(FUZZ_DIR)/fuzz_cli
-FUZZ_CLI_SRCS := sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/hal/tsr_hal_devmem.c sw/driver/tsr_driver.c fw/tsr_gemm.c \
-                 fw/tsr_sfu_ops.c sw/golden/tsr_golden.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c \
+FUZZ_CLI_SRCS := sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/hal/tsr_hal_devmem.c sw/driver/tsr_driver.c $(FW_SRCS) \
+                 sw/golden/tsr_golden.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c \
                  sw/lib/tsr_npy.c sw/hal/tsr_hal_uart.c sw/hal/tsr_uart_proto.c sw/hal/tsr_uart_serial.c \
                  sw/hal/tsr_uart_simlink.c
 FUZZ_CLI_FILES := $(FUZZ_DIR)/cli-files

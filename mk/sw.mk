@@ -11,7 +11,7 @@ SW_BIN      := $(BUILD)/bin/tessera
 SW_OBJ_DIR  := $(BUILD)/sw/obj
 SW_CFLAGS    = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
 SW_SRCS     := sw/cli/tessera.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/hal/tsr_hal_devmem.c sw/driver/tsr_driver.c \
-               fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/golden/tsr_golden.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c \
+               $(FW_SRCS) sw/golden/tsr_golden.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c \
                sw/driver/tsr_quant.c sw/lib/tsr_npy.c \
                sw/hal/tsr_hal_uart.c sw/hal/tsr_uart_proto.c sw/hal/tsr_uart_serial.c sw/hal/tsr_uart_simlink.c
 SW_OBJS     := $(patsubst %.c,$(SW_OBJ_DIR)/%.o,$(SW_SRCS))
@@ -40,8 +40,8 @@ sw: $(SW_BIN) ## build the tessera CLI (build/bin/tessera)
 
 # ---- unit tests (mk/unit.mk builds tests/unit/test_*.c) ----------------------------
 UNIT_SRCS_test_driver := sw/driver/tsr_driver.c sw/hal/tsr_hal.c
-UNIT_SRCS_test_tiler := fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/driver/tsr_driver.c sw/hal/tsr_hal.c tests/unit/fake_chip.c
-UNIT_SRCS_test_sfu_fw := fw/tsr_sfu_ops.c fw/tsr_gemm.c sw/driver/tsr_driver.c sw/hal/tsr_hal.c tests/unit/fake_chip.c
+UNIT_SRCS_test_tiler := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c tests/unit/fake_chip.c
+UNIT_SRCS_test_sfu_fw := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c tests/unit/fake_chip.c
 UNIT_SRCS_test_hal_devmem := sw/hal/tsr_hal_devmem.c sw/hal/tsr_hal_baremetal.c sw/hal/tsr_hal.c
 
 # ---- CLI error handling, gemm --plan, tessera bench ------------------------------------------
@@ -184,7 +184,7 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 # ---- firmware size (RV32IM, freestanding) ------------------------------------------------
 FW_RV_PREFIX ?= riscv64-unknown-elf-
 FW_RV_FLAGS  := -march=rv32im -mabi=ilp32 -ffreestanding -nostdlib -Os
-FW_RV_SRCS   := fw/tsr_gemm.c fw/tsr_sfu_ops.c sw/driver/tsr_driver.c sw/hal/tsr_hal.c sw/hal/tsr_hal_baremetal.c \
+FW_RV_SRCS   := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c sw/hal/tsr_hal_baremetal.c \
                 sw/driver/tsr_quant.c
 FW_RV_DIR    := $(BUILD)/fw/rv32im
 FW_RV_OBJS   := $(patsubst %.c,$(FW_RV_DIR)/%.o,$(FW_RV_SRCS))

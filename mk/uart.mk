@@ -115,8 +115,8 @@ $(UART_DIRECT_SO): $(UART_DIRECT_RTL)
 # ---- the end-to-end test ------------------------------------------------------------------
 UART_E2E_BIN  := $(UART_BUILD)/tests/test_uart_e2e
 UART_E2E_SRCS := tests/uart/test_uart_e2e.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/hal/tsr_hal_uart.c \
-  sw/hal/tsr_uart_proto.c sw/hal/tsr_uart_serial.c sw/hal/tsr_uart_simlink.c sw/driver/tsr_driver.c fw/tsr_gemm.c \
-  fw/tsr_sfu_ops.c sw/golden/tsr_golden.c sw/driver/tsr_quant.c
+  sw/hal/tsr_uart_proto.c sw/hal/tsr_uart_serial.c sw/hal/tsr_uart_simlink.c sw/driver/tsr_driver.c $(FW_SRCS) \
+  sw/golden/tsr_golden.c sw/driver/tsr_quant.c
 UART_E2E_ARGS ?=
 
 $(UART_E2E_BIN): $(UART_E2E_SRCS) sw/hal/tsr_uart.h sw/hal/tsr_hal.h tb/tsr_uart_sim.h tb/tsr_sim.h mk/uart.mk
