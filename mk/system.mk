@@ -2,8 +2,8 @@
 #
 #   make test-system                 every suite below for N = 4, 8 and 16 (builds what it needs)
 #   make test-system SYS_DIMS=8      one array size
-#   make test-system-gemm DIM=8      one suite for one size (also -errors, -wrap, -counters,
-#                                    -directed, -numpy, -sfu-cli)
+#   make test-system-gemm DIM=8      one suite for one size: test-system-<suite> for every suite of
+#                                    SYS_SUITES, plus -numpy and -sfu-cli
 #   make test-system-cli-asan        `make test-cli` against an ASan+UBSan build of the CLI
 #   TSR_SEED=<n> make test-system    replay a run (every suite prints the seed it used)
 #
@@ -106,9 +106,7 @@ system-bins: $(SYS_BINS) ## build the system test programs (build/tests/system/)
 SYS_NEED_NUMPY = @$(PYTHON) -c 'import numpy' 2>/dev/null || \
   { echo "test-system: numpy not found: pip install numpy (or apt-get install python3-numpy)"; exit 1; }
 
-.PHONY: test-system test-system-gemm test-system-errors test-system-wrap test-system-counters \
-        test-system-directed test-system-reset test-system-numpy test-system-sfu-cli \
-        test-system-cli-asan
+.PHONY: test-system test-system-suites test-system-numpy test-system-sfu-cli test-system-cli-asan
 
 test-system: ## whole-chip tests on the Verilated RTL for N = 4, 8, 16 (SYS_DIMS): GEMMs, errors, wrap, counters, directed, numpy, CLI under ASan
 	$(SYS_NEED_NUMPY)
@@ -122,20 +120,16 @@ test-system: ## whole-chip tests on the Verilated RTL for N = 4, 8, 16 (SYS_DIMS
 	  echo "test-system: time per step:$$times"; \
 	  echo "test-system: PASSED for N = $(SYS_DIMS) in $$(( $$(date +%s) - start )) s"
 
-# One suite, one array size (DIM).
+# One suite, one array size (DIM): test-system-<suite> for every suite of SYS_SUITES
+# (gemm errors wrap counters directed reset busfault sfu perf), e.g.
+#   make test-system-gemm DIM=4 SYS_ARGS='--count C --seed S ...'
 SYS_ONE = $(BUILD)/lib/libtsrsim_d$(DIM).so
-test-system-gemm: $(SYS_ONE) $(SYS_DIR)/test_sys_gemm ## random GEMMs on the DIM=N model (SYS_ARGS='--count C --seed S ...')
-	$(call sys_cmd,gemm,$(DIM)) $(SYS_ARGS)
-test-system-errors: $(SYS_ONE) $(SYS_DIR)/test_sys_errors ## every ERR_CODE provoked on the DIM=N model, then soft reset and a GEMM
-	$(call sys_cmd,errors,$(DIM)) $(SYS_ARGS)
-test-system-wrap: $(SYS_ONE) $(SYS_DIR)/test_sys_wrap ## int32 accumulation wrap (K = 140000) on the DIM=N model
-	$(call sys_cmd,wrap,$(DIM)) $(SYS_ARGS)
-test-system-counters: $(SYS_ONE) $(SYS_DIR)/test_sys_counters ## performance counters on the DIM=N model
-	$(call sys_cmd,counters,$(DIM)) $(SYS_ARGS)
-test-system-directed: $(SYS_ONE) $(SYS_DIR)/test_sys_directed ## KEEP_WEIGHTS, LOAD chunking, FENCE/DONE IRQs on the DIM=N model
-	$(call sys_cmd,directed,$(DIM)) $(SYS_ARGS)
-test-system-reset: $(SYS_ONE) $(SYS_DIR)/test_sys_reset ## hard and soft resets mid-job on the DIM=N model, then a GEMM
-	$(call sys_cmd,reset,$(DIM)) $(SYS_ARGS)
+SYS_SUITE_TARGETS := $(addprefix test-system-,$(SYS_SUITES))
+.PHONY: $(SYS_SUITE_TARGETS)
+$(SYS_SUITE_TARGETS): test-system-%: $(SYS_ONE) $(SYS_DIR)/test_sys_%
+	$(call sys_cmd,$*,$(DIM)) $(SYS_ARGS)
+test-system-suites: ## list the suites that have a test-system-<suite> target (one line)
+	@echo "test-system-suites: $(SYS_SUITES)"
 test-system-numpy: $(SYS_ONE) $(SW_BIN) ## tessera CLI on the DIM=N model against numpy
 	$(SYS_NEED_NUMPY)
 	$(call sys_numpy_cmd,$(DIM))
