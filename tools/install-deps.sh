@@ -17,6 +17,7 @@ declare -A probe=(
   [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
   [gnuplot-nox]=/usr/bin/gnuplot
   [iverilog]=/usr/bin/iverilog
+  [gtkwave]=/usr/bin/fst2vcd
 )
 
 missing=()
