@@ -16,8 +16,24 @@ INCS    := -Isw/include -Isw/hal -Isw/driver -Isw/golden -Isw/lib -Ifw/include -
 FW_SRCS  := $(sort $(wildcard fw/*.c))
 RTL_SRCS := $(sort $(wildcard rtl/*.v)) rtl/regs/tsr_regs.v
 
-# Each area keeps its rules in mk/<area>.mk.
-include $(sort $(wildcard mk/*.mk))
+# Each area keeps its rules in mk/<area>.mk, read in this order, which is the order of
+# their dependencies: a fragment may use, at read time (:= values, rule targets and
+# prerequisites), only the variables of the fragments above it. Recipes and `=` values are
+# expanded later and may use anything. A new fragment must be added here; one on disk but
+# not listed stops make, so that no fragment is silently left out or read by name order.
+#   regs rtl tb       register map, RTL lint/synth tools, the Verilated model (VERILATOR, TB_*)
+#   sw unit sfu       host C, firmware and CLI (SW_BIN, FW_RV_*), unit tests, SFU reference
+#   system            system suites (SYS_SUITES, SYS_DIR, SYS_LIB_OBJS; needs SW_BIN)
+#   block-*, block    block tests: the block-*.mk add to BLOCK_TESTS, which block.mk's rules use
+#   formal .. bench   the areas built on the above (coverage needs SYS_SUITES, fuzz and trust
+#                     SYS_LIB_OBJS, bench and uart SW_BIN and the tb's variables)
+#   long              long-targets-check: reads the lists of every area above
+#   top               make test and make demo
+MK_FRAGMENTS := regs rtl tb sw unit sfu system block-core block-dma block-uart block \
+                formal synth gate coverage fuzz trust bench uart long top
+mk_unlisted := $(filter-out $(MK_FRAGMENTS:%=mk/%.mk),$(wildcard mk/*.mk))
+$(if $(mk_unlisted),$(error Makefile: $(mk_unlisted) not in MK_FRAGMENTS: add it in dependency order))
+include $(MK_FRAGMENTS:%=mk/%.mk)
 
 .PHONY: help
 help: ## print this list

@@ -67,6 +67,13 @@ def main():
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
 
+    # An unmatched shell glob arrives as itself (build/coverage/dat/*.dat): no suite wrote counts.
+    missing = [path for path in args.files if not os.path.isfile(path)]
+    if missing:
+        print("covreport: no coverage file " + " ".join(missing) +
+              " (did any simulation run with TSR_SIM_COVERAGE_DIR set?)")
+        return 1
+
     points = {}
     for path in args.files:
         parse(path, points)
