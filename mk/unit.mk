@@ -21,7 +21,8 @@
 
 UNIT_DIR       := $(BUILD)/tests/unit
 UNIT_OBJ_DIR   := $(UNIT_DIR)/obj
-UNIT_LIB_SRCS  := sw/driver/tsr_quant.c sw/golden/tsr_golden.c sw/lib/tsr_npy.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c
+UNIT_LIB_SRCS  := sw/driver/tsr_quant.c sw/golden/tsr_golden.c sw/lib/tsr_npy.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c \
+                  sw/golden/tsr_golden_params.c
 UNIT_LIB       := $(UNIT_DIR)/libtsr_unit.a
 UNIT_TESTS     := $(patsubst tests/unit/%.c,%,$(sort $(wildcard tests/unit/test_*.c)))
 UNIT_BINS      := $(addprefix $(UNIT_DIR)/,$(UNIT_TESTS))
