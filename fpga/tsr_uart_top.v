@@ -11,7 +11,7 @@
 // The host (sw/hal/tsr_hal_uart.c) reads and writes registers through the
 // bridge, and fills and reads the memory with MEM_WRITE / MEM_READ; the DMA
 // sees the same memory at device addresses 0..MemBytes-1. The protocol is in
-// docs/fpga.md, "Host link"; evt_o is the bridge's event vector.
+// docs/host-link.md; evt_o is the bridge's event vector.
 module tsr_uart_top #(
   parameter integer ArrayDim      = 8,
   parameter integer SpadRows      = 4096,

@@ -1,4 +1,4 @@
-# mk/block-uart.mk: block test of the UART host bridge (docs/fpga.md, "Host link").
+# mk/block-uart.mk: block test of the UART host bridge (docs/host-link.md).
 #
 #   uart_bridge  tests/block/tsr_uart_bridge_tb.v  rtl/tsr_uart_bridge.v with its UART RX/TX:
 #                every command and status, damaged, dropped and repeated frames, 400 random frames

@@ -1,4 +1,4 @@
-# mk/uart.mk: the UART host link (issue #5, item 4; docs/fpga.md "Host link").
+# mk/uart.mk: the UART host link (issue #5, item 4; docs/host-link.md).
 #
 #   make test-uart        everything below: lint + synthesis of the bridge, the block test,
 #                         the unit tests, the end-to-end simulation test, the CLI over the

@@ -1,7 +1,7 @@
 // tsr_uart_bridge: UART host link: CRC-checked frames to AXI4-Lite register accesses and byte memory accesses.
 `default_nettype none
 
-// The protocol is specified in docs/fpga.md, "Host link". In short: a request
+// The protocol is specified in docs/host-link.md. In short: a request
 // is SYNC 0xA5, CMD, SEQ, ADDR (4, LE), LEN (2, LE), PAYLOAD (LEN bytes when
 // CMD bit 7 is set), CRC-16/CCITT-FALSE of CMD..PAYLOAD (high byte first);
 // the reply is SYNC 0x5A, STATUS, SEQ, LEN (2, LE), DATA, CRC of STATUS..DATA.
@@ -236,7 +236,7 @@ module tsr_uart_bridge #(
   // requests (FPGA timing: its adder fed the board memory's write enables).
   reg  [31:0] maddr_q;
 
-  // INFO reply data, byte 0 first (docs/fpga.md): 'T', 'U', version 1, 0, MaxLen (16),
+  // INFO reply data, byte 0 first (docs/host-link.md): 'T', 'U', version 1, 0, MaxLen (16),
   // RxTimeoutBits (16), MemBytes (32), ClkPerBit (32). (Wires, not a localparam: Verilator
   // 5.006 takes a parameter-derived localparam inside a concatenation for an unsized one.)
   wire [31:0]  info_clk   = InfoClk;

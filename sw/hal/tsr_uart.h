@@ -3,7 +3,7 @@
 #define TSR_UART_H
 
 /*
- * The protocol is specified in docs/fpga.md, "Host link"; the board side is
+ * The protocol is specified in docs/host-link.md; the board side is
  * rtl/tsr_uart_bridge.v. Three layers, each usable alone:
  *
  *   protocol  (sw/hal/tsr_uart_proto.c, freestanding, pure): CRC-16, request and
@@ -14,7 +14,7 @@
  *             fpga/tsr_uart_top.v (sw/hal/tsr_uart_simlink.c), or any test double.
  *   HAL       (sw/hal/tsr_hal_uart.c): tsr_hal_ops_t over a transport: read32,
  *             write32, mem_write, mem_read; stop-and-wait with retries, so
- *             that a write is applied exactly once (docs/fpga.md, "Retries").
+ *             that a write is applied exactly once (docs/host-link.md, "Retries").
  */
 
 #include <stdbool.h>
