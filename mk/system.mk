@@ -35,7 +35,7 @@ SYS_OBJ_DIR     := $(SYS_DIR)/obj
 SYS_CFLAGS       = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
 SYS_LIB_SRCS    := tests/system/sys_util.c tests/system/sys_reset.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/driver/tsr_driver.c \
                    $(FW_SRCS) sw/golden/tsr_golden.c sw/driver/tsr_quant.c sw/golden/tsr_sfu_golden.c \
-                   sw/lib/tsr_sfu_prep.c
+                   sw/lib/tsr_sfu_prep.c sw/golden/tsr_golden_params.c
 SYS_LIB_OBJS    := $(patsubst %.c,$(SYS_OBJ_DIR)/%.o,$(SYS_LIB_SRCS))
 SYS_SUITES      := gemm errors wrap counters directed reset busfault sfu perf
 SYS_CMOCKA      := errors wrap counters directed reset busfault nosfu

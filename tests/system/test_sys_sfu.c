@@ -8,6 +8,7 @@
 #include "sys_util.h"
 #include "tessera_regs.h"
 #include "tsr_golden.h"
+#include "tsr_golden_params.h"
 #include "tsr_sfu.h"
 
 /*
@@ -18,7 +19,11 @@
  *   and zero points).
  * Each case fills the external memory with random bytes, runs, and compares
  * every output byte with the golden model (sw/golden/tsr_sfu_golden.c) and every
- * other byte with what was there before. Then a fused GEMM (requantize, then
+ * other byte with what was there before. The chip gets its tables and
+ * parameter blocks from the host preparation (sw/lib/tsr_sfu_prep.c); the
+ * golden model computes with its own, derived from the same scales by
+ * separate code (sw/golden/tsr_golden_params.c), so a wrong table entry or
+ * parameter in the preparation fails here instead of reaching both sides. Then a fused GEMM (requantize, then
  * the table) against GEMM + MAP, with the DMA traffic of both; then the
  * error paths: a bad parameter gives ERR_PARAM, a bad FUNC ERR_OPCODE, and
  * the chip is usable after a soft reset.
@@ -137,15 +142,19 @@ static int run_case(sys_env_t *e, uint32_t seed, unsigned func) {
   CHECK(tsr_counters_clear(&e->dev) == TSR_OK, "%s: counter clear", what);
   switch (func) {
     case TSR_FUNC_MAP: {
-      int8_t lut[256];
-      const tsr_lut_fn_t fn = (tsr_lut_fn_t)sys_rng_range(&r, 0, TSR_LUT_HARDSWISH);
-      CHECK(tsr_lut_populate(fn, (float)rnd_log(&r, 0.005, 0.2), (int32_t)sys_rng_range(&r, -20, 20),
-                             (float)rnd_log(&r, 0.003, 0.1), (int32_t)sys_rng_range(&r, -128, 0),
-                             lut) == 0,
+      int8_t lut[256], gold_lut[256];
+      /* Consecutive cases (seed + 16 i) take the functions in turn: 7 cases cover all. */
+      const tsr_lut_fn_t fn = (tsr_lut_fn_t)((seed >> 4) % (TSR_LUT_HARDSWISH + 1u));
+      const double in_scale = rnd_log(&r, 0.005, 0.2);
+      const int32_t in_zp = (int32_t)sys_rng_range(&r, -20, 20);
+      const double out_scale = rnd_log(&r, 0.003, 0.1);
+      const int32_t out_zp = (int32_t)sys_rng_range(&r, -128, 0);
+      CHECK(tsr_lut_populate(fn, (float)in_scale, in_zp, (float)out_scale, out_zp, lut) == 0 &&
+                tsr_golden_lut(fn, in_scale, in_zp, out_scale, out_zp, gold_lut) == 0,
             "%s: lut", what);
       CHECK(put(e, LUT_ADDR, lut, sizeof lut) == 0, "%s: put", what);
       memcpy(before + LUT_ADDR, lut, sizeof lut);
-      tsr_golden_map(lut, n, x, y);
+      tsr_golden_map(gold_lut, n, x, y);
       st = tsr_sfu_run_lut(&e->dev, LUT_ADDR, rows, len, IN_ADDR, OUT_ADDR);
       break;
     }
@@ -154,51 +163,65 @@ static int run_case(sys_env_t *e, uint32_t seed, unsigned func) {
       st = tsr_sfu_run_reduce(&e->dev, rows, len, IN_ADDR, OUT_ADDR);
       break;
     case TSR_FUNC_SOFTMAX: {
-      tsr_softmax_params_t p;
-      CHECK(tsr_softmax_prepare(rnd_log(&r, 0.1, 4.0), rnd_log(&r, 0.01, 0.5), &p) == 0,
+      tsr_softmax_params_t p, gp;
+      const double beta = rnd_log(&r, 0.1, 4.0);
+      const double in_scale = rnd_log(&r, 0.01, 0.5);
+      CHECK(tsr_softmax_prepare(beta, in_scale, &p) == 0 &&
+                tsr_golden_softmax_params(beta, in_scale, &gp) == 0,
             "%s: prepare", what);
       CHECK(put(e, PARAM_ADDR, &p, sizeof p) == 0, "%s: put", what);
       memcpy(before + PARAM_ADDR, &p, sizeof p);
-      CHECK(tsr_golden_softmax(rows, len, x, &p, y) == 0, "%s: golden", what);
+      CHECK(tsr_golden_softmax(rows, len, x, &gp, y) == 0, "%s: golden", what);
       st = tsr_sfu_run_softmax(&e->dev, rows, len, IN_ADDR, PARAM_ADDR, OUT_ADDR);
       break;
     }
     case TSR_FUNC_LAYERNORM: {
-      tsr_layernorm_params_t p;
+      tsr_layernorm_params_t p, gp;
       const double in_scale = rnd_log(&r, 0.005, 0.2), g_scale = rnd_log(&r, 0.002, 0.05);
-      CHECK(tsr_layernorm_prepare(len, in_scale, rnd_log(&r, 1e-6, 1e-2),
-                                  (int32_t)sys_rng_range(&r, -10, 10), g_scale,
-                                  rnd_log(&r, 0.01, 0.1), (int32_t)sys_rng_range(&r, -20, 20),
-                                  &p) == 0,
+      const double eps = rnd_log(&r, 1e-6, 1e-2);
+      const int32_t g_zp = (int32_t)sys_rng_range(&r, -10, 10);
+      const double out_scale = rnd_log(&r, 0.01, 0.1);
+      const int32_t out_zp = (int32_t)sys_rng_range(&r, -20, 20);
+      CHECK(tsr_layernorm_prepare(len, in_scale, eps, g_zp, g_scale, out_scale, out_zp, &p) == 0 &&
+                tsr_golden_layernorm_params(len, in_scale, eps, g_zp, g_scale, out_scale, out_zp,
+                                            &gp) == 0,
             "%s: prepare", what);
       int32_t *beta = (int32_t *)malloc(len * sizeof *beta);
+      int32_t *gold_beta = (int32_t *)malloc(len * sizeof *gold_beta);
       float *beta_f = (float *)malloc(len * sizeof *beta_f);
-      CHECK(beta != NULL && beta_f != NULL, "%s: malloc", what);
+      CHECK(beta != NULL && gold_beta != NULL && beta_f != NULL, "%s: malloc", what);
       for (uint32_t j = 0; j < len; j++) {
         beta_f[j] = (float)sys_rng_range(&r, -2000, 2000) / 1000.0f;
       }
-      CHECK(tsr_layernorm_quantize_beta(len, beta_f, g_scale, beta) == 0, "%s: beta", what);
+      CHECK(tsr_layernorm_quantize_beta(len, beta_f, g_scale, beta) == 0 &&
+                tsr_golden_layernorm_beta(len, beta_f, g_scale, gold_beta) == 0,
+            "%s: beta", what);
       CHECK(put(e, PARAM_ADDR, &p, sizeof p) == 0 && put(e, BETA_ADDR, beta, len * 4u) == 0,
             "%s: put", what);
       memcpy(before + PARAM_ADDR, &p, sizeof p);
       memcpy(before + BETA_ADDR, beta, len * 4u);
-      CHECK(tsr_golden_layernorm(rows, len, x, x2, beta, &p, y) == 0, "%s: golden", what);
+      CHECK(tsr_golden_layernorm(rows, len, x, x2, gold_beta, &gp, y) == 0, "%s: golden", what);
       st = tsr_sfu_run_layernorm(&e->dev, rows, len, IN_ADDR, IN2_ADDR, BETA_ADDR, PARAM_ADDR,
                                  OUT_ADDR);
       free(beta);
+      free(gold_beta);
       free(beta_f);
       break;
     }
     default: {
-      tsr_add_params_t p;
-      CHECK(tsr_add_prepare(rnd_log(&r, 0.005, 0.2), (int32_t)sys_rng_range(&r, -128, 127),
-                            rnd_log(&r, 0.005, 0.2), (int32_t)sys_rng_range(&r, -128, 127),
-                            rnd_log(&r, 0.005, 0.4), (int32_t)sys_rng_range(&r, -128, 127),
-                            &p) == 0,
+      tsr_add_params_t p, gp;
+      const double s1 = rnd_log(&r, 0.005, 0.2);
+      const int32_t z1 = (int32_t)sys_rng_range(&r, -128, 127);
+      const double s2 = rnd_log(&r, 0.005, 0.2);
+      const int32_t z2 = (int32_t)sys_rng_range(&r, -128, 127);
+      const double so = rnd_log(&r, 0.005, 0.4);
+      const int32_t zo = (int32_t)sys_rng_range(&r, -128, 127);
+      CHECK(tsr_add_prepare(s1, z1, s2, z2, so, zo, &p) == 0 &&
+                tsr_golden_add_params(s1, z1, s2, z2, so, zo, &gp) == 0,
             "%s: prepare", what);
       CHECK(put(e, PARAM_ADDR, &p, sizeof p) == 0, "%s: put", what);
       memcpy(before + PARAM_ADDR, &p, sizeof p);
-      CHECK(tsr_golden_add(n, x, x2, &p, y) == 0, "%s: golden", what);
+      CHECK(tsr_golden_add(n, x, x2, &gp, y) == 0, "%s: golden", what);
       st = tsr_sfu_run_add(&e->dev, rows, len, IN_ADDR, IN2_ADDR, PARAM_ADDR, OUT_ADDR);
       break;
     }
@@ -255,13 +278,15 @@ static int fused_case(sys_env_t *e, uint32_t seed) {
   CHECK(before != NULL, "%s: memory", what);
   const int8_t *a = (const int8_t *)before + IN_ADDR, *b = (const int8_t *)before + IN2_ADDR;
   int32_t bias[40];
-  int8_t lut[256];
+  int8_t lut[256], gold_lut[256];
   for (uint32_t j = 0; j < n; j++) {
     bias[j] = (int32_t)sys_rng_range(&r, -5000, 5000);
   }
-  CHECK(tsr_lut_populate(TSR_LUT_GELU, (float)rnd_log(&r, 0.01, 0.1), 0,
-                         (float)rnd_log(&r, 0.005, 0.05), (int32_t)sys_rng_range(&r, -20, 0),
-                         lut) == 0 &&
+  /* The chip's table from the preparation, the golden model's from its own derivation. */
+  const double in_scale = rnd_log(&r, 0.01, 0.1), out_scale = rnd_log(&r, 0.005, 0.05);
+  const int32_t out_zp = (int32_t)sys_rng_range(&r, -20, 0);
+  CHECK(tsr_lut_populate(TSR_LUT_GELU, (float)in_scale, 0, (float)out_scale, out_zp, lut) == 0 &&
+            tsr_golden_lut(TSR_LUT_GELU, in_scale, 0, out_scale, out_zp, gold_lut) == 0 &&
             put(e, BETA_ADDR, bias, n * 4u) == 0 && put(e, LUT_ADDR, lut, sizeof lut) == 0,
         "%s: put", what);
   tsr_gemm_desc_t d = {.m = m, .k = k, .n = n, .a_addr = IN_ADDR, .lda = k,
@@ -275,7 +300,7 @@ static int fused_case(sys_env_t *e, uint32_t seed) {
   int8_t *plain = malloc((size_t)m * n), *want = malloc((size_t)m * n);
   CHECK(plain != NULL && want != NULL, "%s: malloc", what);
   CHECK(tsr_golden_gemm(m, k, n, a, k, b, n, &gp, NULL, plain) == 0, "%s: golden", what);
-  gp.lut = lut;
+  gp.lut = gold_lut;
   CHECK(tsr_golden_gemm(m, k, n, a, k, b, n, &gp, NULL, want) == 0, "%s: golden", what);
   free(before);
 
