@@ -97,6 +97,79 @@ static void gemm_per_tensor_requant_rounds_and_adds_zero_point(void **state) {
   check_i8(out, want, 4);
 }
 
+static void gemm_requant_rounds_negative_ties_away_from_zero(void **state) {
+  (void)state;
+  /* The rounding right shift rounds a tie away from zero on both sides: a
+   * rule that rounds half up would give -1 for -1.5. A is a 12x1 column and
+   * B = [1], so the accumulators are A; multiplier 0.5 (2^30) on an even
+   * accumulator is exact, then shift -2 divides by 4:
+   *   -12 -> -6 -> -1.5  -> -2      12 ->  6 ->  1.5 ->  2
+   *   -20 -> -10 -> -2.5 -> -3      20 -> 10 ->  2.5 ->  3
+   *    -4 -> -2 -> -0.5  -> -1       4 ->  2 ->  0.5 ->  1
+   *   -28 -> -14 -> -3.5 -> -4      28 -> 14 ->  3.5 ->  4
+   * and, not ties, -10 -> -5 -> -1.25 -> -1, -14 -> -7 -> -1.75 -> -2,
+   * -128 -> -64 -> -16, 126 -> 63 -> 15.75 -> 16. */
+  const int8_t a[12] = {-12, -20, -4, -28, 12, 20, 4, 28, -10, -14, -128, 126};
+  const int8_t b[1] = {1};
+  const tsr_gemm_params_t p = {
+      .requant = 1, .mult_scalar = P30, .shift_scalar = -2, .act_min = -128, .act_max = 127};
+  int8_t out[12] = {0};
+  assert_i64(tsr_golden_gemm(12, 1, 1, a, 1, b, 1, &p, NULL, out), 0);
+  const int8_t want[12] = {-2, -3, -1, -4, 2, 3, 1, 4, -1, -2, -16, 16};
+  check_i8(out, want, 12);
+}
+
+static void gemm_requant_negative_ties_after_bias_and_per_channel_shifts(void **state) {
+  (void)state;
+  /* The tie comes from the bias: accumulators 1 * [1 1 1 1] plus bias
+   * -7, -13, 5, -3, then multiplier 0.5 exactly (2^30 with shift 0 on the even
+   * values below) and per-column shifts:
+   *   col 0: 1 - 7  = -6  -> -3, shift -1: -1.5  -> -2, + zp 10 -> 8
+   *   col 1: 1 - 13 = -12 -> -6, shift -2: -1.5  -> -2, + zp 10 -> 8
+   *   col 2: 1 + 5  =  6  ->  3, shift -1:  1.5  ->  2, + zp 10 -> 12
+   *   col 3: 1 - 3  = -2  -> -1, shift -1: -0.5  -> -1, + zp 10 -> 9
+   * The zero point is added after the rounding, so it cannot hide the sign. */
+  const int8_t a[1] = {1};
+  const int8_t b[4] = {1, 1, 1, 1};
+  const int32_t bias[4] = {-7, -13, 5, -3};
+  const int32_t shift[4] = {-1, -2, -1, -1};
+  const tsr_gemm_params_t p = {.bias = bias,
+                               .requant = 1,
+                               .mult_scalar = P30,
+                               .shift = shift,
+                               .out_zp = 10,
+                               .act_min = -128,
+                               .act_max = 127};
+  int8_t out[4] = {0};
+  assert_i64(tsr_golden_gemm(1, 1, 4, a, 1, b, 4, &p, NULL, out), 0);
+  const int8_t want[4] = {8, 8, 12, 9};
+  check_i8(out, want, 4);
+}
+
+static void output_doubling_high_mul_rounds_a_negative_tie_up_and_the_shift_away(void **state) {
+  (void)state;
+  /* Two roundings with different tie rules (gemmlowp): the doubling high
+   * multiply rounds x * 0.5 = -2.5 up to -2 (its nudge is 1 - 2^30 for a
+   * negative product), while +2.5 goes to 3; the right shift then rounds
+   * ties away from zero. With multiplier 0.5 and shift 0:
+   *   -5 -> -2,  5 -> 3,  -1 -> 0,  1 -> 1
+   * and with shift -1 (x / 4 in two steps):
+   *   -5 -> -2 -> -1 (exact),  -3 -> -1 (srdhm -1.5 -> -1) -> -0.5 -> -1,
+   *   -7 -> -3 (-3.5 -> -3) -> -1.5 -> -2,  7 -> 4 -> 2 */
+  const tsr_gemm_params_t p0 = {
+      .requant = 1, .mult_scalar = P30, .shift_scalar = 0, .act_min = -128, .act_max = 127};
+  assert_i64(tsr_golden_output(-5, 0, &p0), -2);
+  assert_i64(tsr_golden_output(5, 0, &p0), 3);
+  assert_i64(tsr_golden_output(-1, 0, &p0), 0);
+  assert_i64(tsr_golden_output(1, 0, &p0), 1);
+  const tsr_gemm_params_t p1 = {
+      .requant = 1, .mult_scalar = P30, .shift_scalar = -1, .act_min = -128, .act_max = 127};
+  assert_i64(tsr_golden_output(-5, 0, &p1), -1);
+  assert_i64(tsr_golden_output(-3, 0, &p1), -1);
+  assert_i64(tsr_golden_output(-7, 0, &p1), -2);
+  assert_i64(tsr_golden_output(7, 0, &p1), 2);
+}
+
 static void gemm_per_channel_requant_uses_each_columns_multiplier_and_shift(void **state) {
   (void)state;
   /* Column 0: 0.5, shift 0.   -44 -> -22;  83 -> 41.5 -> 42
@@ -270,6 +343,9 @@ int main(void) {
       cmocka_unit_test(gemm_adds_bias_per_column),
       cmocka_unit_test(gemm_honours_row_strides_of_a_and_b),
       cmocka_unit_test(gemm_per_tensor_requant_rounds_and_adds_zero_point),
+      cmocka_unit_test(gemm_requant_rounds_negative_ties_away_from_zero),
+      cmocka_unit_test(gemm_requant_negative_ties_after_bias_and_per_channel_shifts),
+      cmocka_unit_test(output_doubling_high_mul_rounds_a_negative_tie_up_and_the_shift_away),
       cmocka_unit_test(gemm_per_channel_requant_uses_each_columns_multiplier_and_shift),
       cmocka_unit_test(gemm_requant_clamps_to_activation_range_relu6_style),
       cmocka_unit_test(gemm_int32_accumulation_and_bias_wrap_modulo_2_pow_32),
