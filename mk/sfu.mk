@@ -7,11 +7,12 @@
 
 SFU_DIR      := $(BUILD)/sfu
 SFU_REF_LIB  := $(SFU_DIR)/libtsr_sfu.so
-SFU_REF_SRCS := sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c
+SFU_REF_SRCS := sw/golden/tsr_sfu_golden.c sw/golden/tsr_golden_params.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c
 SFU_REF_ARGS ?=
 
-# One shared library of the golden model and the preparation, loaded by sfu_ref.py through ctypes.
-$(SFU_REF_LIB): $(SFU_REF_SRCS) sw/golden/tsr_sfu.h sw/driver/tsr_quant.h
+# One shared library of the golden model (with its own tables and parameters) and the chip path's
+# preparation, loaded by sfu_ref.py through ctypes.
+$(SFU_REF_LIB): $(SFU_REF_SRCS) sw/golden/tsr_sfu.h sw/golden/tsr_golden_params.h sw/driver/tsr_quant.h
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(CWARN) $(CFLAGS) -fPIC -shared -Isw/include -Isw/driver -Isw/golden -Isw/lib -o $@ $(SFU_REF_SRCS) -lm
 

@@ -21,8 +21,10 @@ them is numpy float32, one rounding per operation, in the C code's order.
 
   python3 tests/system/sfu_ref.py --selftest --lib build/sfu/libtsr_sfu.so [--seed S] [--cases N]
 
-compares all of the above with the C golden model and preparation (loaded
-with ctypes) on random inputs, bit for bit, and exits non-zero on the first
+compares all of the above with the C golden model, the chip path's
+preparation (sw/lib/tsr_sfu_prep.c) and the golden model's own derivation of
+the tables and parameters (sw/golden/tsr_golden_params.c), loaded with
+ctypes, on random inputs, bit for bit, and exits non-zero on the first
 difference, printing the case and the seed.
 """
 
@@ -450,6 +452,11 @@ class CLib:
             "tsr_add_prepare": (ctypes.c_int, [d, i32, d, i32, d, i32, i32p]),
             "tsr_layernorm_prepare": (ctypes.c_int, [sz, d, d, i32, d, d, i32, i32p]),
             "tsr_layernorm_quantize_beta": (ctypes.c_int, [sz, ctypes.POINTER(f), d, i32p]),
+            "tsr_golden_lut": (ctypes.c_int, [ctypes.c_int, d, i32, d, i32, i8p]),
+            "tsr_golden_softmax_params": (ctypes.c_int, [d, d, i32p]),
+            "tsr_golden_add_params": (ctypes.c_int, [d, i32, d, i32, d, i32, i32p]),
+            "tsr_golden_layernorm_params": (ctypes.c_int, [sz, d, d, i32, d, d, i32, i32p]),
+            "tsr_golden_layernorm_beta": (ctypes.c_int, [sz, ctypes.POINTER(f), d, i32p]),
         }
         for name, (res, args) in sig.items():
             fn = getattr(lib, name)
@@ -502,27 +509,33 @@ class CLib:
         rc = self.lib.tsr_golden_add(len(a), self.i8(a), self.i8(b), self.i32(p), y)
         return None if rc != 0 else list(y[:len(a)])
 
-    def lut_populate(self, fn, in_scale, in_zp, out_scale, out_zp):
+    def lut_populate(self, fn, in_scale, in_zp, out_scale, out_zp, golden=False):
         lut = self.i8([0] * 256)
-        rc = self.lib.tsr_lut_populate(LUT_FNS.index(fn), in_scale, in_zp, out_scale, out_zp, lut)
+        populate = self.lib.tsr_golden_lut if golden else self.lib.tsr_lut_populate
+        rc = populate(LUT_FNS.index(fn), in_scale, in_zp, out_scale, out_zp, lut)
         return None if rc != 0 else list(lut)
 
-    def softmax_prepare(self, beta, in_scale):
+    # golden=True: the golden model's own derivation (tsr_golden_params.c) instead of the preparation.
+    def softmax_prepare(self, beta, in_scale, golden=False):
         p = self.i32([0] * 3)
-        return None if self.lib.tsr_softmax_prepare(beta, in_scale, p) != 0 else list(p)
+        prepare = self.lib.tsr_golden_softmax_params if golden else self.lib.tsr_softmax_prepare
+        return None if prepare(beta, in_scale, p) != 0 else list(p)
 
-    def add_prepare(self, *args):
+    def add_prepare(self, *args, golden=False):
         p = self.i32([0] * 11)
-        return None if self.lib.tsr_add_prepare(*args, p) != 0 else list(p)
+        prepare = self.lib.tsr_golden_add_params if golden else self.lib.tsr_add_prepare
+        return None if prepare(*args, p) != 0 else list(p)
 
-    def layernorm_prepare(self, *args):
+    def layernorm_prepare(self, *args, golden=False):
         p = self.i32([0] * 8)
-        return None if self.lib.tsr_layernorm_prepare(*args, p) != 0 else list(p)
+        prepare = self.lib.tsr_golden_layernorm_params if golden else self.lib.tsr_layernorm_prepare
+        return None if prepare(*args, p) != 0 else list(p)
 
-    def layernorm_quantize_beta(self, beta_f32, gamma_scale):
+    def layernorm_quantize_beta(self, beta_f32, gamma_scale, golden=False):
         q = self.i32([0] * len(beta_f32))
         fa = (ctypes.c_float * len(beta_f32))(*[float(b) for b in beta_f32])
-        return None if self.lib.tsr_layernorm_quantize_beta(len(beta_f32), fa, gamma_scale, q) != 0 else list(q)
+        quantize = self.lib.tsr_golden_layernorm_beta if golden else self.lib.tsr_layernorm_quantize_beta
+        return None if quantize(len(beta_f32), fa, gamma_scale, q) != 0 else list(q)
 
 
 class Mismatch(Exception):
@@ -568,10 +581,13 @@ def selftest(c, seed, cases):
         for _ in range(cases):
             args = (float(F(log2_uniform(rng, -9, 2))), rng.randint(-128, 127),
                     float(F(log2_uniform(rng, -10, 1))), rng.randint(-128, 127))
-            expect(f"lut_populate({fn}, {args})", c.lut_populate(fn, *args), lut_populate(fn, *args))
+            want = lut_populate(fn, *args)
+            expect(f"lut_populate({fn}, {args})", c.lut_populate(fn, *args), want)
+            expect(f"golden lut({fn}, {args})", c.lut_populate(fn, *args, golden=True), want)
             count("tables")
     for args in ((1.0, 0, 0.0, 0), (-1.0, 0, 1.0, 0), (1.0, 128, 1.0, 0), (1.0, 0, 1e-45, 0), (1.0, 0, 1.0, -129)):
         expect(f"lut_populate(tanh, {args})", c.lut_populate("tanh", *args), lut_populate("tanh", *args))
+        expect(f"golden lut(tanh, {args})", c.lut_populate("tanh", *args, golden=True), lut_populate("tanh", *args))
 
     # reduce
     for _ in range(cases):
@@ -583,6 +599,7 @@ def selftest(c, seed, cases):
         beta, scale = log2_uniform(rng, -2, 2), log2_uniform(rng, -10, 3)
         p = softmax_prepare(beta, scale)
         expect(f"softmax_prepare({beta}, {scale})", c.softmax_prepare(beta, scale), p)
+        expect(f"golden softmax params({beta}, {scale})", c.softmax_prepare(beta, scale, golden=True), p)
         if p is None or i % 4 == 3:
             p = [rng.randint(1, I32_MAX), rng.randint(0, 31), -rng.randint(0, 1 << rng.randint(0, 31))]
         length = rng.choice([1, 2, 3, rng.randint(1, 64), rng.randint(1, 600)])
@@ -601,6 +618,7 @@ def selftest(c, seed, cases):
                 max(s1, s2) * log2_uniform(rng, -3, 3), rng.randint(-128, 127))
         p = add_prepare(*args)
         expect(f"add_prepare{args}", c.add_prepare(*args), p)
+        expect(f"golden add params{args}", c.add_prepare(*args, golden=True), p)
         if i % 4 == 3:
             act_min = rng.randint(-128, 127)
             p = [rng.randint(-300, 300), rng.randint(I32_MIN, I32_MAX), rng.randint(-31, 0),
@@ -620,9 +638,11 @@ def selftest(c, seed, cases):
                 log2_uniform(rng, -9, -3), log2_uniform(rng, -8, 0), rng.randint(-30, 30))
         p = layernorm_prepare(*args)
         expect(f"layernorm_prepare{args}", c.layernorm_prepare(*args), p)
+        expect(f"golden layernorm params{args}", c.layernorm_prepare(*args, golden=True), p)
         beta_f = [F(rng.gauss(0.0, 1.0) * args[4] * 64) for _ in range(length)]
         beta = layernorm_quantize_beta(beta_f, args[4])
         expect("layernorm_quantize_beta", c.layernorm_quantize_beta(beta_f, args[4]), beta)
+        expect("golden layernorm beta", c.layernorm_quantize_beta(beta_f, args[4], golden=True), beta)
         if p is None or i % 4 == 3:
             act_min = rng.randint(-128, 127)
             p = [rng.randint(-300, 300), rng.randint(I32_MIN, I32_MAX), rng.randint(-(1 << 31), (1 << 31) - 1),
@@ -640,7 +660,7 @@ def selftest(c, seed, cases):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--selftest", action="store_true", help="compare with the C golden model (needs --lib)")
-    ap.add_argument("--lib", default="build/sfu/libtsr_sfu.so", help="shared library of sw/golden/tsr_sfu_golden.c, sw/lib/tsr_sfu_prep.c and sw/driver/tsr_quant.c")
+    ap.add_argument("--lib", default="build/sfu/libtsr_sfu.so", help="shared library of sw/golden/tsr_sfu_golden.c, sw/golden/tsr_golden_params.c, sw/lib/tsr_sfu_prep.c and sw/driver/tsr_quant.c")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--cases", type=int, default=60, help="random cases per kind (default 60)")
     args = ap.parse_args()
