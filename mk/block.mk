@@ -9,10 +9,14 @@
 # `make test-block` runs them all; `make test-block-foo` runs one.
 # BLOCK_SIM=iverilog uses Icarus (iverilog -g2012) instead of Verilator.
 # BLOCK_ARGS passes plusargs, e.g. BLOCK_ARGS='+seed=7 +trace=build/block/regs.vcd'.
+# Benches include their checks and random numbers from tests/block/tsr_tb_check.vh and
+# tsr_tb_prng.vh (BLOCK_INCS). BLOCK_DPI_foo: objects or archives linked into the Verilator
+# build (a DPI-C reference model); add them as prerequisites of $(BUILD)/block/foo/verilator/Vtb.
 
 BLOCK_TESTS += regs
 BLOCK_RTL_regs := rtl/regs/tsr_regs.v
 
+BLOCK_INCS := tests/block/tsr_tb_check.vh tests/block/tsr_tb_prng.vh
 BLOCK_SIM  ?= verilator
 BLOCK_ARGS ?=
 BLOCK_DIR  := $(BUILD)/block
@@ -31,18 +35,18 @@ test-block: $(addprefix test-block-,$(BLOCK_TESTS)) ## run every RTL block test 
 # (A pattern rule replaces only one %, hence <name>/<sim>/ directories.)
 .PRECIOUS: $(BLOCK_DIR)/%/verilator/Vtb $(BLOCK_DIR)/%/iverilog/tb.vvp
 
-$(BLOCK_DIR)/%/verilator/Vtb: tests/block/tsr_%_tb.v $(RTL_SRCS)
+$(BLOCK_DIR)/%/verilator/Vtb: tests/block/tsr_%_tb.v $(RTL_SRCS) $(BLOCK_INCS)
 	@command -v $(VERILATOR) >/dev/null || { echo "block: $(VERILATOR) not found: apt-get install verilator (>= 5.006)"; exit 1; }
 	@mkdir -p $(@D)
 	@echo "block $*: verilator --binary --timing (log: $(@D)/build.log)"
-	@$(VERILATOR) --binary --timing -j 2 --trace --quiet-exit \
+	@$(VERILATOR) --binary --timing -j 2 --trace --quiet-exit -Itests/block \
 	  --top-module tsr_$*_tb --Mdir $(@D) -o $(@F) \
-	  $< $(call block_rtl,$*) > $(@D)/build.log 2>&1 || { cat $(@D)/build.log; exit 1; }
+	  $< $(call block_rtl,$*) $(BLOCK_DPI_$*) > $(@D)/build.log 2>&1 || { cat $(@D)/build.log; exit 1; }
 
-$(BLOCK_DIR)/%/iverilog/tb.vvp: tests/block/tsr_%_tb.v $(RTL_SRCS)
+$(BLOCK_DIR)/%/iverilog/tb.vvp: tests/block/tsr_%_tb.v $(RTL_SRCS) $(BLOCK_INCS)
 	@command -v $(IVERILOG) >/dev/null || { echo "block: $(IVERILOG) not found: apt-get install iverilog"; exit 1; }
 	@mkdir -p $(@D)
-	$(IVERILOG) -g2012 -Wall -Wno-timescale -s tsr_$*_tb -o $@ $< $(call block_rtl,$*)
+	$(IVERILOG) -g2012 -Wall -Wno-timescale -Itests/block -s tsr_$*_tb -o $@ $< $(call block_rtl,$*)
 
 BLOCK_BIN = $(if $(filter iverilog,$(BLOCK_SIM)),$(BLOCK_DIR)/%/iverilog/tb.vvp,$(BLOCK_DIR)/%/verilator/Vtb)
 BLOCK_RUN = $(if $(filter iverilog,$(BLOCK_SIM)),$(VVP) -n,)
