@@ -600,15 +600,14 @@ module tsr_dma_rd #(
   // RVALID and the beat hold until RREADY.
   wire f_ar_hs = m_axi_arvalid & m_axi_arready;
   wire f_r_hs  = m_axi_rvalid & m_axi_rready;
-  reg  [OutW:0]   f_ar_out;                               // ARs accepted, RLAST not seen
+  wire [OutW:0]   f_ar_out;                               // ARs accepted, RLAST not seen
   reg  [7:0]      f_len [0:FifoDepth-1];
   reg  [PtrW-1:0] f_wp, f_rp;
   reg  [7:0]      f_rbeat;                                // beats of the head burst seen
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      f_ar_out <= 0; f_wp <= 0; f_rp <= 0; f_rbeat <= 8'd0;
+      f_wp <= 0; f_rp <= 0; f_rbeat <= 8'd0;
     end else begin
-      f_ar_out <= f_ar_out + f_ar_hs - (f_r_hs & m_axi_rlast);
       if (f_ar_hs) f_wp <= (f_wp == PtrLast) ? {PtrW{1'b0}} : f_wp + 1'b1;
       if (f_r_hs && m_axi_rlast) f_rp <= (f_rp == PtrLast) ? {PtrW{1'b0}} : f_rp + 1'b1;
       if (f_r_hs) f_rbeat <= m_axi_rlast ? 8'd0 : f_rbeat + 8'd1;
@@ -629,29 +628,27 @@ module tsr_dma_rd #(
   end
 
   // ---- Assertions ------------------------------------------------------------------------
-  always @(*) begin
-    if (rst_ni) begin
-      // INCR bursts of full-width beats, aligned, 1..MaxBurstBeats beats, no 4 KiB crossing.
-      assert (m_axi_arburst == 2'b01 && m_axi_arsize == AxSize);
-      if (m_axi_arvalid) begin
-        assert (m_axi_araddr[OffW-1:0] == {OffW{1'b0}});
-        assert ({24'h0, m_axi_arlen} <= MaxLenM1);
-        assert ({20'h0, m_axi_araddr[11:0]} + (({24'h0, m_axi_arlen} + 32'd1) << OffW)
-                <= 32'h1000);
-        // Inside the job's region (the beats holding its bytes).
-        assert (m_axi_araddr >= f_lo);
-        assert (m_axi_araddr + ({24'h0, m_axi_arlen} << OffW) <= f_hi);
-      end
-      // At most MaxOutstanding bursts accepted and not fully answered.
-      assert (f_ar_out <= MaxOutstanding);
-    end
-  end
-  // VALID and payload hold until READY.
-  always @(posedge clk_i) begin
-    if (f_past_valid && $past(rst_ni) && rst_ni && $past(m_axi_arvalid && !m_axi_arready))
-      assert (m_axi_arvalid && m_axi_araddr == $past(m_axi_araddr) &&
-              m_axi_arlen == $past(m_axi_arlen));
-  end
+  // The AXI4 master rules for AR (shared with tsr_dma_wr's AW): INCR bursts of full-width
+  // beats, aligned, 1..MaxBurstBeats beats, no 4 KiB crossing, inside the job's region,
+  // VALID and payload held until READY, at most MaxOutstanding bursts unanswered.
+  tsr_axi_master_props #(
+    .AxiDataWidth   (AxiDataWidth),
+    .MaxBurstBeats  (MaxBurstBeats),
+    .MaxOutstanding (MaxOutstanding)
+  ) u_f_ar (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .valid_i       (m_axi_arvalid),
+    .ready_i       (m_axi_arready),
+    .addr_i        (m_axi_araddr),
+    .len_i         (m_axi_arlen),
+    .size_i        (m_axi_arsize),
+    .burst_i       (m_axi_arburst),
+    .region_lo_i   (f_lo),
+    .region_hi_i   (f_hi),
+    .answer_i      (f_r_hs & m_axi_rlast),
+    .outstanding_o (f_ar_out)
+  );
 
   // ---- Inductive invariants ----------------------------------------------------------------
   wire [15:0] f_done_rows = rows_q - ar_rows_q;           // rows already set up

@@ -485,13 +485,12 @@ module tsr_dma_wr #(
   wire [31:0] f_hi = {f_end[31:OffW], {OffW{1'b0}}};      // last beat of the region
 
   // Bus-level bookkeeping. An AW is "new" in its first cycle of VALID.
-  wire f_aw_hs = m_axi_awvalid & m_axi_awready;
   wire f_w_hs  = m_axi_wvalid & m_axi_wready;
   wire f_wl_hs = f_w_hs & m_axi_wlast;
   wire f_b_hs  = m_axi_bvalid & m_axi_bready;
   reg  f_aw_held;                                         // AW presented, not yet taken
   wire f_aw_new = m_axi_awvalid & ~f_aw_held;
-  reg  [OutW:0] f_aw_out;   // AWs accepted, B not yet received
+  wire [OutW:0] f_aw_out;   // AWs accepted, B not yet received
   reg  [OutW:0] f_wd_out;   // W bursts completed, B not yet received
   reg  [OutW:0] f_lq_cnt;   // AWs presented whose W burst is not complete
   reg  [7:0]    f_len [0:FifoDepth-1];
@@ -502,11 +501,10 @@ module tsr_dma_wr #(
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       f_aw_held <= 1'b0;
-      f_aw_out <= 0; f_wd_out <= 0; f_lq_cnt <= 0;
+      f_wd_out <= 0; f_lq_cnt <= 0;
       f_wp <= 0; f_rp <= 0; f_wbeat <= 8'd0;
     end else begin
       f_aw_held <= m_axi_awvalid & ~m_axi_awready;
-      f_aw_out  <= f_aw_out + f_aw_hs - f_b_hs;
       f_wd_out  <= f_wd_out + f_wl_hs - f_b_hs;
       f_lq_cnt  <= f_lq_cnt + f_aw_new - f_wl_hs;
       if (f_aw_new) f_wp <= (f_wp == PtrLast) ? {PtrW{1'b0}} : f_wp + 1'b1;
@@ -520,36 +518,43 @@ module tsr_dma_wr #(
   always @(*) if (m_axi_bvalid) assume (f_aw_out != 0 && f_wd_out != 0);
 
   // ---- Assertions ------------------------------------------------------------------------
+  // The AXI4 master rules for AW (shared with tsr_dma_rd's AR): INCR bursts of full-width
+  // beats, aligned, 1..MaxBurstBeats beats, no 4 KiB crossing, inside the job's region,
+  // VALID and payload held until READY, at most MaxOutstanding bursts unanswered.
+  tsr_axi_master_props #(
+    .AxiDataWidth   (AxiDataWidth),
+    .MaxBurstBeats  (MaxBurstBeats),
+    .MaxOutstanding (MaxOutstanding)
+  ) u_f_aw (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .valid_i       (m_axi_awvalid),
+    .ready_i       (m_axi_awready),
+    .addr_i        (m_axi_awaddr),
+    .len_i         (m_axi_awlen),
+    .size_i        (m_axi_awsize),
+    .burst_i       (m_axi_awburst),
+    .region_lo_i   (f_lo),
+    .region_hi_i   (f_hi),
+    .answer_i      (f_b_hs),
+    .outstanding_o (f_aw_out)
+  );
+
+  // The write channels' own rules.
   always @(*) begin
     if (rst_ni) begin
-      // INCR bursts of full-width beats, aligned, 1..MaxBurstBeats beats, no 4 KiB crossing.
-      assert (m_axi_awburst == 2'b01 && m_axi_awsize == AxSize);
-      if (m_axi_awvalid) begin
-        assert (m_axi_awaddr[OffW-1:0] == {OffW{1'b0}});
-        assert ({24'h0, m_axi_awlen} <= MaxLenM1);
-        assert ({20'h0, m_axi_awaddr[11:0]} + (({24'h0, m_axi_awlen} + 32'd1) << OffW)
-                <= 32'h1000);
-        // Inside the job's region (the beats holding its bytes).
-        assert (m_axi_awaddr >= f_lo);
-        assert (m_axi_awaddr + ({24'h0, m_axi_awlen} << OffW) <= f_hi);
-      end
       // W: never ahead of its AW; AWLEN+1 beats with WLAST exactly on the last.
       if (m_axi_wvalid) begin
         assert (f_have);
         assert (f_wbeat <= f_head);
         assert (m_axi_wlast == (f_wbeat == f_head));
       end
-      // At most MaxOutstanding bursts accepted and not answered.
-      assert (f_aw_out <= MaxOutstanding);
       assert (m_axi_bready);
     end
   end
-  // VALID and payload hold until READY.
+  // W VALID and payload hold until READY.
   always @(posedge clk_i) begin
     if (f_past_valid && $past(rst_ni) && rst_ni) begin
-      if ($past(m_axi_awvalid && !m_axi_awready))
-        assert (m_axi_awvalid && m_axi_awaddr == $past(m_axi_awaddr) &&
-                m_axi_awlen == $past(m_axi_awlen));
       if ($past(m_axi_wvalid && !m_axi_wready))
         assert (m_axi_wvalid && m_axi_wdata == $past(m_axi_wdata) &&
                 m_axi_wstrb == $past(m_axi_wstrb) && m_axi_wlast == $past(m_axi_wlast));
