@@ -15,6 +15,7 @@ integer literals (decimal, 0x.., negative); labels for jump targets.
 """
 
 import argparse
+import os
 import re
 import sys
 
@@ -34,8 +35,19 @@ FORMS = {
     "ERRLT": "ai", "ERRGT": "ai",
 }
 
-# Entry points, in FUNC order (FUNC 0, LUT_LOAD, is not microcoded).
-ENTRIES = ["map", "reduce", "softmax", "layernorm", "add"]
+# Entry points: the label of each microcoded SFU function is its name in
+# rtl/regs/tessera_cmds.toml, lowercased, and the ROM maps its FUNC value to it.
+# FUNC 0, LUT_LOAD, is not microcoded.
+def _entries() -> list[tuple[int, str]]:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from cmdtool import load_cmds  # the command format's single source
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    fmt = load_cmds(os.path.join(root, "rtl", "regs", "tessera_cmds.toml"))
+    return [(f.value, f.name.lower()) for f in fmt.funcs if f.name != "LUT_LOAD"]
+
+
+ENTRIES_BY_FUNC = _entries()
+ENTRIES = [name for _, name in ENTRIES_BY_FUNC]
 
 SOURCES = {f"r{i}": i for i in range(16)}
 SOURCES.update({f"p{i}": 16 + i for i in range(11)})
@@ -162,7 +174,7 @@ def generate(src_path, rtl_path):
         "  always @(*) begin",
         "    case (func_i)",
     ]
-    for func, name in enumerate(ENTRIES, 1):
+    for func, name in ENTRIES_BY_FUNC:
         out.append(f"      3'd{func}: entry_o = 8'd{labels[name]};  // {name}")
     out += [
         "      default: entry_o = 8'd0;",

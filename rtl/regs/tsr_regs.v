@@ -95,7 +95,7 @@ module tsr_regs (
   output wire         irq_enable_fence_o,     // Enable IRQ_STATUS.FENCE.
 
   // ERR_CODE @ 0x020 (ro): Why the engine stopped (0: no error). Codes are listed in
-  //   docs/programming.md.
+  //   docs/commands.md (source: rtl/regs/tessera_cmds.toml).
   input  wire [7:0]   err_code_code_i,        // Error code.
 
   // ERR_CMD_IDX @ 0x024 (ro): Index, counted from 0 since reset or soft reset, of the command that

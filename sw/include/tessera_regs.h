@@ -98,7 +98,7 @@ extern "C" {
 #define TSR_IRQ_ENABLE_FENCE_OFFSET 2
 #define TSR_IRQ_ENABLE_FENCE_MASK   0x1u
 
-/* ERR_CODE (ro): Why the engine stopped (0: no error). Codes are listed in docs/programming.md. */
+/* ERR_CODE (ro): Why the engine stopped (0: no error). Codes are listed in docs/commands.md (source: rtl/regs/tessera_cmds.toml). */
 #define TSR_ERR_CODE_REG_OFFSET  0x020u
 #define TSR_ERR_CODE_CODE_OFFSET 0
 #define TSR_ERR_CODE_CODE_MASK   0xffu
