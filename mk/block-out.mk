@@ -29,3 +29,30 @@ $(BLOCK_REQUANT_REF): $(BLOCK_REQUANT_SRC) sw/golden/tsr_golden.h sw/driver/tsr_
 	  $(CC) $(CSTD) $(CWARN) -O2 -fPIC -Isw/golden -Isw/driver -c $$c -o $(@D)/$$(basename $$c .c).o || exit 1; \
 	done
 	@ar rcs $@ $(patsubst %.c,$(@D)/%.o,$(notdir $(BLOCK_REQUANT_SRC)))
+
+BLOCK_TESTS += store
+BLOCK_RTL_store := rtl/tsr_store.v rtl/tsr_requant.v rtl/tsr_lut.v
+BLOCK_DPI_store := $(BLOCK_DPI_requant)
+$(BUILD)/block/store/verilator/Vtb: $(BLOCK_REQUANT_REF)
+
+BLOCK_TESTS += matmul
+BLOCK_RTL_matmul := rtl/tsr_matmul.v rtl/tsr_array.v rtl/tsr_pe.v rtl/tsr_delay.v
+
+BLOCK_TESTS += lut
+BLOCK_RTL_lut := rtl/tsr_lut.v
+
+BLOCK_TESTS += sfu
+BLOCK_RTL_sfu := rtl/tsr_sfu.v rtl/tsr_sfu_rom.v rtl/tsr_lut.v
+BLOCK_SFU_REF := $(BUILD)/block/sfu/ref/libref.a
+BLOCK_SFU_SRC := tests/block/tsr_sfu_ref.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c
+BLOCK_DPI_sfu := $(abspath $(BLOCK_SFU_REF))
+
+$(BUILD)/block/sfu/verilator/Vtb: $(BLOCK_SFU_REF)
+
+$(BLOCK_SFU_REF): $(BLOCK_SFU_SRC) sw/golden/tsr_sfu.h sw/driver/tsr_quant.h
+	@mkdir -p $(@D)
+	@rm -f $@
+	@for c in $(BLOCK_SFU_SRC); do \
+	  $(CC) $(CSTD) $(CWARN) -O2 -fPIC -Isw/golden -Isw/driver -c $$c -o $(@D)/$$(basename $$c .c).o || exit 1; \
+	done
+	@ar rcs $@ $(patsubst %.c,$(@D)/%.o,$(notdir $(BLOCK_SFU_SRC)))

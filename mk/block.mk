@@ -9,14 +9,14 @@
 # `make test-block` runs them all; `make test-block-foo` runs one.
 # BLOCK_SIM=iverilog uses Icarus (iverilog -g2012) instead of Verilator.
 # BLOCK_ARGS passes plusargs, e.g. BLOCK_ARGS='+seed=7 +trace=build/block/regs.vcd'.
-# Benches include their checks and random numbers from tests/block/tsr_tb_check.vh and
-# tsr_tb_prng.vh (BLOCK_INCS). BLOCK_DPI_foo: objects or archives linked into the Verilator
+# Benches include their checks, random numbers and shared models from tests/block/*.vh
+# (tsr_tb_check.vh, tsr_tb_prng.vh, ...: BLOCK_INCS). BLOCK_DPI_foo: objects or archives linked into the Verilator
 # build (a DPI-C reference model); add them as prerequisites of $(BUILD)/block/foo/verilator/Vtb.
 
 BLOCK_TESTS += regs
 BLOCK_RTL_regs := rtl/regs/tsr_regs.v
 
-BLOCK_INCS := tests/block/tsr_tb_check.vh tests/block/tsr_tb_prng.vh
+BLOCK_INCS := $(wildcard tests/block/*.vh)
 BLOCK_SIM  ?= verilator
 BLOCK_ARGS ?=
 BLOCK_DIR  := $(BUILD)/block

@@ -1,0 +1,326 @@
+// tsr_matmul_tb: the MATMUL unit (rtl/tsr_matmul.v, with its tsr_array) against a behavioural model, N 4 and 8.
+`default_nettype none
+`timescale 1ns / 1ps
+
+// Each size runs sequences of random MATMULs issued back to back (start_i as soon as
+// ready_o), with behavioural memories: the scratchpad with its two synchronous read
+// ports (A rows, weight rows) and the accumulator (synchronous read, write port).
+// Commands mix overwrite and ACCUMULATE, KEEP_WEIGHTS, the weight preload (pre_i for the
+// next command while a STREAM runs, as the controller asks), K and N below ArrayDim
+// (weight rows >= K and columns >= N zero), and result rows that overlap the previous
+// command's (read-modify-write right behind a write: the forwarding path).
+// Checked:
+//   - every accumulator write, in order: its row address and its value, the model's
+//     C[c + i] = (ACCUMULATE ? C[c + i] : 0) + sum_k A[a + i][k] * W[w + k][j]
+//     (int8 x int8 summed in wrapping int32, W with rows >= K and columns >= N zero,
+//     or the weights of the command before with KEEP_WEIGHTS);
+//   - no write beyond the command's M rows; idle_o only when every row is written;
+//   - the whole accumulator equals the model's after each sequence.
+// Plusargs: +seed=<n> (default 1), +seqs=<n> sequences per size (default 60), +trace=<file.vcd>.
+module tsr_matmul_tb;
+  reg clk = 1'b0;
+  always #5 clk = ~clk;
+
+  integer seed = 1;
+  integer seqs = 60;
+  reg go = 1'b0;
+  initial begin : setup
+    string trace;
+    if (!$value$plusargs("seed=%d", seed)) seed = 1;
+    if (!$value$plusargs("seqs=%d", seqs)) seqs = 60;
+    if ($value$plusargs("trace=%s", trace)) begin
+      $dumpfile(trace);
+      $dumpvars(0, tsr_matmul_tb);
+    end
+    #2 go = 1'b1;
+  end
+
+  wire [1:0] done;
+  tsr_matmul_tb_bench #(.N(4), .Id(0)) u_n4 (.clk(clk), .go(go), .done(done[0]));
+  tsr_matmul_tb_bench #(.N(8), .Id(1)) u_n8 (.clk(clk), .go(go), .done(done[1]));
+
+  initial begin
+    wait (done == 2'h3);
+    $display("PASS tsr_matmul_tb seed=%0d: ArrayDim 4 and 8, %0d sequences each", seed, seqs);
+    $finish;
+  end
+endmodule
+
+module tsr_matmul_tb_bench #(
+  parameter integer N  = 8,
+  parameter integer Id = 0
+) (
+  input  wire clk,
+  input  wire go,
+  output reg  done
+);
+  localparam integer Rows = 64;
+  localparam integer Aw   = 6;
+  localparam integer Q    = 4096;   // expected-write queue
+
+  integer seed, seqs, seq = 0, cyc = 0;
+  always @(posedge clk) cyc <= cyc + 1;
+
+`define TB_WHERE ("tsr_matmul_tb N=%0d seed=%0d sequence=%0d cycle=%0d", N, seed, seq, cyc)
+`include "tsr_tb_check.vh"
+`include "tsr_tb_prng.vh"
+
+  // ---- DUT and memories ------------------------------------------------------------------
+  reg              rst_n = 1'b0;
+  reg              start = 1'b0, accumulate = 1'b0, keep = 1'b0, pre = 1'b0;
+  reg  [23:0]      a_addr = 0, w_addr = 0, c_addr = 0, pre_w_addr = 0;
+  reg  [15:0]      m = 0, k = 0, n = 0, pre_k = 0, pre_n = 0;
+  wire             pre_ready, ready, idle, stream, spad_re, w_re, acc_re, acc_we;
+  wire [Aw-1:0]    spad_raddr, w_raddr, acc_raddr, acc_waddr;
+  reg  [8*N-1:0]   spad_rdata, w_rdata;
+  reg  [32*N-1:0]  acc_rdata;
+  wire [32*N-1:0]  acc_wdata;
+
+  reg  [8*N-1:0]   spad_mem [0:Rows-1];
+  reg  [32*N-1:0]  acc_mem  [0:Rows-1];
+  always @(posedge clk) begin
+    if (spad_re) spad_rdata <= spad_mem[spad_raddr];
+    if (w_re)    w_rdata    <= spad_mem[w_raddr];
+    if (acc_re)  acc_rdata  <= acc_mem[acc_raddr];
+    if (acc_we)  acc_mem[acc_waddr] <= acc_wdata;
+  end
+
+  tsr_matmul #(.ArrayDim(N), .SpadRows(Rows), .AccRows(Rows)) u_dut (
+    .clk_i          (clk),
+    .rst_ni         (rst_n),
+    .clr_i          (1'b0),
+    .start_i        (start),
+    .accumulate_i   (accumulate),
+    .keep_weights_i (keep),
+    .a_addr_i       (a_addr),
+    .w_addr_i       (w_addr),
+    .c_addr_i       (c_addr),
+    .m_i            (m),
+    .k_i            (k),
+    .n_i            (n),
+    .pre_i          (pre),
+    .pre_w_addr_i   (pre_w_addr),
+    .pre_k_i        (pre_k),
+    .pre_n_i        (pre_n),
+    .pre_ready_o    (pre_ready),
+    .ready_o        (ready),
+    .idle_o         (idle),
+    .stream_o       (stream),
+    .spad_re_o      (spad_re),
+    .spad_raddr_o   (spad_raddr),
+    .spad_rdata_i   (spad_rdata),
+    .w_re_o         (w_re),
+    .w_raddr_o      (w_raddr),
+    .w_rdata_i      (w_rdata),
+    .acc_re_o       (acc_re),
+    .acc_raddr_o    (acc_raddr),
+    .acc_rdata_i    (acc_rdata),
+    .acc_we_o       (acc_we),
+    .acc_waddr_o    (acc_waddr),
+    .acc_wdata_o    (acc_wdata)
+  );
+
+  // ---- Model -----------------------------------------------------------------------------
+  reg  [32*N-1:0]  model_acc [0:Rows-1];
+  reg  [8*N-1:0]   wcur [0:N-1];        // the weights the last command used (zeroed)
+  // Expected writes, in order: row address, accumulate, product row.
+  reg  [Aw-1:0]    q_addr [0:Q-1];
+  reg              q_acc  [0:Q-1];
+  reg  [32*N-1:0]  q_prod [0:Q-1];
+  integer          q_wr = 0, q_rd = 0;
+
+  function automatic [Aw-1:0] ix(input integer v);
+    ix = v[Aw-1:0];
+  endfunction
+
+  function automatic [7:0] pick8(input integer unused);
+    reg [31:0] r;
+    begin
+      r = rand32(0);
+      case (r[31:29])
+        3'd0: pick8 = 8'h80;
+        3'd1: pick8 = 8'h7f;
+        3'd2: pick8 = 8'hff;
+        default: pick8 = r[7:0];
+      endcase
+    end
+  endfunction
+
+  // A command's expected writes, queued when it is issued.
+  task automatic model_cmd(input integer ai, input integer wi, input integer ci,
+                           input integer mi, input integer ki, input integer ni, input kp);
+    integer r, c, kk;
+    reg [31:0] sum;
+    reg [32*N-1:0] prod;
+    begin
+      if (!kp) begin
+        for (r = 0; r < N; r = r + 1) begin
+          for (c = 0; c < N; c = c + 1) begin
+            wcur[r][8*c +: 8] = (r < ki && c < ni) ? spad_mem[ix(wi + r)][8*c +: 8] : 8'h00;
+          end
+        end
+      end
+      for (r = 0; r < mi; r = r + 1) begin
+        for (c = 0; c < N; c = c + 1) begin
+          sum = 32'h0;
+          for (kk = 0; kk < N; kk = kk + 1) begin
+            sum = sum + $unsigned($signed({{24{spad_mem[ix(ai + r)][8*kk + 7]}}, spad_mem[ix(ai + r)][8*kk +: 8]}) *
+                                  $signed({{24{wcur[kk][8*c + 7]}}, wcur[kk][8*c +: 8]}));
+          end
+          prod[32*c +: 32] = sum;
+        end
+        q_addr[q_wr % Q] = ix(ci + r);
+        q_acc[q_wr % Q]  = accumulate;
+        q_prod[q_wr % Q] = prod;
+        q_wr = q_wr + 1;
+      end
+    end
+  endtask
+
+  // Every accumulator write against the head of the queue.
+  reg [32*N-1:0] exp_row;
+  integer c2;
+  always @(posedge clk) begin
+    if (rst_n && acc_we) begin
+      if (q_rd == q_wr) begin
+        `CHECK(0, ("a write to row %0d that no command asked for", acc_waddr))
+      end else begin
+        for (c2 = 0; c2 < N; c2 = c2 + 1) begin
+          exp_row[32*c2 +: 32] = q_prod[q_rd % Q][32*c2 +: 32] +
+                                 (q_acc[q_rd % Q] ? model_acc[q_addr[q_rd % Q]][32*c2 +: 32] : 32'h0);
+        end
+        `CHECK(acc_waddr == q_addr[q_rd % Q] && acc_wdata == exp_row,
+               ("write %0d: row %0d = %h, expected row %0d = %h (accumulate=%0d)", q_rd, acc_waddr,
+                acc_wdata, q_addr[q_rd % Q], exp_row, q_acc[q_rd % Q]))
+        model_acc[q_addr[q_rd % Q]] = exp_row;
+        q_rd = q_rd + 1;
+      end
+    end
+  end
+
+  // ---- A sequence of commands ------------------------------------------------------------
+  integer n_cmds = 0, n_keep = 0, n_pre = 0, n_acc = 0, n_fwd = 0;
+  // Coverage, white-box: accumulating writes whose old row came from the forwarding path.
+  integer n_fwd_hit = 0;
+  always @(posedge clk) if (rst_n && acc_we && u_dut.wb_fwd_q && u_dut.wb_acc_q) n_fwd_hit = n_fwd_hit + 1;
+
+  task automatic run_seq;
+    integer i, r, c, ncmd, ai, wi, ci, mi, ki, ni, last_ci, last_mi, t;
+    integer nxt_wi, nxt_ki, nxt_ni;
+    reg have_pre, pre_sent, first, pre_next;
+    reg [31:0] x;
+    begin
+      for (r = 0; r < Rows; r = r + 1) begin
+        for (c = 0; c < N; c = c + 1) spad_mem[r][8*c +: 8] = pick8(0);
+      end
+      ncmd = 1 + urand(6);
+      last_ci = 0; last_mi = 0; first = 1'b1;
+      have_pre = 1'b0; nxt_wi = 0; nxt_ki = 0; nxt_ni = 0;
+      for (i = 0; i < ncmd; i = i + 1) begin
+        // This command (its weights preloaded if have_pre). A preload of the next
+        // command's weights (pre_next) needs a STREAM of more than N rows.
+        pre_next = (i + 1 < ncmd) && (urand(3) == 0);
+        mi = pre_next ? N + 2 + urand(16) : 1 + urand(20);
+        ai = urand(Rows - mi + 1);
+        if (have_pre) begin
+          wi = nxt_wi; ki = nxt_ki; ni = nxt_ni;
+        end else begin
+          ki = (urand(2) == 0) ? N : 1 + urand(N);
+          ni = (urand(2) == 0) ? N : 1 + urand(N);
+          wi = urand(Rows - ki + 1);
+        end
+        keep = !first && !have_pre && (urand(5) == 0);
+        // Overlap the command before (one in three; half of them starting on its last
+        // row, which, streamed right behind it, is read while being written: forwarding).
+        ci = (!first && urand(3) == 0) ? last_ci + last_mi - 1 - (urand(2) == 0 ? 0 : urand(last_mi))
+                                       : urand(Rows - mi + 1);
+        if (ci + mi > Rows) ci = Rows - mi;
+        accumulate = (urand(2) == 0);
+        // The next command's weights, preloaded during this STREAM (one in three).
+        pre_sent = 1'b0;
+        have_pre = pre_next;
+        if (have_pre) begin
+          nxt_ki = 1 + urand(N); nxt_ni = 1 + urand(N);
+          nxt_wi = urand(Rows - nxt_ki + 1);
+        end
+        // Issue when ready, after a random gap.
+        t = 0;
+        repeat (urand(3) == 0 ? urand(12) : 0) @(posedge clk);
+        #1;
+        while (!ready) begin
+          @(posedge clk); #1;
+          t = t + 1;
+          `CHECK(t < 1000, ("ready_o never rises"))
+        end
+        x = ai; a_addr = x[23:0]; x = wi; w_addr = x[23:0]; x = ci; c_addr = x[23:0];
+        x = mi; m = x[15:0]; x = ki; k = x[15:0]; x = ni; n = x[15:0];
+        model_cmd(ai, wi, ci, mi, ki, ni, keep);
+        start = 1'b1;
+        @(posedge clk); #1;
+        start = 1'b0;
+        n_cmds = n_cmds + 1;
+        if (keep) n_keep = n_keep + 1;
+        if (accumulate) n_acc = n_acc + 1;
+        if (!first && ci <= last_ci + last_mi - 1 && ci + mi > last_ci) n_fwd = n_fwd + 1;
+        // The preload, as soon as it is accepted while this command streams.
+        if (have_pre) begin
+          x = nxt_wi; pre_w_addr = x[23:0]; x = nxt_ki; pre_k = x[15:0]; x = nxt_ni; pre_n = x[15:0];
+          t = 0;
+          while (!stream && t < N + 2) begin   // a WLOAD first
+            @(posedge clk); #1;
+            t = t + 1;
+          end
+          while (stream && !pre_sent) begin
+            if (pre_ready) begin
+              pre = 1'b1;
+              pre_sent = 1'b1;
+            end
+            @(posedge clk); #1;
+            pre = 1'b0;
+          end
+          if (!pre_sent) have_pre = 1'b0;   // the STREAM was too short: load as usual
+          else n_pre = n_pre + 1;
+        end
+        last_ci = ci; last_mi = mi; first = 1'b0;
+      end
+      // Drain: idle only when every row is written.
+      t = 0;
+      @(posedge clk); #1;
+      while (!idle) begin
+        @(posedge clk); #1;
+        t = t + 1;
+        `CHECK(t < 1000, ("idle_o never rises"))
+      end
+      `CHECK(q_rd == q_wr, ("idle_o with %0d rows not written", q_wr - q_rd))
+      for (r = 0; r < Rows; r = r + 1) begin
+        `CHECK(acc_mem[r] == model_acc[r], ("accumulator row %0d = %h, expected %h", r, acc_mem[r], model_acc[r]))
+      end
+    end
+  endtask
+
+  integer r0, c0;
+  initial begin
+    done = 1'b0;
+    wait (go);
+    seed = tsr_matmul_tb.seed;
+    seqs = tsr_matmul_tb.seqs;
+    rng_seed((32'h9e3779b9 * (Id + 1)) ^ seed);
+    for (r0 = 0; r0 < Rows; r0 = r0 + 1) begin
+      for (c0 = 0; c0 < N; c0 = c0 + 1) acc_mem[r0][32*c0 +: 32] = rand32(0);
+      model_acc[r0] = acc_mem[r0];
+    end
+    repeat (2) @(posedge clk);
+    #1 rst_n = 1'b1;
+    for (seq = 0; seq < seqs; seq = seq + 1) run_seq();
+    if (seqs >= 40 && (n_keep == 0 || n_pre == 0 || n_fwd == 0)) begin
+      $display("FAIL tsr_matmul_tb N=%0d seed=%0d: too little coverage (%0d KEEP_WEIGHTS, %0d preloads, %0d overlapping, %0d forwarded)",
+               N, seed, n_keep, n_pre, n_fwd, n_fwd_hit);
+      $fatal(1);
+    end
+    $display("- tsr_matmul_tb N=%0d: %0d commands (%0d accumulate, %0d KEEP_WEIGHTS, %0d preloaded, %0d overlapping the one before, %0d rows forwarded), %0d rows written, %0d checks",
+             N, n_cmds, n_acc, n_keep, n_pre, n_fwd, n_fwd_hit, q_rd, n_checks);
+    done = 1'b1;
+  end
+endmodule
+
+`default_nettype wire
