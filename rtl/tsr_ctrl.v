@@ -118,22 +118,15 @@ module tsr_ctrl #(
   input  wire        sfu_busy_i,
   input  wire        sfu_param_err_i
 );
-  // Opcodes and error codes: docs/commands.md.
-  localparam [7:0] OpNop = 8'd0, OpLoad = 8'd1, OpMatmul = 8'd2, OpStore = 8'd3, OpFence = 8'd4,
-                   OpSfu = 8'd5;
-  // SFU functions (docs/sfu.md).
-  localparam [3:0] FnLutLoad = 4'd0, FnReduce = 4'd2, FnSoftmax = 4'd3,
-                   FnLayernorm = 4'd4, FnAdd = 4'd5;
+  // Opcodes (Op*), SFU functions (Fn*), error codes (Err*) and the command's
+  // fields (cmd_*() functions): generated from rtl/regs/tessera_cmds.toml
+  // (docs/commands.md, docs/sfu.md).
+`include "rtl/regs/tsr_cmd_fields.vh"
   // Rows of the table (256 / N) and of the 3-, 8- and 11-word parameter blocks.
   localparam [31:0] LutRows32 = 256 / N;
   localparam [31:0] PRows3_32 = (3 + N - 1) / N;
   localparam [31:0] PRows8_32 = (8 + N - 1) / N;
   localparam [31:0] PRows11_32 = (11 + N - 1) / N;
-  localparam [7:0] ErrNone = 8'd0, ErrOpcode = 8'd1, ErrDim = 8'd2, ErrSpadRange = 8'd3,
-                   ErrAccRange = 8'd4, ErrDramRange = 8'd5, ErrBusRead = 8'd6,
-                   ErrBusWrite = 8'd7, ErrParam = 8'd8, ErrDepToken = 8'd9,
-                   ErrCmdqOverflow = 8'd10, ErrNoWeights = 8'd11, ErrDmaWindow = 8'd12,
-                   ErrNoUnit = 8'd13;
 
   localparam [2:0] StIdle = 3'd0, StFetch = 3'd1, StDecode = 3'd2, StExec = 3'd3,
                    StError = 3'd4, StAbort = 3'd5, StCheck = 3'd6;
@@ -182,26 +175,22 @@ module tsr_ctrl #(
 
   // ---------------------------------------------------------------- decode
   reg  [255:0] cmd_q, cmd_d;
-  wire [31:0]  w0 = cmd_q[31:0];
-  wire [31:0]  w1 = cmd_q[63:32];
-  wire [31:0]  w2 = cmd_q[95:64];
-  wire [31:0]  w3 = cmd_q[127:96];
-  wire [31:0]  w4 = cmd_q[159:128];
-  wire [31:0]  w5 = cmd_q[191:160];
-  wire [31:0]  w6 = cmd_q[223:192];
-  wire [31:0]  w7 = cmd_q[255:224];
-  wire [7:0]   opcode   = w0[7:0];
-  wire         pop_prev = w0[8];
-  wire         pop_next = w0[9];
-  wire         push_prev = w0[10];
-  wire         push_next = w0[11];
-  wire         flag0    = w0[16];
-  wire         flag1    = w0[17];
-  wire         flag2    = w0[18];
-  wire         st_spad  = w0[19];
-  wire         st_lut   = w0[20];
-  wire         st_leaky = w0[21];
-  wire [3:0]   func     = w0[19:16];
+  wire [7:0]   opcode    = cmd_opcode(cmd_q);
+  wire         pop_prev  = cmd_pop_prev(cmd_q);
+  wire         pop_next  = cmd_pop_next(cmd_q);
+  wire         push_prev = cmd_push_prev(cmd_q);
+  wire         push_next = cmd_push_next(cmd_q);
+  // Word-0 flags; each is read only under its opcode.
+  wire         ld_to_acc = cmd_load_dest(cmd_q);
+  wire         mm_keep   = cmd_matmul_keep_weights(cmd_q);
+  wire         st_bias   = cmd_store_bias(cmd_q);
+  wire         st_requant = cmd_store_requant(cmd_q);
+  wire         st_per_ch = cmd_store_per_channel(cmd_q);
+  wire         st_spad   = cmd_store_spad(cmd_q);
+  wire         st_lut    = cmd_store_lut(cmd_q);
+  wire         st_leaky  = cmd_store_leaky(cmd_q);
+  wire         fence_irq = cmd_fence_irq(cmd_q);
+  wire [3:0]   func      = cmd_sfu_func(cmd_q);
 
   // Dependency tokens: load->compute, compute->load, compute->store, store->compute.
   // The *_q counters are the real ones (popped at start, pushed at retire; one
@@ -215,7 +204,7 @@ module tsr_ctrl #(
   reg [1:0] stage;
   always @(*) begin
     case (opcode)
-      OpLoad:   stage = flag0 ? StageCompute : StageLoad;
+      OpLoad:   stage = ld_to_acc ? StageCompute : StageLoad;
       OpMatmul: stage = StageCompute;
       OpNop:    stage = StageCompute;
       OpSfu:    stage = StageCompute;
@@ -233,23 +222,25 @@ module tsr_ctrl #(
   //   dram:  (ROWS-1) * STRIDE         (LOAD, STORE)
   //   local: ceil(COLS / chunk) * ROWS (LOAD)
   //   sfu:   ceil(LEN / N) * ROWS      (SFU)
+  // ROWS, COLS (LEN) and STRIDE sit in the same place in LOAD, STORE and SFU
+  // (docs/commands.md), so one function reads them for all three.
   /* verilator lint_off UNUSEDSIGNAL */  // each function reads a few fields of a command
   function automatic [47:0] dram_prod(input [255:0] c);
-    dram_prod = {32'h0, c[111:96] - 16'h1} * {16'h0, c[95:64]};
+    dram_prod = {32'h0, cmd_load_rows(c) - 16'h1} * {16'h0, cmd_load_stride(c)};
   endfunction
   function automatic [32:0] local_prod(input [255:0] c);
     reg [16:0] ch;
     begin
-      ch = c[16] ? (({1'b0, c[127:112]} + AccChunk32[16:0] - 17'd1) >> AccChunkLog2)
-                 : (({1'b0, c[127:112]} + N32[16:0] - 17'd1) >> SpadChunkLog2);
-      local_prod = {16'h0, ch} * {17'h0, c[111:96]};
+      ch = cmd_load_dest(c) ? (({1'b0, cmd_load_cols(c)} + AccChunk32[16:0] - 17'd1) >> AccChunkLog2)
+                            : (({1'b0, cmd_load_cols(c)} + N32[16:0] - 17'd1) >> SpadChunkLog2);
+      local_prod = {16'h0, ch} * {17'h0, cmd_load_rows(c)};
     end
   endfunction
   function automatic [32:0] sfu_prod(input [255:0] c);
     reg [16:0] ch;
     begin
-      ch = ({1'b0, c[127:112]} + N32[16:0] - 17'd1) >> SpadChunkLog2;
-      sfu_prod = {16'h0, ch} * {17'h0, c[111:96]};
+      ch = ({1'b0, cmd_sfu_len(c)} + N32[16:0] - 17'd1) >> SpadChunkLog2;
+      sfu_prod = {16'h0, ch} * {17'h0, cmd_sfu_rows(c)};
     end
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
@@ -257,33 +248,35 @@ module tsr_ctrl #(
   reg [32:0] local_prod_q, sfu_prod_q;
 
   // External region end: ADDR + (ROWS-1)*STRIDE + bytes per row.
-  wire [15:0] rows      = w3[15:0];
-  wire [15:0] cols      = w3[31:16];
-  wire [15:0] st_bytes  = flag1 ? cols : {cols[13:0], 2'b00};
+  // (LOAD and STORE: ROWS, COLS and ADDR sit in the same place; SFU ROWS too.)
+  wire [15:0] rows      = cmd_load_rows(cmd_q);
+  wire [15:0] cols      = cmd_load_cols(cmd_q);
+  wire [31:0] ext_addr  = cmd_load_addr(cmd_q);
+  wire [15:0] st_bytes  = st_requant ? cols : {cols[13:0], 2'b00};
   wire [15:0] row_bytes = (opcode == OpStore) ? st_bytes : cols;
-  wire [48:0] dram_end  = {17'h0, w1} + {1'b0, dram_prod_q} + {33'h0, row_bytes};
+  wire [48:0] dram_end  = {17'h0, ext_addr} + {1'b0, dram_prod_q} + {33'h0, row_bytes};
   // The region [ADDR, dram_end) must lie inside [win_base_i, win_limit_i].
-  wire        outside_window = (w1 < win_base_i) || (dram_end > {17'h0, win_limit_i} + 49'h1);
+  wire        outside_window = (ext_addr < win_base_i) || (dram_end > {17'h0, win_limit_i} + 49'h1);
   // LOAD: local rows used = ceil(COLS / chunk) * ROWS.
-  wire [32:0] ld_end    = {9'h0, w4[23:0]} + local_prod_q;
+  wire [32:0] ld_end    = {9'h0, cmd_load_local(cmd_q)} + local_prod_q;
   // MATMUL fields, and its checks but NO_WEIGHTS (a function: they run on
   // cmd_q and on a MATMUL read ahead, peek_q).
-  wire [15:0] mm_m      = w4[15:0];
+  wire [15:0] mm_m      = cmd_matmul_m(cmd_q);
   /* verilator lint_off UNUSEDSIGNAL */
   function automatic [7:0] mm_err(input [255:0] c);
     reg [15:0] m, k, n;
     reg        keep;
     begin
-      m    = c[143:128];
-      k    = c[159:144];
-      n    = c[175:160];
-      keep = c[17];
+      m    = cmd_matmul_m(c);
+      k    = cmd_matmul_k(c);
+      n    = cmd_matmul_n(c);
+      keep = cmd_matmul_keep_weights(c);
       if (m == 16'h0 || (!keep && (k == 16'h0 || k > DimMax || n == 16'h0 || n > DimMax))) begin
         mm_err = ErrDim;
-      end else if ({9'h0, c[55:32]} + {17'h0, m} > spad_cap ||
-                   (!keep && {9'h0, c[87:64]} + {17'h0, k} > spad_cap)) begin
+      end else if ({9'h0, cmd_matmul_a_addr(c)} + {17'h0, m} > spad_cap ||
+                   (!keep && {9'h0, cmd_matmul_w_addr(c)} + {17'h0, k} > spad_cap)) begin
         mm_err = ErrSpadRange;
-      end else if ({9'h0, c[119:96]} + {17'h0, m} > acc_cap) begin
+      end else if ({9'h0, cmd_matmul_c_addr(c)} + {17'h0, m} > acc_cap) begin
         mm_err = ErrAccRange;
       end else begin
         mm_err = ErrNone;
@@ -292,21 +285,21 @@ module tsr_ctrl #(
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
   // STORE fields.
-  wire [32:0] st_src_end   = {9'h0, w4[23:0]} + {17'h0, rows};
+  wire [32:0] st_src_end   = {9'h0, cmd_store_src(cmd_q)} + {17'h0, rows};
   // PARAM..PARAM+2 are checked always, PARAM+3..+4 too with LEAKY.
-  wire [32:0] st_param_end = {9'h0, w5[23:0]} + (st_leaky ? 33'd5 : 33'd3);
-  wire [7:0]  st_shift     = w7[7:0];
-  wire [7:0]  st_min       = w7[23:16];
-  wire [7:0]  st_max       = w7[31:24];
+  wire [32:0] st_param_end = {9'h0, cmd_store_param(cmd_q)} + (st_leaky ? 33'd5 : 33'd3);
+  wire [7:0]  st_shift     = cmd_store_shift(cmd_q);
+  wire [7:0]  st_min       = cmd_store_act_min(cmd_q);
+  wire [7:0]  st_max       = cmd_store_act_max(cmd_q);
   // SFU fields: a ROWS x LEN tensor spans C * ROWS rows, C = ceil(LEN / N).
-  wire [15:0] sfu_len      = w3[31:16];
+  wire [15:0] sfu_len      = cmd_sfu_len(cmd_q);
   wire [16:0] sfu_c        = ({1'b0, sfu_len} + N32[16:0] - 17'd1) >> SpadChunkLog2;
   wire [32:0] sfu_span     = sfu_prod_q;
-  wire [32:0] sfu_a_end    = {9'h0, w1[23:0]} + sfu_span;
-  wire [32:0] sfu_dst_end  = {9'h0, w2[23:0]} + ((func == FnReduce) ? {17'h0, rows} : sfu_span);
-  wire [32:0] sfu_b_end    = {9'h0, w4[23:0]} + ((func == FnAdd) ? sfu_span : {16'h0, sfu_c});
-  wire [32:0] sfu_aux_end  = {9'h0, w6[23:0]} + {16'h0, sfu_c};
-  wire [32:0] sfu_lut_end  = {9'h0, w1[23:0]} + {1'b0, LutRows32};
+  wire [32:0] sfu_a_end    = {9'h0, cmd_sfu_src(cmd_q)} + sfu_span;
+  wire [32:0] sfu_dst_end  = {9'h0, cmd_sfu_dst(cmd_q)} + ((func == FnReduce) ? {17'h0, rows} : sfu_span);
+  wire [32:0] sfu_b_end    = {9'h0, cmd_sfu_src2(cmd_q)} + ((func == FnAdd) ? sfu_span : {16'h0, sfu_c});
+  wire [32:0] sfu_aux_end  = {9'h0, cmd_sfu_aux(cmd_q)} + {16'h0, sfu_c};
+  wire [32:0] sfu_lut_end  = {9'h0, cmd_sfu_src(cmd_q)} + {1'b0, LutRows32};
   reg  [32:0] sfu_prows;        // parameter block rows: ceil(P / N)
   always @(*) begin
     case (func)
@@ -315,7 +308,7 @@ module tsr_ctrl #(
       default:     sfu_prows = {1'b0, PRows11_32};
     endcase
   end
-  wire [32:0] sfu_param_end = {9'h0, w5[23:0]} + sfu_prows;
+  wire [32:0] sfu_param_end = {9'h0, cmd_sfu_param(cmd_q)} + sfu_prows;
   wire        sfu_has_params = (func == FnSoftmax) || (func == FnLayernorm) || (func == FnAdd);
   wire        sfu_spad_bad  = (sfu_a_end > spad_cap) ||
                               (func != FnReduce && sfu_dst_end > spad_cap) ||
@@ -333,9 +326,9 @@ module tsr_ctrl #(
       OpLoad: begin
         if (rows == 16'h0 || cols == 16'h0) begin
           static_err = ErrDim;
-        end else if (!flag0 && ld_end > spad_cap) begin
+        end else if (!ld_to_acc && ld_end > spad_cap) begin
           static_err = ErrSpadRange;
-        end else if (flag0 && ld_end > acc_cap) begin
+        end else if (ld_to_acc && ld_end > acc_cap) begin
           static_err = ErrAccRange;
         end else if (dram_end > DramCap) begin
           static_err = ErrDramRange;
@@ -353,10 +346,10 @@ module tsr_ctrl #(
           static_err = ErrSpadRange;
         end else if ((!st_spad && st_src_end > acc_cap) || st_param_end > acc_cap) begin
           static_err = ErrAccRange;
-        end else if ((flag1 && ($signed(st_shift) < -8'sd31 || $signed(st_shift) > 8'sd30 ||
-                                $signed(st_min) > $signed(st_max))) ||
-                     ((st_lut || st_leaky) && !flag1) ||
-                     (st_spad && (flag0 || flag1 || flag2 || st_lut || st_leaky))) begin
+        end else if ((st_requant && ($signed(st_shift) < -8'sd31 || $signed(st_shift) > 8'sd30 ||
+                                     $signed(st_min) > $signed(st_max))) ||
+                     ((st_lut || st_leaky) && !st_requant) ||
+                     (st_spad && (st_bias || st_requant || st_per_ch || st_lut || st_leaky))) begin
           static_err = ErrParam;
         end else if (dram_end > DramCap) begin
           static_err = ErrDramRange;
@@ -390,7 +383,7 @@ module tsr_ctrl #(
   reg  [7:0] check_err;
   always @(*) begin
     check_err = static_err_q;
-    if (check_err == ErrNone && opcode == OpMatmul && flag1 && !weights_valid_q) begin
+    if (check_err == ErrNone && opcode == OpMatmul && mm_keep && !weights_valid_q) begin
       check_err = ErrNoWeights;
     end
     // Token rule: serial program order must never pop an empty counter.
@@ -490,12 +483,12 @@ module tsr_ctrl #(
   /* verilator lint_off UNUSEDSIGNAL */  // each function reads a few fields of a command
   // A MATMUL writes (and with ACCUMULATE reads) C_ADDR..+M.
   function automatic [1:0] mm_banks_of(input [255:0] c);
-    mm_banks_of = acc_banks(c[119:96], {17'h0, c[143:128]});
+    mm_banks_of = acc_banks(cmd_matmul_c_addr(c), {17'h0, cmd_matmul_m(c)});
   endfunction
   // A STORE reads SRC..+ROWS (not with SPAD) and its parameter rows.
   function automatic [1:0] st_banks_of(input [255:0] c);
-    st_banks_of = (c[19] ? 2'b00 : acc_banks(c[151:128], {17'h0, c[111:96]})) |
-                  acc_banks(c[183:160], c[21] ? 33'd5 : 33'd3);
+    st_banks_of = (cmd_store_spad(c) ? 2'b00 : acc_banks(cmd_store_src(c), {17'h0, cmd_store_rows(c)})) |
+                  acc_banks(cmd_store_param(c), cmd_store_leaky(c) ? 33'd5 : 33'd3);
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
   // The banks are registered, so no start waits for their adders (FPGA
@@ -506,7 +499,7 @@ module tsr_ctrl #(
   always @(posedge clk_i) begin
     mm_banks_new <= mm_banks_of(peek_take ? peek_q : cmd_q);
   end
-  wire        sq_spad  = sq_cmd[19];
+  wire        sq_spad  = cmd_store_spad(sq_cmd);
   wire [1:0]  sq_banks = sq_head[EntryW+1:EntryW];
   reg  [1:0]  mm_banks_q;       // banks of the MATMULs in flight (until mm_idle_i)
   reg  [1:0]  st_banks_q;       // banks of the running STORE (while st_busy_i)
@@ -525,8 +518,8 @@ module tsr_ctrl #(
   reg  can_start;
   always @(*) begin
     case (opcode)
-      OpLoad:   can_start = flag0 ? (mm_idle_i && !lq_v && toks_in && ordered)
-                                  : (!lq_full && ordered);
+      OpLoad:   can_start = ld_to_acc ? (mm_idle_i && !lq_v && toks_in && ordered)
+                                      : (!lq_full && ordered);
       OpMatmul: can_start = mm_ready_i && mm_free && toks_in && ordered;
       OpStore:  can_start = !sq_full && (!serial || (drained && mm_idle_i));
       OpSfu:    can_start = mm_idle_i && drained && !st_busy_i && !wr_busy_i && toks_in;
@@ -598,7 +591,7 @@ module tsr_ctrl #(
           if (drained) begin
             fail      = 1'b1;
             fail_code = check_err;
-            fail_addr = (check_err == ErrDmaWindow) ? w1 : 32'h0;
+            fail_addr = (check_err == ErrDmaWindow) ? ext_addr : 32'h0;
           end
         end else if (can_start) begin
           // Program-order counters: every pop and push of this command, now.
@@ -629,10 +622,10 @@ module tsr_ctrl #(
             state_d   = StIdle;
           end else begin
             case (opcode)
-              OpLoad:   rd_start = flag0;
+              OpLoad:   rd_start = ld_to_acc;
               OpMatmul: begin
                 mm_start = 1'b1;
-                if (!flag1) begin
+                if (!mm_keep) begin
                   weights_valid_d = 1'b1;
                 end
               end
@@ -649,7 +642,7 @@ module tsr_ctrl #(
         case (opcode)
           // Untokened code: the front end waits for its queued LOAD or STORE,
           // which retires in its stage.
-          OpLoad: if (!flag0) begin
+          OpLoad: if (!ld_to_acc) begin
             if (drained) begin
               cmd_idx_d = cmd_idx_q + 32'd1;
               state_d   = StIdle;
@@ -683,7 +676,7 @@ module tsr_ctrl #(
           end
           OpFence: begin
             retire    = 1'b1;
-            irq_fence = flag0;
+            irq_fence = fence_irq;
           end
           default: retire = 1'b1;
         endcase
@@ -775,21 +768,23 @@ module tsr_ctrl #(
     else if ({9'h0, base} >= SpadHalf) spad_bank = 2'b10;
     else spad_bank = 2'b00;
   endfunction
-  wire [15:0] pk_k      = peek_q[159:144];
-  wire [15:0] pk_n      = peek_q[175:160];
-  wire [1:0]  pk_wbank  = spad_bank(peek_q[87:64], pk_k);
-  wire [1:0]  cur_abank = spad_bank(w1[23:0], mm_m);
-  wire        pk_tokenless = (peek_q[11:8] == 4'h0);
-  wire        pk_ready  = peek_v_q && peek_q[7:0] == OpMatmul && !peek_q[17] &&
+  wire [15:0] pk_k      = cmd_matmul_k(peek_q);
+  wire [15:0] pk_n      = cmd_matmul_n(peek_q);
+  wire [1:0]  pk_wbank  = spad_bank(cmd_matmul_w_addr(peek_q), pk_k);
+  wire [1:0]  cur_abank = spad_bank(cmd_matmul_a_addr(cmd_q), mm_m);
+  wire        pk_tokenless = !(cmd_pop_prev(peek_q) || cmd_pop_next(peek_q) ||
+                               cmd_push_prev(peek_q) || cmd_push_next(peek_q));
+  wire        pk_ready  = peek_v_q && cmd_opcode(peek_q) == OpMatmul && !cmd_matmul_keep_weights(peek_q) &&
                           pk_k != 16'h0 && pk_k <= DimMax && pk_n != 16'h0 && pk_n <= DimMax &&
-                          {9'h0, peek_q[87:64]} + {17'h0, pk_k} <= spad_cap &&
+                          {9'h0, cmd_matmul_w_addr(peek_q)} + {17'h0, pk_k} <= spad_cap &&
                           pk_wbank != 2'b00 && cur_abank != 2'b00 && pk_wbank != cur_abank &&
-                          (!peek_q[8] || l2c_q != 9'd0) && (!(pk_tokenless && quiet) || drained);
+                          (!cmd_pop_prev(peek_q) || l2c_q != 9'd0) && (!(pk_tokenless && quiet) || drained);
   wire        in_matmul = (state_q == StExec) && (opcode == OpMatmul) && started_q;
   wire        mm_pre    = in_matmul && pk_ready && !pre_sent_q && mm_pre_ready_i;
-  wire [7:0]  q_op      = q_rdata[7:0];
-  wire        q_skip    = ((q_op == OpLoad && !q_rdata[16]) || q_op == OpStore) &&
-                          (q_rdata[11:8] != 4'h0);
+  wire [7:0]  q_op      = cmd_opcode(q_rdata);
+  wire        q_skip    = ((q_op == OpLoad && !cmd_load_dest(q_rdata)) || q_op == OpStore) &&
+                          (cmd_pop_prev(q_rdata) || cmd_pop_next(q_rdata) ||
+                           cmd_push_prev(q_rdata) || cmd_push_next(q_rdata));
   always @(*) begin
     q_peek = in_matmul && !peek_v_q && !peek_end_q && !peek_rd_q && !ovf_q &&
              {{(QAw-1){1'b0}}, peek_off_q} < count_q;
@@ -831,10 +826,10 @@ module tsr_ctrl #(
 
   // Background load and store stages: start the head when its tokens and its
   // unit are there, retire it (push its tokens) when the unit is done.
-  wire        lq_pop_next  = lq_cmd[9];
-  wire        lq_push_next = lq_cmd[11];
-  wire        sq_pop_prev  = sq_cmd[8];
-  wire        sq_push_prev = sq_cmd[10];
+  wire        lq_pop_next  = cmd_pop_next(lq_cmd);
+  wire        lq_push_next = cmd_push_next(lq_cmd);
+  wire        sq_pop_prev  = cmd_pop_prev(sq_cmd);
+  wire        sq_push_prev = cmd_push_prev(sq_cmd);
   wire [1:0]  mm_banks_live = (mm_idle_i ? 2'b00 : mm_banks_q) | (mm_start ? mm_banks_new : 2'b00);
   // Done and failure of the running heads (registers and unit outputs only).
   always @(*) begin
@@ -971,16 +966,18 @@ module tsr_ctrl #(
   // MACs of a MATMUL: M * K * N (K and N are at most ArrayDim). A KEEP_WEIGHTS
   // MATMUL ignores its K and N fields and uses those of the weights in the array.
   reg [8:0] wt_k_q, wt_n_q;
+  wire [15:0] mm_k = cmd_matmul_k(cmd_q);
+  wire [15:0] mm_n = cmd_matmul_n(cmd_q);
   always @(*) begin
-    macs_add_kn = flag1 ? wt_k_q * wt_n_q : w4[24:16] * w5[8:0];
+    macs_add_kn = mm_keep ? wt_k_q * wt_n_q : mm_k[8:0] * mm_n[8:0];
   end
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       wt_k_q <= 9'h0;
       wt_n_q <= 9'h0;
-    end else if (mm_start && !flag1) begin
-      wt_k_q <= w4[24:16];
-      wt_n_q <= w5[8:0];
+    end else if (mm_start && !mm_keep) begin
+      wt_k_q <= mm_k[8:0];
+      wt_n_q <= mm_n[8:0];
     end
   end
 
@@ -1119,7 +1116,7 @@ module tsr_ctrl #(
   assign sfu_start_o   = sfu_start;
 
   /* verilator tracing_off */  // an unused signal the model need not compute
-  wire unused_bits = ^{peek_ptr[QAw+1:QAw], w0[31:22], w0[15:12], w2[31:24], w4[31:25], w5[31:24], w6[31:24], w7[15:8]};
+  wire unused_bits = ^{peek_ptr[QAw+1:QAw], mm_k[15:9], mm_n[15:9]};
   /* verilator tracing_on */
 `ifdef FORMAL
   // ---- Formal properties of the command queue: `make formal` proves them by k-induction

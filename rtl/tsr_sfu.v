@@ -62,9 +62,9 @@ module tsr_sfu #(
   output wire [LutAw-1:0]  lut_waddr_o,
   output wire [8*N-1:0]    lut_wdata_o
 );
-  // Functions (docs/sfu.md).
-  // (1 MAP and 2 REDUCE need no special handling here.)
-  localparam [3:0] FnLutLoad = 4'd0, FnSoftmax = 4'd3, FnLayernorm = 4'd4, FnAdd = 4'd5;
+  // Functions (Fn*, docs/sfu.md): generated from rtl/regs/tessera_cmds.toml.
+  // (MAP and REDUCE need no special handling here.)
+`include "rtl/regs/tsr_cmd_fields.vh"
 
   // Microinstruction opcodes.
   localparam [5:0] UAdd     = 6'd0;   // d = a + b                     (64 bits)

@@ -273,38 +273,19 @@ module tsr_top #(
     .sfu_param_err_i (sfu_param_err)
   );
 
-  // Command fields (docs/commands.md), named once for the units.
-  // Fields of the three commands in flight: the front end's (MATMUL, SFU),
-  // the LOAD starting the DMA read engine (r_), the store queue's head (s_).
-  wire [31:0] f_w0 = cmd[31:0];
-  wire [31:0] f_w1 = cmd[63:32];
-  wire [31:0] f_w2 = cmd[95:64];
-  wire [31:0] f_w3 = cmd[127:96];
-  wire [31:0] f_w4 = cmd[159:128];
-  wire [31:0] f_w5 = cmd[191:160];
-  wire [31:0] f_w6 = cmd[223:192];
-  wire        f_flag0 = f_w0[16];
-  wire        f_flag1 = f_w0[17];
-  wire        r_to_acc = cmd_rd[16];
-  wire [31:0] r_w1 = cmd_rd[63:32];
-  wire [31:0] r_w2 = cmd_rd[95:64];
-  wire [31:0] r_w3 = cmd_rd[127:96];
-  wire [31:0] r_w4 = cmd_rd[159:128];
-  wire [31:0] s_w0 = cmd_st[31:0];
-  wire [31:0] s_w1 = cmd_st[63:32];
-  wire [31:0] s_w2 = cmd_st[95:64];
-  wire [31:0] s_w3 = cmd_st[127:96];
-  wire [31:0] s_w4 = cmd_st[159:128];
-  wire [31:0] s_w5 = cmd_st[191:160];
-  wire [31:0] s_w6 = cmd_st[223:192];
-  wire [31:0] s_w7 = cmd_st[255:224];
-  wire        s_bias = s_w0[16];
-  wire        s_requant = s_w0[17];
-  wire        s_per_ch = s_w0[18];
-  wire        s_spad = s_w0[19];
-  wire        s_lut = s_w0[20];
-  wire        s_leaky = s_w0[21];
-  wire [7:0]  st_row_bytes = (s_requant || s_spad) ? s_w3[23:16] : {s_w3[21:16], 2'b00};
+  // Command fields (docs/commands.md), read by the cmd_*() functions of the
+  // generated include (rtl/regs/tessera_cmds.toml), for the three commands in
+  // flight: the front end's `cmd` (MATMUL, SFU), the LOAD starting the DMA read
+  // engine (`cmd_rd`) and the store queue's head (`cmd_st`).
+`include "rtl/regs/tsr_cmd_fields.vh"
+  wire        s_bias    = cmd_store_bias(cmd_st);
+  wire        s_requant = cmd_store_requant(cmd_st);
+  wire        s_per_ch  = cmd_store_per_channel(cmd_st);
+  wire        s_spad    = cmd_store_spad(cmd_st);
+  wire        s_lut     = cmd_store_lut(cmd_st);
+  wire        s_leaky   = cmd_store_leaky(cmd_st);
+  wire [15:0] s_cols    = cmd_store_cols(cmd_st);
+  wire [7:0]  st_row_bytes = (s_requant || s_spad) ? s_cols[7:0] : {s_cols[5:0], 2'b00};
 
   // ------------------------------------------------------------ memories
   wire                dma_wr_valid, dma_wr_acc;
@@ -381,12 +362,12 @@ module tsr_top #(
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .start_i       (rd_start),
-    .to_acc_i      (r_to_acc),
-    .addr_i        (r_w1),
-    .stride_i      (r_w2),
-    .rows_i        (r_w3[15:0]),
-    .cols_i        (r_w3[31:16]),
-    .local_i       (r_w4[23:0]),
+    .to_acc_i      (cmd_load_dest(cmd_rd)),
+    .addr_i        (cmd_load_addr(cmd_rd)),
+    .stride_i      (cmd_load_stride(cmd_rd)),
+    .rows_i        (cmd_load_rows(cmd_rd)),
+    .cols_i        (cmd_load_cols(cmd_rd)),
+    .local_i       (cmd_load_local(cmd_rd)),
     .abort_i       (rd_abort),
     .busy_o        (rd_busy),
     .done_o        (rd_done),
@@ -419,18 +400,18 @@ module tsr_top #(
     .rst_ni         (rst_ni),
     .clr_i          (unit_clr),
     .start_i        (mm_start),
-    .accumulate_i   (f_flag0),
-    .keep_weights_i (f_flag1),
-    .a_addr_i       (f_w1[23:0]),
-    .w_addr_i       (f_w2[23:0]),
-    .c_addr_i       (f_w3[23:0]),
-    .m_i            (f_w4[15:0]),
-    .k_i            (f_w4[31:16]),
-    .n_i            (f_w5[15:0]),
+    .accumulate_i   (cmd_matmul_accumulate(cmd)),
+    .keep_weights_i (cmd_matmul_keep_weights(cmd)),
+    .a_addr_i       (cmd_matmul_a_addr(cmd)),
+    .w_addr_i       (cmd_matmul_w_addr(cmd)),
+    .c_addr_i       (cmd_matmul_c_addr(cmd)),
+    .m_i            (cmd_matmul_m(cmd)),
+    .k_i            (cmd_matmul_k(cmd)),
+    .n_i            (cmd_matmul_n(cmd)),
     .pre_i          (mm_pre),
-    .pre_w_addr_i   (cmd_pre[87:64]),
-    .pre_k_i        (cmd_pre[159:144]),
-    .pre_n_i        (cmd_pre[175:160]),
+    .pre_w_addr_i   (cmd_matmul_w_addr(cmd_pre)),
+    .pre_k_i        (cmd_matmul_k(cmd_pre)),
+    .pre_n_i        (cmd_matmul_n(cmd_pre)),
     .pre_ready_o    (mm_pre_ready),
     .ready_o        (mm_ready),
     .idle_o         (mm_idle),
@@ -465,15 +446,15 @@ module tsr_top #(
     .bias_en_i     (s_bias),
     .requant_i     (s_requant),
     .per_channel_i (s_per_ch),
-    .src_i         (s_w4[23:0]),
-    .param_i       (s_w5[23:0]),
-    .rows_i        (s_w3[15:0]),
-    .cols_i        (s_w3[31:16]),
-    .mult_i        (s_w6),
-    .shift_i       (s_w7[7:0]),
-    .zp_i          (s_w7[15:8]),
-    .act_min_i     (s_w7[23:16]),
-    .act_max_i     (s_w7[31:24]),
+    .src_i         (cmd_store_src(cmd_st)),
+    .param_i       (cmd_store_param(cmd_st)),
+    .rows_i        (cmd_store_rows(cmd_st)),
+    .cols_i        (s_cols),
+    .mult_i        (cmd_store_mult(cmd_st)),
+    .shift_i       (cmd_store_shift(cmd_st)),
+    .zp_i          (cmd_store_out_zp(cmd_st)),
+    .act_min_i     (cmd_store_act_min(cmd_st)),
+    .act_max_i     (cmd_store_act_max(cmd_st)),
     .spad_i        (s_spad),
     .leaky_i       (s_leaky),
     .lut_en_i      (s_lut),
@@ -505,14 +486,14 @@ module tsr_top #(
       .rst_ni       (rst_ni),
       .clr_i        (unit_clr),
       .start_i      (sfu_start),
-      .func_i       (f_w0[19:16]),
-      .src_i        (f_w1[23:0]),
-      .dst_i        (f_w2[23:0]),
-      .rows_i       (f_w3[15:0]),
-      .len_i        (f_w3[31:16]),
-      .src2_i       (f_w4[23:0]),
-      .param_i      (f_w5[23:0]),
-      .aux_i        (f_w6[23:0]),
+      .func_i       (cmd_sfu_func(cmd)),
+      .src_i        (cmd_sfu_src(cmd)),
+      .dst_i        (cmd_sfu_dst(cmd)),
+      .rows_i       (cmd_sfu_rows(cmd)),
+      .len_i        (cmd_sfu_len(cmd)),
+      .src2_i       (cmd_sfu_src2(cmd)),
+      .param_i      (cmd_sfu_param(cmd)),
+      .aux_i        (cmd_sfu_aux(cmd)),
       .busy_o       (sfu_busy),
       .param_err_o  (sfu_param_err),
       .spad_re_o    (sfu_spad_re),
@@ -533,7 +514,7 @@ module tsr_top #(
     );
   end else begin : gen_no_sfu
     /* verilator tracing_off */  // what only the SFU reads
-    wire unused_sfu = ^{sfu_start, f_w0[19:18], f_w5[23:16], f_w6[23:0], sfu_acc_rdata};
+    wire unused_sfu = ^{sfu_start, sfu_acc_rdata};
     assign sfu_busy       = 1'b0;
     assign sfu_param_err  = 1'b0;
     assign sfu_spad_re    = 1'b0;
@@ -558,9 +539,9 @@ module tsr_top #(
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .start_i       (st_dma_start),
-    .addr_i        (s_w1),
-    .stride_i      (s_w2),
-    .rows_i        (s_w3[15:0]),
+    .addr_i        (cmd_store_addr(cmd_st)),
+    .stride_i      (cmd_store_stride(cmd_st)),
+    .rows_i        (cmd_store_rows(cmd_st)),
     .row_bytes_i   (st_row_bytes),
     .abort_i       (wr_abort),
     .busy_o        (wr_busy),
@@ -622,10 +603,7 @@ module tsr_top #(
 
   // Address bits above the memory sizes were range-checked by the controller.
   /* verilator tracing_off */  // an unused signal the model need not compute
-  wire unused_bits = ^{dma_wr_addr[23:SpadAw], f_w5[31:24], f_w3[31:24], f_w0[31:20], f_w0[15:0],
-                       f_w1[31:24], f_w2[31:24], f_w6[31:24], cmd[255:224], cmd_rd[255:160], cmd_rd[31:17], cmd_rd[15:0],
-                       r_w4[31:24], s_w0[31:22], s_w0[15:0], s_w3[31:24], s_w4[31:24], s_w5[31:24],
-                       cmd_pre[255:176], cmd_pre[143:88], cmd_pre[63:0]};
+  wire unused_bits = ^{dma_wr_addr[23:SpadAw], s_cols[15:8]};
   /* verilator tracing_on */
 endmodule
 

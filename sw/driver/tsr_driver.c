@@ -112,34 +112,11 @@ const char *tsr_dev_error(const tsr_dev_t *dev) {
 
 const char *tsr_hw_error_str(uint32_t code) {
   switch (code) {
-    case TSR_ERR_NONE:
-      return "NONE: no error";
-    case TSR_ERR_OPCODE:
-      return "OPCODE: unknown opcode";
-    case TSR_ERR_DIM:
-      return "DIM: zero or oversized dimension";
-    case TSR_ERR_SPAD_RANGE:
-      return "SPAD_RANGE: scratchpad address out of range";
-    case TSR_ERR_ACC_RANGE:
-      return "ACC_RANGE: accumulator address out of range";
-    case TSR_ERR_DRAM_RANGE:
-      return "DRAM_RANGE: external memory region wraps past 2^32";
-    case TSR_ERR_BUS_READ:
-      return "BUS_READ: SLVERR or DECERR on a DMA read";
-    case TSR_ERR_BUS_WRITE:
-      return "BUS_WRITE: SLVERR or DECERR on a DMA write";
-    case TSR_ERR_PARAM:
-      return "PARAM: shift outside -31..30, ACT_MIN > ACT_MAX, a STORE flag combination or an SFU parameter";
-    case TSR_ERR_DEP_TOKEN:
-      return "DEP_TOKEN: dependency token popped while empty, overflowed, or not usable by the stage";
-    case TSR_ERR_CMDQ_OVERFLOW:
-      return "CMDQ_OVERFLOW: command word written while the queue was full";
-    case TSR_ERR_NO_WEIGHTS:
-      return "NO_WEIGHTS: KEEP_WEIGHTS before any weights were loaded";
-    case TSR_ERR_DMA_WINDOW:
-      return "DMA_WINDOW: LOAD or STORE region outside DMA_WIN_BASE..DMA_WIN_LIMIT";
-    case TSR_ERR_NO_UNIT:
-      return "NO_UNIT: the command needs the SFU, which this build leaves out (CONFIG.SFU = 0)";
+#define TSR_ERR_CASE_(name, value, msg) \
+  case TSR_ERR_##name:                  \
+    return #name ": " msg;
+    TSR_ERR_LIST(TSR_ERR_CASE_)
+#undef TSR_ERR_CASE_
     default:
       return "UNKNOWN: error code not known to this driver";
   }
@@ -147,18 +124,11 @@ const char *tsr_hw_error_str(uint32_t code) {
 
 static const char *opcode_name(uint32_t op) {
   switch (op) {
-    case TSR_OP_NOP:
-      return "NOP";
-    case TSR_OP_LOAD:
-      return "LOAD";
-    case TSR_OP_MATMUL:
-      return "MATMUL";
-    case TSR_OP_STORE:
-      return "STORE";
-    case TSR_OP_FENCE:
-      return "FENCE";
-    case TSR_OP_SFU:
-      return "SFU";
+#define TSR_OP_CASE_(name, value) \
+  case TSR_OP_##name:             \
+    return #name;
+    TSR_OP_LIST(TSR_OP_CASE_)
+#undef TSR_OP_CASE_
     default:
       return "?";
   }
@@ -404,11 +374,11 @@ tsr_status_t tsr_cmd_load(tsr_dev_t *dev, uint32_t deps, const tsr_load_args_t *
     return bad(dev, "LOAD", "ADDR+(ROWS-1)*STRIDE+COLS exceeds 2^32");
   }
   cmd_zero(cmd);
-  cmd->w[0] = TSR_OP_LOAD | deps | ((uint32_t)a->dest << TSR_LOAD_DEST_ACC_BIT);
-  cmd->w[1] = a->addr;
-  cmd->w[2] = a->stride;
-  cmd->w[3] = a->rows | (a->cols << 16);
-  cmd->w[4] = a->local;
+  cmd->w[0] = TSR_OP_LOAD | deps | TSR_CMD_PUT(TSR_CMD_LOAD_W0_DEST, a->dest);
+  cmd->w[1] = TSR_CMD_PUT(TSR_CMD_LOAD_W1_ADDR, a->addr);
+  cmd->w[2] = TSR_CMD_PUT(TSR_CMD_LOAD_W2_STRIDE, a->stride);
+  cmd->w[3] = TSR_CMD_PUT(TSR_CMD_LOAD_W3_ROWS, a->rows) | TSR_CMD_PUT(TSR_CMD_LOAD_W3_COLS, a->cols);
+  cmd->w[4] = TSR_CMD_PUT(TSR_CMD_LOAD_W4_LOCAL, a->local);
   return TSR_OK;
 }
 
@@ -458,13 +428,13 @@ tsr_status_t tsr_cmd_matmul(tsr_dev_t *dev, uint32_t deps, const tsr_matmul_args
     n = a->n;
   }
   cmd_zero(cmd);
-  cmd->w[0] = TSR_OP_MATMUL | deps | ((a->accumulate ? 1u : 0u) << TSR_MATMUL_ACCUMULATE_BIT) |
-              ((a->keep_weights ? 1u : 0u) << TSR_MATMUL_KEEP_WEIGHTS_BIT);
-  cmd->w[1] = a->a_addr;
-  cmd->w[2] = w_addr;
-  cmd->w[3] = a->c_addr;
-  cmd->w[4] = a->m | (k << 16);
-  cmd->w[5] = n;
+  cmd->w[0] = TSR_OP_MATMUL | deps | TSR_CMD_PUT(TSR_CMD_MATMUL_W0_ACCUMULATE, a->accumulate ? 1u : 0u) |
+              TSR_CMD_PUT(TSR_CMD_MATMUL_W0_KEEP_WEIGHTS, a->keep_weights ? 1u : 0u);
+  cmd->w[1] = TSR_CMD_PUT(TSR_CMD_MATMUL_W1_A_ADDR, a->a_addr);
+  cmd->w[2] = TSR_CMD_PUT(TSR_CMD_MATMUL_W2_W_ADDR, w_addr);
+  cmd->w[3] = TSR_CMD_PUT(TSR_CMD_MATMUL_W3_C_ADDR, a->c_addr);
+  cmd->w[4] = TSR_CMD_PUT(TSR_CMD_MATMUL_W4_M, a->m) | TSR_CMD_PUT(TSR_CMD_MATMUL_W4_K, k);
+  cmd->w[5] = TSR_CMD_PUT(TSR_CMD_MATMUL_W5_N, n);
   return TSR_OK;
 }
 
@@ -541,26 +511,28 @@ tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t
       return TSR_BAD_ARG;
     }
     mult = (uint32_t)a->mult;
-    w7 = ((uint32_t)a->shift & 0xffu) | (((uint32_t)a->out_zp & 0xffu) << 8) |
-         (((uint32_t)a->act_min & 0xffu) << 16) | (((uint32_t)a->act_max & 0xffu) << 24);
+    w7 = TSR_CMD_PUT(TSR_CMD_STORE_W7_SHIFT, (uint32_t)a->shift) |
+         TSR_CMD_PUT(TSR_CMD_STORE_W7_OUT_ZP, (uint32_t)a->out_zp) |
+         TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MIN, (uint32_t)a->act_min) |
+         TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MAX, (uint32_t)a->act_max);
   }
   uint64_t bytes = (uint64_t)a->cols * (a->requant || a->spad ? 1u : 4u);
   if (!dram_ok(a->addr, a->stride, a->rows, bytes)) {
     return bad(dev, "STORE", "ADDR+(ROWS-1)*STRIDE+row bytes exceeds 2^32");
   }
   cmd_zero(cmd);
-  cmd->w[0] = TSR_OP_STORE | deps | ((a->bias ? 1u : 0u) << TSR_STORE_BIAS_BIT) |
-              ((a->requant ? 1u : 0u) << TSR_STORE_REQUANT_BIT) |
-              ((a->per_channel ? 1u : 0u) << TSR_STORE_PER_CHANNEL_BIT) |
-              ((a->spad ? 1u : 0u) << TSR_STORE_SPAD_BIT) |
-              ((a->lut ? 1u : 0u) << TSR_STORE_LUT_BIT) |
-              ((a->leaky ? 1u : 0u) << TSR_STORE_LEAKY_BIT);
-  cmd->w[1] = a->addr;
-  cmd->w[2] = a->stride;
-  cmd->w[3] = a->rows | (a->cols << 16);
-  cmd->w[4] = a->src;
-  cmd->w[5] = a->param;
-  cmd->w[6] = mult;
+  cmd->w[0] = TSR_OP_STORE | deps | TSR_CMD_PUT(TSR_CMD_STORE_W0_BIAS, a->bias ? 1u : 0u) |
+              TSR_CMD_PUT(TSR_CMD_STORE_W0_REQUANT, a->requant ? 1u : 0u) |
+              TSR_CMD_PUT(TSR_CMD_STORE_W0_PER_CHANNEL, a->per_channel ? 1u : 0u) |
+              TSR_CMD_PUT(TSR_CMD_STORE_W0_SPAD, a->spad ? 1u : 0u) |
+              TSR_CMD_PUT(TSR_CMD_STORE_W0_LUT, a->lut ? 1u : 0u) |
+              TSR_CMD_PUT(TSR_CMD_STORE_W0_LEAKY, a->leaky ? 1u : 0u);
+  cmd->w[1] = TSR_CMD_PUT(TSR_CMD_STORE_W1_ADDR, a->addr);
+  cmd->w[2] = TSR_CMD_PUT(TSR_CMD_STORE_W2_STRIDE, a->stride);
+  cmd->w[3] = TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, a->rows) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, a->cols);
+  cmd->w[4] = TSR_CMD_PUT(TSR_CMD_STORE_W4_SRC, a->src);
+  cmd->w[5] = TSR_CMD_PUT(TSR_CMD_STORE_W5_PARAM, a->param);
+  cmd->w[6] = TSR_CMD_PUT(TSR_CMD_STORE_W6_MULT, mult);
   cmd->w[7] = w7;
   return TSR_OK;
 }
@@ -628,9 +600,9 @@ tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a,
       return st;
     }
     cmd_zero(cmd);
-    cmd->w[0] = TSR_OP_SFU | deps | (a->func << TSR_SFU_FUNC_OFFSET);
-    cmd->w[1] = a->src;
-    cmd->w[3] = 1u | (TSR_SFU_LUT_ENTRIES << 16);
+    cmd->w[0] = TSR_OP_SFU | deps | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, a->func);
+    cmd->w[1] = TSR_CMD_PUT(TSR_CMD_SFU_W1_SRC, a->src);
+    cmd->w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, 1u) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, TSR_SFU_LUT_ENTRIES);
     return TSR_OK;
   }
   if (a->rows == 0u || a->rows > TSR_CMD_MAX_ROWS) {
@@ -682,13 +654,13 @@ tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a,
     param = a->param;
   }
   cmd_zero(cmd);
-  cmd->w[0] = TSR_OP_SFU | deps | (a->func << TSR_SFU_FUNC_OFFSET);
-  cmd->w[1] = a->src;
-  cmd->w[2] = a->dst;
-  cmd->w[3] = a->rows | (a->len << 16);
-  cmd->w[4] = src2;
-  cmd->w[5] = param;
-  cmd->w[6] = aux;
+  cmd->w[0] = TSR_OP_SFU | deps | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, a->func);
+  cmd->w[1] = TSR_CMD_PUT(TSR_CMD_SFU_W1_SRC, a->src);
+  cmd->w[2] = TSR_CMD_PUT(TSR_CMD_SFU_W2_DST, a->dst);
+  cmd->w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, a->rows) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, a->len);
+  cmd->w[4] = TSR_CMD_PUT(TSR_CMD_SFU_W4_SRC2, src2);
+  cmd->w[5] = TSR_CMD_PUT(TSR_CMD_SFU_W5_PARAM, param);
+  cmd->w[6] = TSR_CMD_PUT(TSR_CMD_SFU_W6_AUX, aux);
   return TSR_OK;
 }
 
@@ -698,7 +670,7 @@ tsr_status_t tsr_cmd_fence(tsr_dev_t *dev, bool irq, tsr_cmd_t *cmd) {
   }
   err_clear(dev);
   cmd_zero(cmd);
-  cmd->w[0] = TSR_OP_FENCE | ((irq ? 1u : 0u) << TSR_FENCE_IRQ_BIT);
+  cmd->w[0] = TSR_OP_FENCE | TSR_CMD_PUT(TSR_CMD_FENCE_W0_IRQ, irq ? 1u : 0u);
   return TSR_OK;
 }
 

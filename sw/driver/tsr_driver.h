@@ -8,13 +8,16 @@
  * returns a tsr_status_t; on failure a one-line explanation is left in the
  * device (tsr_dev_error()).
  *
- * The command layout follows docs/commands.md (8 little-endian 32-bit words).
+ * The command layout follows docs/commands.md (8 little-endian 32-bit words);
+ * its opcodes, fields, SFU functions and error codes come from the generated
+ * tessera_cmds.h (source: rtl/regs/tessera_cmds.toml).
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tessera_cmds.h"
 #include "tsr_hal.h"
 
 #ifdef __cplusplus
@@ -28,49 +31,36 @@ extern "C" {
 
 /* ---- Command format (docs/commands.md) ----------------------------------- */
 
-#define TSR_CMD_WORDS 8u
-
-#define TSR_OP_NOP 0u
-#define TSR_OP_LOAD 1u
-#define TSR_OP_MATMUL 2u
-#define TSR_OP_STORE 3u
-#define TSR_OP_FENCE 4u
-#define TSR_OP_SFU 5u
-
-#define TSR_CMD_OPCODE_MASK 0xffu
+/* TSR_CMD_WORDS, the opcodes TSR_OP_*, the fields TSR_CMD_<OP>_W<n>_<FIELD>_* and
+ * the SFU functions TSR_FUNC_* are in tessera_cmds.h. The names below are the
+ * driver's long-standing ones, kept as aliases of the generated ones. */
+#define TSR_CMD_OPCODE_MASK TSR_CMD_W0_OPCODE_MASK
 /* Dependency flags of word 0: pass an OR of these as `deps`. */
-#define TSR_DEP_POP_PREV (1u << 8)   /**< wait for a token from the previous stage */
-#define TSR_DEP_POP_NEXT (1u << 9)   /**< wait for a token from the next stage */
-#define TSR_DEP_PUSH_PREV (1u << 10) /**< give a token to the previous stage when done */
-#define TSR_DEP_PUSH_NEXT (1u << 11) /**< give a token to the next stage when done */
-#define TSR_DEP_MASK 0xf00u
-/* Opcode-specific flags (word 0 bits 31:16). */
-#define TSR_LOAD_DEST_ACC_BIT 16u
-#define TSR_MATMUL_ACCUMULATE_BIT 16u
-#define TSR_MATMUL_KEEP_WEIGHTS_BIT 17u
-#define TSR_STORE_BIAS_BIT 16u
-#define TSR_STORE_REQUANT_BIT 17u
-#define TSR_STORE_PER_CHANNEL_BIT 18u
-#define TSR_STORE_SPAD_BIT 19u
-#define TSR_STORE_LUT_BIT 20u
-#define TSR_STORE_LEAKY_BIT 21u
-#define TSR_FENCE_IRQ_BIT 16u
-#define TSR_SFU_FUNC_OFFSET 16u
-#define TSR_SFU_FUNC_MASK 0xfu
+#define TSR_DEP_POP_PREV (1u << TSR_CMD_W0_POP_PREV_BIT)   /**< wait for a token from the previous stage */
+#define TSR_DEP_POP_NEXT (1u << TSR_CMD_W0_POP_NEXT_BIT)   /**< wait for a token from the next stage */
+#define TSR_DEP_PUSH_PREV (1u << TSR_CMD_W0_PUSH_PREV_BIT) /**< give a token to the previous stage when done */
+#define TSR_DEP_PUSH_NEXT (1u << TSR_CMD_W0_PUSH_NEXT_BIT) /**< give a token to the next stage when done */
+#define TSR_DEP_MASK (TSR_DEP_POP_PREV | TSR_DEP_POP_NEXT | TSR_DEP_PUSH_PREV | TSR_DEP_PUSH_NEXT)
+/* Opcode-specific flags (word 0, in the FLAGS field). */
+#define TSR_LOAD_DEST_ACC_BIT TSR_CMD_LOAD_W0_DEST_BIT
+#define TSR_MATMUL_ACCUMULATE_BIT TSR_CMD_MATMUL_W0_ACCUMULATE_BIT
+#define TSR_MATMUL_KEEP_WEIGHTS_BIT TSR_CMD_MATMUL_W0_KEEP_WEIGHTS_BIT
+#define TSR_STORE_BIAS_BIT TSR_CMD_STORE_W0_BIAS_BIT
+#define TSR_STORE_REQUANT_BIT TSR_CMD_STORE_W0_REQUANT_BIT
+#define TSR_STORE_PER_CHANNEL_BIT TSR_CMD_STORE_W0_PER_CHANNEL_BIT
+#define TSR_STORE_SPAD_BIT TSR_CMD_STORE_W0_SPAD_BIT
+#define TSR_STORE_LUT_BIT TSR_CMD_STORE_W0_LUT_BIT
+#define TSR_STORE_LEAKY_BIT TSR_CMD_STORE_W0_LEAKY_BIT
+#define TSR_FENCE_IRQ_BIT TSR_CMD_FENCE_W0_IRQ_BIT
+#define TSR_SFU_FUNC_OFFSET TSR_CMD_SFU_W0_FUNC_OFFSET
+#define TSR_SFU_FUNC_MASK TSR_CMD_SFU_W0_FUNC_MASK
 /* Field limits. */
-#define TSR_CMD_LOCAL_MASK 0xffffffu  /**< 24-bit local (scratchpad/accumulator) row fields */
-#define TSR_CMD_MAX_ROWS 0xffffu      /**< 16-bit ROWS/COLS/M fields */
+#define TSR_CMD_LOCAL_MASK TSR_CMD_LOAD_W4_LOCAL_MASK /**< 24-bit local (scratchpad/accumulator) row fields */
+#define TSR_CMD_MAX_ROWS TSR_CMD_LOAD_W3_ROWS_MASK    /**< 16-bit ROWS/COLS/M fields */
 #define TSR_SHIFT_MIN (-31)
 #define TSR_SHIFT_MAX 30
 
-/* SFU functions (docs/sfu.md, word 0 bits 19:16 of opcode 5). */
-#define TSR_FUNC_LUT_LOAD 0u  /**< table of 256 int8 from scratchpad row SRC */
-#define TSR_FUNC_MAP 1u       /**< out = LUT[in] */
-#define TSR_FUNC_REDUCE 2u    /**< per row: max, sum, sum of squares into accumulator row DST + r */
-#define TSR_FUNC_SOFTMAX 3u   /**< TFLite int8 softmax per row */
-#define TSR_FUNC_LAYERNORM 4u /**< integer layer normalization per row */
-#define TSR_FUNC_ADD 5u       /**< TFLite int8 ADD, element-wise */
-#define TSR_FUNC_COUNT 6u
+/* SFU functions TSR_FUNC_* (docs/sfu.md): tessera_cmds.h. */
 /* Parameter block sizes in int32 words (docs/sfu.md; the golden model's
  * TSR_*_PARAM_WORDS in tsr_sfu.h have the same values). */
 #define TSR_SFU_SOFTMAX_WORDS 3u
@@ -262,22 +252,11 @@ tsr_status_t tsr_wait(tsr_dev_t *dev, tsr_wait_mode_t mode, uint64_t max);
 
 /* ---- Errors ---------------------------------------------------------------- */
 
-/** ERR_CODE values (docs/commands.md). */
+/** ERR_CODE values (docs/commands.md): TSR_ERR_<NAME>, from tessera_cmds.h's TSR_ERR_LIST. */
 typedef enum tsr_hw_error {
-  TSR_ERR_NONE = 0,
-  TSR_ERR_OPCODE = 1,
-  TSR_ERR_DIM = 2,
-  TSR_ERR_SPAD_RANGE = 3,
-  TSR_ERR_ACC_RANGE = 4,
-  TSR_ERR_DRAM_RANGE = 5,
-  TSR_ERR_BUS_READ = 6,
-  TSR_ERR_BUS_WRITE = 7,
-  TSR_ERR_PARAM = 8,
-  TSR_ERR_DEP_TOKEN = 9,
-  TSR_ERR_CMDQ_OVERFLOW = 10,
-  TSR_ERR_NO_WEIGHTS = 11,
-  TSR_ERR_DMA_WINDOW = 12,
-  TSR_ERR_NO_UNIT = 13
+#define TSR_ERR_ENUM_(name, value, msg) TSR_ERR_##name = (value),
+  TSR_ERR_LIST(TSR_ERR_ENUM_)
+#undef TSR_ERR_ENUM_
 } tsr_hw_error_t;
 
 /** Read ERR_CODE, ERR_CMD_IDX and ERR_ADDR. Any pointer may be NULL. */

@@ -87,12 +87,15 @@ module tsr_ctrl_tb;
   localparam [WrBw-1:0] AxiBytesW = Axi32[WrBw-1:0];
   localparam [63:0] AxiBytes64 = {32'h0, Axi32};
 
+  // Opcodes (Op*), error codes (Err*) and the cmd_*() field functions: generated from
+  // rtl/regs/tessera_cmds.toml (docs/commands.md).
+`include "rtl/regs/tsr_cmd_fields.vh"
+  // The bench's deps argument: one bit per token flag of word 0 (see w0_of).
   localparam [3:0] PopPrev = 4'd1, PopNext = 4'd2, PushPrev = 4'd4, PushNext = 4'd8;
-  localparam [7:0] OpNop = 8'd0, OpLoad = 8'd1, OpMatmul = 8'd2, OpStore = 8'd3, OpFence = 8'd4,
-                   OpSfu = 8'd5;
-  localparam [7:0] EOpcode = 8'd1, EDim = 8'd2, ESpad = 8'd3, EAcc = 8'd4, EDram = 8'd5,
-                   EBusRd = 8'd6, EBusWr = 8'd7, EParam = 8'd8, EDep = 8'd9, EOvf = 8'd10,
-                   ENoW = 8'd11, EWin = 8'd12;
+  // Short names of the error codes the scenarios expect.
+  localparam [7:0] EOpcode = ErrOpcode, EDim = ErrDim, ESpad = ErrSpadRange, EAcc = ErrAccRange,
+                   EDram = ErrDramRange, EBusRd = ErrBusRead, EBusWr = ErrBusWrite, EParam = ErrParam,
+                   EDep = ErrDepToken, EOvf = ErrCmdqOverflow, ENoW = ErrNoWeights, EWin = ErrDmaWindow;
   // Driver steps.
   localparam integer SPush = 1, SWords = 2, SWaitEnd = 3, SWaitStarts = 4, SWaitCyc = 5,
                      SSreset = 6, SWaitAbort = 7, SCclear = 8, SCheck = 9, SGeneric = 10,
@@ -270,34 +273,80 @@ module tsr_ctrl_tb;
   // -------------------------------------------------------------------------------------
   // Command builders (docs/commands.md)
   // -------------------------------------------------------------------------------------
+  // Word 0: the opcode, the token flags (deps: PopPrev | PopNext | PushPrev | PushNext)
+  // and the opcode's flags.
+  function [255:0] w0_of(input [7:0] op, input [3:0] deps, input [15:0] flags);
+    reg [255:0] c;
+    begin
+      c = cmd_opcode_put(256'h0, op);
+      c = cmd_pop_prev_put(c, deps[0]);
+      c = cmd_pop_next_put(c, deps[1]);
+      c = cmd_push_prev_put(c, deps[2]);
+      c = cmd_push_next_put(c, deps[3]);
+      w0_of = cmd_flags_put(c, flags);
+    end
+  endfunction
+
   function [255:0] c_op(input [7:0] op, input [3:0] deps, input [15:0] flags);
-    c_op = {224'h0, flags, 4'h0, deps, op};
+    c_op = w0_of(op, deps, flags);
   endfunction
 
   // SFU LUT_LOAD (function 0): table rows from scratchpad row a (docs/sfu.md).
   function [255:0] c_sfu(input [3:0] deps, input [23:0] a);
-    c_sfu = {192'h0, 8'h0, a, 16'h0, 4'h0, deps, OpSfu};
+    c_sfu = cmd_sfu_src_put(cmd_sfu_func_put(w0_of(OpSfu, deps, 16'h0), FnLutLoad), a);
   endfunction
 
   function [255:0] c_load(input [3:0] deps, input dest, input [31:0] addr, input [31:0] stride,
                           input [15:0] rows, input [15:0] cols, input [23:0] loc);
-    c_load = {96'h0, 8'h0, loc, cols, rows, stride, addr, 15'h0, dest, 4'h0, deps, OpLoad};
+    reg [255:0] c;
+    begin
+      c = cmd_load_dest_put(w0_of(OpLoad, deps, 16'h0), dest);
+      c = cmd_load_addr_put(c, addr);
+      c = cmd_load_stride_put(c, stride);
+      c = cmd_load_rows_put(c, rows);
+      c = cmd_load_cols_put(c, cols);
+      c_load = cmd_load_local_put(c, loc);
+    end
   endfunction
 
   function [255:0] c_mm(input [3:0] deps, input acc, input keep, input [23:0] a,
                         input [23:0] w, input [23:0] c, input [15:0] m, input [15:0] k,
                         input [15:0] n);
-    c_mm = {64'h0, 16'h0, n, k, m, 8'h0, c, 8'h0, w, 8'h0, a, 14'h0, keep, acc, 4'h0, deps,
-            OpMatmul};
+    reg [255:0] x;
+    begin
+      x = cmd_matmul_accumulate_put(w0_of(OpMatmul, deps, 16'h0), acc);
+      x = cmd_matmul_keep_weights_put(x, keep);
+      x = cmd_matmul_a_addr_put(x, a);
+      x = cmd_matmul_w_addr_put(x, w);
+      x = cmd_matmul_c_addr_put(x, c);
+      x = cmd_matmul_m_put(x, m);
+      x = cmd_matmul_k_put(x, k);
+      c_mm = cmd_matmul_n_put(x, n);
+    end
   endfunction
 
-  // flags = {PER_CHANNEL, REQUANT, BIAS}; w7 = {ACT_MAX, ACT_MIN, OUT_ZP, SHIFT}.
+  // flags = {PER_CHANNEL, REQUANT, BIAS}.
   function [255:0] c_store(input [3:0] deps, input [2:0] flags, input [31:0] addr,
                            input [31:0] stride, input [15:0] rows, input [15:0] cols,
                            input [23:0] src, input [23:0] param, input [31:0] mult,
-                           input [31:0] w7);
-    c_store = {w7, mult, 8'h0, param, 8'h0, src, cols, rows, stride, addr, 13'h0, flags, 4'h0,
-               deps, OpStore};
+                           input [7:0] shift, input [7:0] zp, input [7:0] amin, input [7:0] amax);
+    reg [255:0] c;
+    begin
+      c = cmd_store_bias_put(w0_of(OpStore, deps, 16'h0), flags[0]);
+      c = cmd_store_requant_put(c, flags[1]);
+      c = cmd_store_per_channel_put(c, flags[2]);
+      c = cmd_store_addr_put(c, addr);
+      c = cmd_store_stride_put(c, stride);
+      c = cmd_store_rows_put(c, rows);
+      c = cmd_store_cols_put(c, cols);
+      c = cmd_store_src_put(c, src);
+      c = cmd_store_param_put(c, param);
+      c = cmd_store_mult_put(c, mult);
+      c = cmd_store_shift_put(c, shift);
+      c = cmd_store_out_zp_put(c, zp);
+      c = cmd_store_act_min_put(c, amin);
+      c_store = cmd_store_act_max_put(c, amax);
+    end
   endfunction
 
   // A few good commands.
@@ -311,13 +360,13 @@ module tsr_ctrl_tb;
     mm = c_mm(deps, 1'b0, 1'b0, 24'd0, 24'd8, 24'd0, m, k, n);
   endfunction
   function [255:0] st(input [3:0] deps);             // 2 raw int32 rows of 8
-    st = c_store(deps, 3'b000, 32'h3000, 32'd32, 16'd2, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0);
+    st = c_store(deps, 3'b000, 32'h3000, 32'd32, 16'd2, 16'd8, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0);
   endfunction
   // REQUANT store of one row: shift, act_min, act_max.
   function [255:0] stq(input [2:0] flags, input [23:0] param, input [7:0] shift,
                        input [7:0] amin, input [7:0] amax);
     stq = c_store(4'h0, flags, 32'h4000, 32'd8, 16'd1, 16'd8, 24'd0, param,
-                  32'h40000000, {amax, amin, 8'h00, shift});
+                  32'h40000000, shift, 8'h00, amin, amax);
   endfunction
   localparam [2:0] FBias = 3'b001, FRq = 3'b010, FPc = 3'b100;
   // Pipeline pieces: 8 rows x 8 bytes to scratchpad row loc; an 8x8x8 MATMUL of A at row a
@@ -329,11 +378,11 @@ module tsr_ctrl_tb;
     mmc = c_mm(deps, 1'b0, 1'b0, a, 24'd200, c, 16'd8, 16'd8, 16'd8);
   endfunction
   function [255:0] stx(input [3:0] deps, input [23:0] src, input [23:0] param, input [15:0] rows);
-    stx = c_store(deps, 3'b000, 32'h3000, 32'd32, rows, 16'd8, src, param, 32'h0, 32'h0);
+    stx = c_store(deps, 3'b000, 32'h3000, 32'd32, rows, 16'd8, src, param, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0);
   endfunction
 
   function integer unit_of(input [255:0] c);
-    case (c[7:0])
+    case (cmd_opcode(c))
       OpLoad:   unit_of = 1;
       OpMatmul: unit_of = 2;
       OpStore:  unit_of = 3;
@@ -344,7 +393,7 @@ module tsr_ctrl_tb;
 
   // A scratchpad LOAD or a STORE: runs in the background from its stage queue.
   function integer is_bg(input [255:0] c);
-    is_bg = ((c[7:0] == OpLoad && !c[16]) || c[7:0] == OpStore) ? 1 : 0;
+    is_bg = ((cmd_opcode(c) == OpLoad && !cmd_load_dest(c)) || cmd_opcode(c) == OpStore) ? 1 : 0;
   endfunction
 
   // Accumulator banks of rows base..base+len-1: bit 0 the lower half, bit 1 the upper.
@@ -352,11 +401,11 @@ module tsr_ctrl_tb;
     banks = {({8'h0, b} + len > AccHalf), ({8'h0, b} < AccHalf)};
   endfunction
   function [1:0] mm_banks(input [255:0] c);          // a MATMUL's result rows
-    mm_banks = banks(c[119:96], {16'h0, c[143:128]});
+    mm_banks = banks(cmd_matmul_c_addr(c), {16'h0, cmd_matmul_m(c)});
   endfunction
   function [1:0] st_banks(input [255:0] c);          // a STORE's source and parameter rows
-    st_banks = (c[19] ? 2'b00 : banks(c[151:128], {16'h0, c[111:96]})) |
-               banks(c[183:160], c[21] ? 32'd5 : 32'd3);
+    st_banks = (cmd_store_spad(c) ? 2'b00 : banks(cmd_store_src(c), {16'h0, cmd_store_rows(c)})) |
+               banks(cmd_store_param(c), cmd_store_leaky(c) ? 32'd5 : 32'd3);
   endfunction
 
   // Program-order token counters over commands from..to-1 all zero (docs/commands.md).
@@ -367,17 +416,17 @@ module tsr_ctrl_tb;
       l2c = 0; c2l = 0; c2s = 0; s2c = 0;
       for (j = from; j < to; j = j + 1) begin
         c = prog[j];
-        if (c[7:0] == OpLoad && !c[16]) begin
-          c2l = c2l - (c[9] ? 1 : 0);
-          l2c = l2c + (c[11] ? 1 : 0);
-        end else if (c[7:0] == OpStore) begin
-          c2s = c2s - (c[8] ? 1 : 0);
-          s2c = s2c + (c[10] ? 1 : 0);
+        if (cmd_opcode(c) == OpLoad && !cmd_load_dest(c)) begin
+          c2l = c2l - (cmd_pop_next(c) ? 1 : 0);
+          l2c = l2c + (cmd_push_next(c) ? 1 : 0);
+        end else if (cmd_opcode(c) == OpStore) begin
+          c2s = c2s - (cmd_pop_prev(c) ? 1 : 0);
+          s2c = s2c + (cmd_push_prev(c) ? 1 : 0);
         end else begin
-          l2c = l2c - (c[8] ? 1 : 0);
-          s2c = s2c - (c[9] ? 1 : 0);
-          c2l = c2l + (c[10] ? 1 : 0);
-          c2s = c2s + (c[11] ? 1 : 0);
+          l2c = l2c - (cmd_pop_prev(c) ? 1 : 0);
+          s2c = s2c - (cmd_pop_next(c) ? 1 : 0);
+          c2l = c2l + (cmd_push_prev(c) ? 1 : 0);
+          c2s = c2s + (cmd_push_next(c) ? 1 : 0);
         end
       end
       po_quiet = (l2c == 0 && c2l == 0 && c2s == 0 && s2c == 0) ? 1 : 0;
@@ -399,7 +448,8 @@ module tsr_ctrl_tb;
 
   // Serial command: no token bit and every program-order counter zero at its decode.
   function integer serial_cmd(input integer from, input integer i);
-    serial_cmd = (prog[i][11:8] == 4'h0 && po_quiet(from, i) != 0) ? 1 : 0;
+    serial_cmd = (!(cmd_pop_prev(prog[i]) || cmd_pop_next(prog[i]) || cmd_push_prev(prog[i]) ||
+                    cmd_push_next(prog[i])) && po_quiet(from, i) != 0) ? 1 : 0;
   endfunction
 
   task add(input [255:0] c);
@@ -465,11 +515,11 @@ module tsr_ctrl_tb;
       end
     end else if (rd_start_o) begin
       rd_busy <= 1'b1;
-      rd_rows = cmd_rd_o[111:96];
+      rd_rows = cmd_load_rows(cmd_rd_o);
       rd_cnt = k_rd_lat;
       rd_beats_left = (rd_rows > 16'd6) ? 6 : {16'h0, rd_rows};
-      rd_err_pend = (cmd_rd_o[63:56] == 8'he0);
-      rd_err_addr_pend = cmd_rd_o[63:32] + 32'h40;
+      rd_err_pend = ((cmd_load_addr(cmd_rd_o) >> 24) == 32'he0);
+      rd_err_addr_pend = cmd_load_addr(cmd_rd_o) + 32'h40;
     end
   end
 
@@ -483,7 +533,7 @@ module tsr_ctrl_tb;
     end else if (mm_start_o && mm_ready) begin
       mm_ready <= 1'b0;
       mm_idle <= 1'b0;
-      mm_feed = 1 + ({16'h0, cmd_o[143:128]} % 5) + (cmd_o[17] ? 0 : 3);
+      mm_feed = 1 + ({16'h0, cmd_matmul_m(cmd_o)} % 5) + (cmd_matmul_keep_weights(cmd_o) ? 0 : 3);
       mm_drain = k_mm_drain;
     end else if (unit_clr_o && !mm_idle) begin
       mm_ready <= 1'b1;                 // cleared: no more rows; the array still drains
@@ -555,7 +605,8 @@ module tsr_ctrl_tb;
             st_busy <= 1'b1;
             ws_phase = 1;
             ws_cnt = k_st_param;
-            ws_pe = cmd_st_o[17] && cmd_st_o[18] && cmd_st_o[223:192] == 32'hbad00001;
+            ws_pe = cmd_store_requant(cmd_st_o) && cmd_store_per_channel(cmd_st_o) &&
+                    cmd_store_mult(cmd_st_o) == 32'hbad00001;
           end
         end
         1: begin
@@ -570,9 +621,9 @@ module tsr_ctrl_tb;
           end else begin
             wr_busy <= 1'b1;
             ws_phase = 2;
-            ws_rows = cmd_st_o[111:96];
-            ws_cols = cmd_st_o[127:112];
-            ws_left = {16'h0, ws_rows} * ((cmd_st_o[17] || cmd_st_o[19]) ? {16'h0, ws_cols} :
+            ws_rows = cmd_store_rows(cmd_st_o);
+            ws_cols = cmd_store_cols(cmd_st_o);
+            ws_left = {16'h0, ws_rows} * ((cmd_store_requant(cmd_st_o) || cmd_store_spad(cmd_st_o)) ? {16'h0, ws_cols} :
                                           4 * {16'h0, ws_cols});
           end
         end
@@ -592,7 +643,7 @@ module tsr_ctrl_tb;
           if (ws_cnt > 0) begin
             ws_cnt = ws_cnt - 1;
           end else begin
-            ws_addr = cmd_st_o[63:32];
+            ws_addr = cmd_store_addr(cmd_st_o);
             wr_done <= 1'b1;
             wr_err <= (ws_addr[31:24] == 8'he1);
             wr_err_addr <= (ws_addr[31:24] == 8'he1) ? ws_addr + 32'h80 : 32'hdeadbeef;
@@ -697,7 +748,7 @@ module tsr_ctrl_tb;
     begin
       i = base + cmd_idx_o;
       if ((op == OpLoad ? lq_m_n : sq_m_n) == 0 && i < nprog && ix_enq[i] == 0 &&
-          prog[i][7:0] == op && is_bg(prog[i]) != 0 && serial_cmd(base, i) != 0) begin
+          cmd_opcode(prog[i]) == op && is_bg(prog[i]) != 0 && serial_cmd(base, i) != 0) begin
         `CHECK(opcode_o == op, ("token-free command %0d started while opcode_o was %0d", i - base, opcode_o))
         `CHECK(all_ret(base, i, cyc) != 0,
                ("token-free command %0d started before every earlier command retired", i - base))
@@ -720,13 +771,13 @@ module tsr_ctrl_tb;
       i = base + cmd_idx_o;
       `CHECK(i < nprog && c == prog[i] && c == cmd_o,
              ("unit %0d started with a command other than command %0d (CMD_IDX) on cmd_o", unit, cmd_idx_o))
-      `CHECK(opcode_o == c[7:0] && unit_of(c) == unit,
-             ("unit %0d started for opcode %0d, opcode_o %0d", unit, c[7:0], opcode_o))
+      `CHECK(opcode_o == cmd_opcode(c) && unit_of(c) == unit,
+             ("unit %0d started for opcode %0d, opcode_o %0d", unit, cmd_opcode(c), opcode_o))
       if (i < nprog) begin
-        if (c[8]) begin
+        if (cmd_pop_prev(c)) begin
           tok_pop(TL2C, 0, i);
         end
-        if (c[9]) begin
+        if (cmd_pop_next(c)) begin
           tok_pop(TS2C, 0, i);
         end
         if (serial_cmd(base, i) != 0) begin
@@ -753,8 +804,8 @@ module tsr_ctrl_tb;
         `CHECK(fi < nprog, ("CMD_IDX moved past the last pushed command"))
         if (fi < nprog) begin
           fc = prog[fi];
-          `CHECK(p_opcode == fc[7:0], ("CMD_IDX moved past command %0d (opcode %0d) while opcode_o was %0d",
-                                       p_cmd_idx, fc[7:0], p_opcode))
+          `CHECK(p_opcode == cmd_opcode(fc), ("CMD_IDX moved past command %0d (opcode %0d) while opcode_o was %0d",
+                                       p_cmd_idx, cmd_opcode(fc), p_opcode))
           if (is_bg(fc) != 0 && ix_enq[fi] != 0) begin
             // A token-free LOAD/STORE: the front end waited for it to retire.
             `CHECK(ix_ret_cyc[fi] >= 0 && ix_ret_cyc[fi] < cyc - 1,
@@ -764,7 +815,7 @@ module tsr_ctrl_tb;
                    ("CMD_IDX moved past token-free command %0d before it ran and retired", p_cmd_idx))
             if (!p_sreset) begin             // a soft reset in that cycle dropped it
               ix_enq[fi] = 1;
-              if (fc[7:0] == OpLoad) begin
+              if (cmd_opcode(fc) == OpLoad) begin
                 lq_m[(lq_m_h + lq_m_n) % 8] = fi;
                 lq_m_n = lq_m_n + 1;
                 `CHECK(lq_m_n <= LoadQ, ("%0d LOADs in the %0d-entry load queue", lq_m_n, LoadQ))
@@ -778,19 +829,19 @@ module tsr_ctrl_tb;
             ix_ret_cyc[fi] = cyc - 1;
             n_retired = n_retired + 1;
             m_cmds = m_cmds + 64'h1;
-            if (fc[10]) begin
+            if (cmd_push_prev(fc)) begin
               t_c2l = t_c2l + 1;
             end
-            if (fc[11]) begin
+            if (cmd_push_next(fc)) begin
               t_c2s = t_c2s + 1;
             end
-            case (fc[7:0])
+            case (cmd_opcode(fc))
               OpLoad:   `CHECK(p_rd_done && !p_rd_err && rd_job == fi,
                                ("accumulator LOAD %0d retired without its rd_done_i", p_cmd_idx))
               OpMatmul: begin
                 `CHECK(p_mm_ready && ix_starts[fi] == 1,
                        ("MATMUL %0d retired before mm_ready_i (rows still being fed) or without a start", p_cmd_idx))
-                if (fc[11]) begin
+                if (cmd_push_next(fc)) begin
                   `CHECK(p_mm_idle, ("MATMUL %0d with PUSH_NEXT retired before mm_idle_i (results not written back)",
                                      p_cmd_idx))
                 end
@@ -798,10 +849,10 @@ module tsr_ctrl_tb;
               OpFence:  `CHECK(p_mm_idle && all_ret(p_base, fi, cyc - 1) != 0,
                                ("FENCE %0d retired before mm_idle_i or before every earlier command retired", p_cmd_idx))
               OpNop: begin
-                if (fc[8]) begin
+                if (cmd_pop_prev(fc)) begin
                   tok_pop(TL2C, h_l2c0 + h_l2c1, fi);
                 end
-                if (fc[9]) begin
+                if (cmd_pop_next(fc)) begin
                   tok_pop(TS2C, h_s2c0 + h_s2c1, fi);
                 end
                 if (serial_cmd(p_base, fi) != 0) begin
@@ -811,7 +862,7 @@ module tsr_ctrl_tb;
               end
               OpSfu:    `CHECK(!p_sfu_busy && ix_starts[fi] == 1,
                                ("SFU command %0d retired while sfu_busy_i or without a start", p_cmd_idx))
-              default:  `CHECK(0, ("command with opcode %0d retired", fc[7:0]))
+              default:  `CHECK(0, ("command with opcode %0d retired", cmd_opcode(fc)))
             endcase
           end
         end
@@ -858,7 +909,7 @@ module tsr_ctrl_tb;
       end
       if (rd_start_o) begin
         `CHECK(!rd_busy, ("the read engine got a start while busy"))
-        if (!cmd_rd_o[16]) begin
+        if (!cmd_load_dest(cmd_rd_o)) begin
           serial_enq(OpLoad);
           li = (lq_m_n > 0) ? lq_m[lq_m_h] : -1;
           `CHECK(li >= 0 && !lq_m_run && cmd_rd_o == prog[li],
@@ -866,7 +917,7 @@ module tsr_ctrl_tb;
                   li - base, lq_m_run))
           if (li >= 0 && !lq_m_run) begin
             lq_m_run = 1'b1;
-            if (cmd_rd_o[9]) begin
+            if (cmd_pop_next(cmd_rd_o)) begin
               tok_pop(TC2L, 0, li);
             end
             note_start(1, li);
@@ -904,7 +955,7 @@ module tsr_ctrl_tb;
                 li - base, sq_m_run))
         if (li >= 0 && !sq_m_run) begin
           sq_m_run = 1'b1;
-          if (cmd_st_o[8]) begin
+          if (cmd_pop_prev(cmd_st_o)) begin
             tok_pop(TC2S, 0, li);
           end
           note_start(3, li);
@@ -914,7 +965,7 @@ module tsr_ctrl_tb;
         end
         st_job = li;
         st_job_on = 1'b1;
-        st_job_spad = cmd_st_o[19];
+        st_job_spad = cmd_store_spad(cmd_st_o);
         st_job_banks = st_banks(cmd_st_o);
       end
       // ---- shared resources: a STORE reading beside a MATMUL in flight ----
@@ -966,7 +1017,7 @@ module tsr_ctrl_tb;
           lq_m_h = (lq_m_h + 1) % 8;
           lq_m_n = lq_m_n - 1;
           lq_m_run = 1'b0;
-          if (prog[rd_job][11]) begin
+          if (cmd_push_next(prog[rd_job])) begin
             t_l2c = t_l2c + 1;
             n_l2c = 1;
           end
@@ -988,7 +1039,7 @@ module tsr_ctrl_tb;
           sq_m_h = (sq_m_h + 1) % 8;
           sq_m_n = sq_m_n - 1;
           sq_m_run = 1'b0;
-          if (prog[st_job][10]) begin
+          if (cmd_push_prev(prog[st_job])) begin
             t_s2c = t_s2c + 1;
             n_s2c = 1;
           end
@@ -1055,9 +1106,9 @@ module tsr_ctrl_tb;
       `CHECK(cnt_dma_rd_o == m_rd, ("CNT_DMA_RD=%0d, expected %0d", cnt_dma_rd_o, m_rd))
       `CHECK(cnt_dma_wr_o == m_wr, ("CNT_DMA_WR=%0d, expected %0d", cnt_dma_wr_o, m_wr))
       m_macs = cnt_macs_o;          // resynchronise after a reported mismatch
-      if (mm_start_o && !cmd_o[17]) begin
-        m_k = cmd_o[159:144];
-        m_n = cmd_o[175:160];
+      if (mm_start_o && !cmd_matmul_keep_weights(cmd_o)) begin
+        m_k = cmd_matmul_k(cmd_o);
+        m_n = cmd_matmul_n(cmd_o);
       end
       if (cnt_clear) begin
         m_cycles = 64'h0; m_busy = 64'h0; m_macs = 64'h0; m_rd = 64'h0; m_wr = 64'h0;
@@ -1067,7 +1118,7 @@ module tsr_ctrl_tb;
         m_busy = m_busy + (busy_o ? 64'h1 : 64'h0);
         m_macs = m_macs + m_macs_pend2;
         m_macs_pend2 = m_macs_pend;
-        m_macs_pend = mm_start_o ? {48'h0, cmd_o[143:128]} * {48'h0, m_k} * {48'h0, m_n} : 64'h0;
+        m_macs_pend = mm_start_o ? {48'h0, cmd_matmul_m(cmd_o)} * {48'h0, m_k} * {48'h0, m_n} : 64'h0;
         m_rd = m_rd + (rd_beat ? AxiBytes64 : 64'h0);
         m_wr = m_wr + {{(64-WrBw){1'b0}}, wr_bytes};
       end
@@ -1227,16 +1278,16 @@ module tsr_ctrl_tb;
         end
         15: begin
           sc_name = "STORE ROWS = 0: ERR_DIM";
-          bad(c_store(4'h0, 3'b000, 32'h0, 32'd0, 16'd0, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0), EDim);
+          bad(c_store(4'h0, 3'b000, 32'h0, 32'd0, 16'd0, 16'd8, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EDim);
         end
         16: begin
           sc_name = "STORE COLS = 0: ERR_DIM";
-          bad(c_store(4'h0, 3'b000, 32'h0, 32'd0, 16'd1, 16'd0, 24'd0, 24'd0, 32'h0, 32'h0), EDim);
+          bad(c_store(4'h0, 3'b000, 32'h0, 32'd0, 16'd1, 16'd0, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EDim);
         end
         17: begin
           sc_name = "STORE COLS = ARRAY_DIM ok, N+1: ERR_DIM";
-          add(c_store(4'h0, 3'b000, 32'h0, 32'd0, 16'd1, N16, 24'd0, 24'd0, 32'h0, 32'h0));
-          bad(c_store(4'h0, 3'b000, 32'h0, 32'd0, 16'd1, N16 + 16'd1, 24'd0, 24'd0, 32'h0, 32'h0), EDim);
+          add(c_store(4'h0, 3'b000, 32'h0, 32'd0, 16'd1, N16, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0));
+          bad(c_store(4'h0, 3'b000, 32'h0, 32'd0, 16'd1, N16 + 16'd1, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EDim);
           add(st(4'h0));
         end
         // ---------------- scratchpad / accumulator ranges ----------------
@@ -1282,18 +1333,18 @@ module tsr_ctrl_tb;
         end
         26: begin
           sc_name = "STORE SRC + ROWS = ACC_ROWS ok, +1: ERR_ACC_RANGE";
-          add(c_store(4'h0, 3'b000, 32'h0, 32'd32, 16'd3, 16'd8, Acc24 - 24'd3, 24'd0, 32'h0, 32'h0));
-          bad(c_store(4'h0, 3'b000, 32'h0, 32'd32, 16'd4, 16'd8, Acc24 - 24'd3, 24'd0, 32'h0, 32'h0), EAcc);
+          add(c_store(4'h0, 3'b000, 32'h0, 32'd32, 16'd3, 16'd8, Acc24 - 24'd3, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0));
+          bad(c_store(4'h0, 3'b000, 32'h0, 32'd32, 16'd4, 16'd8, Acc24 - 24'd3, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EAcc);
         end
         27: begin
           sc_name = "STORE PARAM + 3 > ACC_ROWS without BIAS/REQUANT: ERR_ACC_RANGE (docs; RTL bug B2)";
-          add(c_store(4'h0, 3'b000, 32'h0, 32'd32, 16'd1, 16'd8, 24'd0, Acc24 - 24'd3, 32'h0, 32'h0));
-          bad(c_store(4'h0, 3'b000, 32'h0, 32'd32, 16'd1, 16'd8, 24'd0, Acc24 - 24'd2, 32'h0, 32'h0), EAcc);
+          add(c_store(4'h0, 3'b000, 32'h0, 32'd32, 16'd1, 16'd8, 24'd0, Acc24 - 24'd3, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0));
+          bad(c_store(4'h0, 3'b000, 32'h0, 32'd32, 16'd1, 16'd8, 24'd0, Acc24 - 24'd2, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EAcc);
         end
         28: begin
           sc_name = "STORE BIAS with PARAM + 3 > ACC_ROWS: ERR_ACC_RANGE (docs; RTL bug B2)";
-          add(c_store(4'h0, FBias, 32'h0, 32'd32, 16'd1, 16'd8, 24'd0, Acc24 - 24'd3, 32'h0, 32'h0));
-          bad(c_store(4'h0, FBias, 32'h0, 32'd32, 16'd1, 16'd8, 24'd0, Acc24 - 24'd2, 32'h0, 32'h0), EAcc);
+          add(c_store(4'h0, FBias, 32'h0, 32'd32, 16'd1, 16'd8, 24'd0, Acc24 - 24'd3, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0));
+          bad(c_store(4'h0, FBias, 32'h0, 32'd32, 16'd1, 16'd8, 24'd0, Acc24 - 24'd2, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EAcc);
         end
         29: begin
           sc_name = "STORE REQUANT+PER_CHANNEL PARAM + 3 = ACC_ROWS ok, +1: ERR_ACC_RANGE";
@@ -1321,13 +1372,13 @@ module tsr_ctrl_tb;
         end
         33: begin
           sc_name = "STORE raw int32 rows (4*COLS bytes) ending at 2^32 ok, one byte past: ERR_DRAM_RANGE";
-          add(c_store(4'h0, 3'b000, 32'hffffffe0, 32'd0, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0));
-          bad(c_store(4'h0, 3'b000, 32'hffffffe1, 32'd0, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0), EDram);
+          add(c_store(4'h0, 3'b000, 32'hffffffe0, 32'd0, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0));
+          bad(c_store(4'h0, 3'b000, 32'hffffffe1, 32'd0, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EDram);
         end
         34: begin
           sc_name = "STORE int8 rows (COLS bytes) ending at 2^32 ok, one byte past: ERR_DRAM_RANGE";
-          add(c_store(4'h0, FRq, 32'hfffffff0, 32'd8, 16'd2, 16'd8, 24'd0, 24'd0, 32'h1, 32'h7f800000));
-          bad(c_store(4'h0, FRq, 32'hfffffff1, 32'd8, 16'd2, 16'd8, 24'd0, 24'd0, 32'h1, 32'h7f800000), EDram);
+          add(c_store(4'h0, FRq, 32'hfffffff0, 32'd8, 16'd2, 16'd8, 24'd0, 24'd0, 32'h1,  8'h0, 8'h0, 8'h80, 8'h7f));
+          bad(c_store(4'h0, FRq, 32'hfffffff1, 32'd8, 16'd2, 16'd8, 24'd0, 24'd0, 32'h1,  8'h0, 8'h0, 8'h80, 8'h7f), EDram);
         end
         // ---------------- output-stage parameters ----------------
         35: begin
@@ -1355,7 +1406,7 @@ module tsr_ctrl_tb;
           sc_name = "store unit reports a per-channel shift out of range: ERR_PARAM";
           add(st(4'h0));
           bad(c_store(4'h0, FRq | FPc, 32'h5000, 32'd8, 16'd1, 16'd8, 24'd0, 24'd4, 32'hbad00001,
-                      32'h7f800000), EParam);
+                       8'h0, 8'h0, 8'h80, 8'h7f), EParam);
           exp_unit_err = 1;
           add(st(4'h0));
         end
@@ -1372,7 +1423,7 @@ module tsr_ctrl_tb;
           sc_name = "DMA write error: ERR_BUS_WRITE with ERR_ADDR";
           add(st(4'h0));
           add(ld(4'h0));
-          bad(c_store(4'h0, 3'b000, 32'he1000100, 32'd32, 16'd2, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0), EBusWr);
+          bad(c_store(4'h0, 3'b000, 32'he1000100, 32'd32, 16'd2, 16'd8, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EBusWr);
           exp_unit_err = 1; exp_err_addr = 32'he1000180;
           add(st(4'h0));
         end
@@ -1440,7 +1491,7 @@ module tsr_ctrl_tb;
           for (i = 0; i < 255; i = i + 1) begin
             add(c_op(OpNop, PushNext, 16'h0));
           end
-          add(c_store(PopPrev, FRq, 32'h0, 32'd1, 16'd1, 16'd1, 24'd0, 24'd0, 32'h1, 32'h7f800000));
+          add(c_store(PopPrev, FRq, 32'h0, 32'd1, 16'd1, 16'd1, 24'd0, 24'd0, 32'h1,  8'h0, 8'h0, 8'h80, 8'h7f));
           add(c_op(OpNop, PushNext, 16'h0));
           bad(c_op(OpNop, PushNext, 16'h0), EDep);
         end
@@ -1461,9 +1512,9 @@ module tsr_ctrl_tb;
         56: begin
           sc_name = "store->compute counter: 255 tokens ok, the 256th: ERR_DEP_TOKEN";
           for (i = 0; i < 255; i = i + 1) begin
-            add(c_store(PushPrev, FRq, 32'h0, 32'd1, 16'd1, 16'd1, 24'd0, 24'd0, 32'h1, 32'h7f800000));
+            add(c_store(PushPrev, FRq, 32'h0, 32'd1, 16'd1, 16'd1, 24'd0, 24'd0, 32'h1,  8'h0, 8'h0, 8'h80, 8'h7f));
           end
-          bad(c_store(PushPrev, FRq, 32'h0, 32'd1, 16'd1, 16'd1, 24'd0, 24'd0, 32'h1, 32'h7f800000), EDep);
+          bad(c_store(PushPrev, FRq, 32'h0, 32'd1, 16'd1, 16'd1, 24'd0, 24'd0, 32'h1,  8'h0, 8'h0, 8'h80, 8'h7f), EDep);
         end
         57: begin
           sc_name = "soft reset clears the tokens";
@@ -1504,7 +1555,7 @@ module tsr_ctrl_tb;
         61: begin
           sc_name = "soft reset during a STORE: write engine drains, store unit cleared";
           k_wr_tail = 40; k_wr_drain = 7;
-          add(c_store(4'h0, 3'b000, 32'h3000, 32'd32, 16'd20, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0));
+          add(c_store(4'h0, 3'b000, 32'h3000, 32'd32, 16'd20, 16'd8, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0));
           add(st(4'h0));                        // after the reset: command 0
           step(SPush, 1); step(SWaitStarts, 1); step(SWaitCyc, 6); step(SSreset, 0);
           step(SWaitAbort, 0); step(SCheck, 42); step(SClean, 0);
@@ -1579,9 +1630,9 @@ module tsr_ctrl_tb;
         68: begin
           sc_name = "STORE ending at 2^32 inside the window ok, one byte below the base: ERR_DMA_WINDOW";
           win_base = 32'h0000_1000; win_limit = 32'hffff_ffff;
-          add(c_store(4'h0, 3'b000, 32'h1000, 32'd32, 16'd2, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0));
-          add(c_store(4'h0, 3'b000, 32'hffffffe0, 32'd0, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0));
-          bad(c_store(4'h0, 3'b000, 32'h0fff, 32'd32, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0), EWin);
+          add(c_store(4'h0, 3'b000, 32'h1000, 32'd32, 16'd2, 16'd8, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0));
+          add(c_store(4'h0, 3'b000, 32'hffffffe0, 32'd0, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0));
+          bad(c_store(4'h0, 3'b000, 32'h0fff, 32'd32, 16'd1, 16'd8, 24'd0, 24'd0, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EWin);
           exp_err_addr = 32'h0fff;
           add(st(4'h0));
         end
@@ -1612,8 +1663,9 @@ module tsr_ctrl_tb;
           add(mmc(PopPrev, 24'd0, (s == 71) ? 24'd0 : 24'd64));  // no PUSH_NEXT: retires at mm_ready
           add(c_op(OpNop, PushNext, 16'h0));                       // token to the store stage at once
           if (s == 73) begin
-            add(c_store(PopPrev, 3'b000, 32'h3000, 32'd8, 16'd4, 16'd8, 24'd0, 24'd0, 32'h0, 32'h0) |
-                (256'h1 << 19));                                   // SPAD: scratchpad rows 0..3
+            add(cmd_store_spad_put(c_store(PopPrev, 3'b000, 32'h3000, 32'd8, 16'd4, 16'd8, 24'd0, 24'd0,
+                                           32'h0, 8'h0, 8'h0, 8'h0, 8'h0),
+                                   1'b1));                         // SPAD: scratchpad rows 0..3
           end else begin
             add(stx(PopPrev, 24'd0, 24'd8, 16'd4));
           end
@@ -1653,7 +1705,7 @@ module tsr_ctrl_tb;
           sc_name = "a background STORE's bus error while a later LOAD retired and a MATMUL runs (imprecise)";
           k_wr_tail = 20; k_mm_drain = 60;
           add(mmc(PushNext, 24'd0, 24'd0));
-          bad(c_store(PopPrev, 3'b000, 32'he1000100, 32'd32, 16'd8, 16'd8, 24'd0, 24'd8, 32'h0, 32'h0), EBusWr);
+          bad(c_store(PopPrev, 3'b000, 32'he1000100, 32'd32, 16'd8, 16'd8, 24'd0, 24'd8, 32'h0, 8'h0, 8'h0, 8'h0, 8'h0), EBusWr);
           exp_unit_err = 1; exp_err_addr = 32'he1000180; exp_imprecise = 1; exp_cmd_idx = 3;
           add(ldx(PushNext, 32'h1000, 24'd0));
           add(mmc(PopPrev | PushNext, 24'd0, 24'd64));   // the other bank: runs beside the STORE
@@ -1758,7 +1810,7 @@ module tsr_ctrl_tb;
                    ("command %0d: %0d unit starts (expected %0d), retired %0d (expected 1)", i, ix_starts[i],
                     want, ix_ret_cyc[i] >= 0))
           end
-          if (prog[i][7:0] == OpFence && prog[i][16]) begin
+          if (cmd_opcode(prog[i]) == OpFence && cmd_fence_irq(prog[i])) begin
             fences = fences + 1;
           end
         end else if (i == e) begin

@@ -110,20 +110,21 @@ static void cmd_load(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
   memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
   const bool acc = sys_rng_pct(r, 25u);
   const uint32_t rows = rnd(r, 1, 40), cols = rnd(r, 1, acc ? 4u * g_dim : 3u * g_dim);
-  w[0] = TSR_OP_LOAD | (acc ? 1u << 16 : 0u);
+  w[0] = TSR_OP_LOAD | TSR_CMD_PUT(TSR_CMD_LOAD_W0_DEST, acc ? 1u : 0u);
   w[1] = rnd(r, 0, MEM_SIZE / 2u);
   w[2] = sys_rng_pct(r, 70u) ? cols + rnd(r, 0, 9) : rnd(r, 0, 4096);
-  w[3] = rows | cols << 16;
+  w[3] = TSR_CMD_PUT(TSR_CMD_LOAD_W3_ROWS, rows) | TSR_CMD_PUT(TSR_CMD_LOAD_W3_COLS, cols);
   w[4] = rnd(r, 0, 200);
 }
 
 static void cmd_matmul(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
   memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
-  w[0] = TSR_OP_MATMUL | (sys_rng_pct(r, 30u) ? 1u << 16 : 0u) | (sys_rng_pct(r, 15u) ? 1u << 17 : 0u);
+  w[0] = TSR_OP_MATMUL | TSR_CMD_PUT(TSR_CMD_MATMUL_W0_ACCUMULATE, sys_rng_pct(r, 30u) ? 1u : 0u) |
+         TSR_CMD_PUT(TSR_CMD_MATMUL_W0_KEEP_WEIGHTS, sys_rng_pct(r, 15u) ? 1u : 0u);
   w[1] = rnd(r, 0, 200);
   w[2] = rnd(r, 0, 200);
   w[3] = rnd(r, 0, 100);
-  w[4] = rnd(r, 1, 40) | rnd(r, 1, g_dim) << 16;
+  w[4] = TSR_CMD_PUT(TSR_CMD_MATMUL_W4_M, rnd(r, 1, 40)) | TSR_CMD_PUT(TSR_CMD_MATMUL_W4_K, rnd(r, 1, g_dim));
   w[5] = rnd(r, 1, g_dim);
 }
 
@@ -131,28 +132,29 @@ static void cmd_store(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
   memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
   const bool requant = sys_rng_pct(r, 60u);
   const uint32_t cols = rnd(r, 1, g_dim);
-  w[0] = TSR_OP_STORE | (sys_rng_pct(r, 40u) ? 1u << 16 : 0u) | (requant ? 1u << 17 : 0u) |
-         (requant && sys_rng_pct(r, 30u) ? 1u << 18 : 0u);
+  w[0] = TSR_OP_STORE | TSR_CMD_PUT(TSR_CMD_STORE_W0_BIAS, sys_rng_pct(r, 40u) ? 1u : 0u) |
+         TSR_CMD_PUT(TSR_CMD_STORE_W0_REQUANT, requant ? 1u : 0u) |
+         TSR_CMD_PUT(TSR_CMD_STORE_W0_PER_CHANNEL, requant && sys_rng_pct(r, 30u) ? 1u : 0u);
   w[1] = MEM_SIZE / 2u + rnd(r, 0, MEM_SIZE / 4u);
   w[2] = sys_rng_pct(r, 70u) ? cols * (requant ? 1u : 4u) + rnd(r, 0, 7) : rnd(r, 0, 512);
-  w[3] = rnd(r, 1, 40) | cols << 16;
+  w[3] = TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, rnd(r, 1, 40)) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, cols);
   w[4] = rnd(r, 0, 100);
   w[5] = rnd(r, 0, 100);
-  w[6] = rnd(r, 1u << 30, 0x7FFFFFFFu);
+  w[6] = rnd(r, 0x40000000u, 0x7FFFFFFFu);
   const int32_t shift = (int32_t)rnd(r, 0, 61) - 31, zp = (int32_t)rnd(r, 0, 255) - 128;
   const int32_t lo = (int32_t)rnd(r, 0, 127) - 128, hi = (int32_t)rnd(r, 0, 127);
-  w[7] = ((uint32_t)shift & 0xFFu) | ((uint32_t)zp & 0xFFu) << 8 | ((uint32_t)lo & 0xFFu) << 16 |
-         ((uint32_t)hi & 0xFFu) << 24;
+  w[7] = TSR_CMD_PUT(TSR_CMD_STORE_W7_SHIFT, (uint32_t)shift) | TSR_CMD_PUT(TSR_CMD_STORE_W7_OUT_ZP, (uint32_t)zp) |
+         TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MIN, (uint32_t)lo) | TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MAX, (uint32_t)hi);
 }
 
 /* An SFU command (docs/sfu.md) with small tensors; the table, params and beta
  * are whatever the accumulator and scratchpad hold, so ERR_PARAM is common. */
 static void cmd_sfu(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
   memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
-  w[0] = TSR_OP_SFU | rnd(r, 0, 6) << 16;
+  w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, rnd(r, 0, 6));
   w[1] = rnd(r, 0, 200);
   w[2] = rnd(r, 0, 200);
-  w[3] = rnd(r, 1, 6) | rnd(r, 1, 40) << 16;
+  w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, rnd(r, 1, 6)) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, rnd(r, 1, 40));
   w[4] = rnd(r, 0, 200);
   w[5] = rnd(r, 0, 100);
   w[6] = rnd(r, 0, 100);
@@ -166,12 +168,13 @@ static void mutate(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
       case 0: w[k] ^= 1u << rnd(r, 0, 31); break;
       case 1: w[k] = extreme(r); break;
       case 2: w[k] = (uint32_t)sys_rng_next(r); break;
-      case 3: w[0] = (w[0] & ~0xFFu) | rnd(r, 0, 255); break;                 /* opcode */
-      case 4: w[0] |= rnd(r, 1, 15) << 8; break;                              /* token bits */
+      case 3: w[0] = (w[0] & ~(uint32_t)TSR_CMD_PUT(TSR_CMD_W0_OPCODE, TSR_CMD_W0_OPCODE_MASK)) |
+                      TSR_CMD_PUT(TSR_CMD_W0_OPCODE, rnd(r, 0, 255)); break;  /* opcode */
+      case 4: w[0] |= (rnd(r, 1, 15) << TSR_CMD_W0_POP_PREV_BIT) & TSR_DEP_MASK; break; /* token bits */
       case 5: w[3] = sys_rng_pct(r, 50u) ? 0xFFFFFFFFu : extreme(r); break;   /* huge counts */
       case 6: w[1] = 0xFFFFFFFFu - rnd(r, 0, 300); break;                     /* wrapping address */
       case 7: w[2] = sys_rng_pct(r, 50u) ? 0u : 0xFFFFFFFFu - rnd(r, 0, 64); break; /* zero / negative stride */
-      case 8: w[0] |= rnd(r, 1, 15) << 12; break;                             /* reserved bits */
+      case 8: w[0] |= TSR_CMD_PUT(TSR_CMD_W0_RESERVED, rnd(r, 1, 15)); break; /* reserved bits */
       default: w[k] += (uint32_t)rnd(r, 0, 16) - 8u; break;                   /* off by a few */
     }
   }
@@ -245,7 +248,7 @@ static void gen(sys_rng_t *r, prog_t *p) {
           cmd_store(r, a->w);
         } else {
           memset(a->w, 0, sizeof a->w);
-          a->w[0] = TSR_OP_FENCE | (sys_rng_pct(r, 50u) ? 1u << 16 : 0u);
+          a->w[0] = TSR_OP_FENCE | TSR_CMD_PUT(TSR_CMD_FENCE_W0_IRQ, sys_rng_pct(r, 50u) ? 1u : 0u);
         }
         if (p->has_guard && op != 9 && op != 10 && (op < 3 || op >= 6) && sys_rng_pct(r, 70u)) {
           /* Aim LOADs and STOREs at the guard window: inside, across either end, just outside. */
@@ -375,16 +378,16 @@ static bool allowed(const allow_t *al, uint64_t a) {
 
 /* A command the chip assembled: STOREs add their rows (the only bytes they may write). */
 static void allow_cmd(allow_t *al, const uint32_t w[TSR_CMD_WORDS], const tsr_dev_info_t *info) {
-  if ((w[0] & 0xFFu) != TSR_OP_STORE) {
+  if (TSR_CMD_GET(w[0], TSR_CMD_W0_OPCODE) != TSR_OP_STORE) {
     return;
   }
-  /* A STORE with the SPAD flag (bit 19) reads scratchpad rows and writes bytes. */
-  const bool spad = ((w[0] >> 19) & 1u) != 0u;
-  const uint32_t rows = w[3] & 0xFFFFu, cols = w[3] >> 16;
+  /* A STORE with the SPAD flag reads scratchpad rows and writes bytes. */
+  const bool spad = TSR_CMD_GET(w[0], TSR_CMD_STORE_W0_SPAD) != 0u;
+  const uint32_t rows = TSR_CMD_GET(w[3], TSR_CMD_STORE_W3_ROWS), cols = TSR_CMD_GET(w[3], TSR_CMD_STORE_W3_COLS);
   if (cols == 0u || cols > g_dim || rows == 0u || rows > (spad ? info->spad_rows : info->acc_rows)) {
     return; /* the chip must refuse it */
   }
-  const uint64_t row_bytes = (uint64_t)cols * ((((w[0] >> 17) & 1u) || spad) ? 1u : 4u);
+  const uint64_t row_bytes = (uint64_t)cols * ((TSR_CMD_GET(w[0], TSR_CMD_STORE_W0_REQUANT) != 0u || spad) ? 1u : 4u);
   /* --break region forgets each STORE's last row: its bytes must then show up as stray writes. */
   const uint64_t marked = (g_break == BRK_REGION) ? rows - 1u : rows;
   for (uint64_t r = 0; r < marked; r++) {

@@ -84,20 +84,20 @@ static uint32_t bad_command(sys_rng_t *r, uint32_t dim, uint32_t w[TSR_CMD_WORDS
       w[0] = TSR_OP_LOAD; /* LOAD with 0 rows */
       w[1] = 0x1000u;
       w[2] = dim;
-      w[3] = 0u | (dim << 16);
+      w[3] = TSR_CMD_PUT(TSR_CMD_LOAD_W3_ROWS, 0u) | TSR_CMD_PUT(TSR_CMD_LOAD_W3_COLS, dim);
       return TSR_ERR_DIM;
     case 2:
       w[0] = TSR_OP_LOAD; /* LOAD whose region passes 2^32 */
       w[1] = 0xfffffff0u;
       w[2] = 0u;
-      w[3] = 1u | (17u << 16);
+      w[3] = TSR_CMD_PUT(TSR_CMD_LOAD_W3_ROWS, 1u) | TSR_CMD_PUT(TSR_CMD_LOAD_W3_COLS, 17u);
       return TSR_ERR_DRAM_RANGE;
     default:
       w[0] = TSR_OP_STORE; /* STORE whose region passes 2^32 */
       w[1] = 0xffff0000u;
       w[2] = 0x8000u;
-      w[3] = 3u | (dim << 16);
-      w[7] = 0x7f800000u; /* act_min -128, act_max 127 */
+      w[3] = TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, 3u) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, dim);
+      w[7] = TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MIN, 0x80u) | TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MAX, 0x7fu); /* -128..127 */
       return TSR_ERR_DRAM_RANGE;
   }
 }
@@ -111,14 +111,14 @@ static uint32_t slverr_command(sys_rng_t *r, const tsr_sim_cfg_t *cfg, uint32_t 
     w[0] = TSR_OP_LOAD;
     w[1] = at;
     w[2] = dim;
-    w[3] = 1u | (dim << 16);
+    w[3] = TSR_CMD_PUT(TSR_CMD_LOAD_W3_ROWS, 1u) | TSR_CMD_PUT(TSR_CMD_LOAD_W3_COLS, dim);
     return TSR_ERR_BUS_READ;
   }
   w[0] = TSR_OP_STORE;
   w[1] = at;
   w[2] = 4u * dim;
-  w[3] = 1u | (dim << 16);
-  w[7] = 0x7f800000u;
+  w[3] = TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, 1u) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, dim);
+  w[7] = TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MIN, 0x80u) | TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MAX, 0x7fu);
   return TSR_ERR_BUS_WRITE;
 }
 

@@ -56,7 +56,7 @@ static void trip_now(sys_trip_t *t) {
   t->seen.dma_moving = beats(&t->raw) != b0;
   /* Last, so that the reset follows within the few cycles of one read. */
   (void)sys_rd(e, TSR_OPCODE_REG_OFFSET, &op);
-  t->seen.array_busy = (op & 0xffu) == TSR_OP_MATMUL;
+  t->seen.array_busy = ((op >> TSR_OPCODE_OP_OFFSET) & TSR_OPCODE_OP_MASK) == TSR_OP_MATMUL;
   t->seen.axi |= t->raw.axi_active(t->raw.sim);
   if (t->kind == SYS_TRIP_HARD) {
     t->raw.reset(t->raw.sim, t->reset_cycles);
@@ -80,7 +80,7 @@ static bool check_trip(sys_trip_t *t) {
       /* Poll OPCODE (a register read takes a few cycles) until a MATMUL executes. */
       uint32_t op = 0;
       (void)sys_rd(t->env, TSR_OPCODE_REG_OFFSET, &op);
-      if ((op & 0xffu) != TSR_OP_MATMUL) {
+      if (((op >> TSR_OPCODE_OP_OFFSET) & TSR_OPCODE_OP_MASK) != TSR_OP_MATMUL) {
         return false;
       }
     } else if (t->when == SYS_WHEN_DMA && t->raw.axi_active(t->raw.sim) == 0u) {

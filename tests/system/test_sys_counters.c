@@ -231,7 +231,7 @@ static void directed_commands_count_exactly(void **state) {
     uint64_t last = (lo + cols - 1u) / beat;
     want_rd += (last - first + 1u) * beat;
   }
-  push(e, TSR_OP_LOAD, addr, stride, rows | (cols << 16), 0u, 0u);
+  push(e, TSR_OP_LOAD, addr, stride, TSR_CMD_PUT(TSR_CMD_LOAD_W3_ROWS, rows) | TSR_CMD_PUT(TSR_CMD_LOAD_W3_COLS, cols), 0u, 0u);
   wait_idle(e);
   tsr_counters_t c = counters(e);
   char what[160];
@@ -253,7 +253,7 @@ static void directed_commands_count_exactly(void **state) {
   const uint32_t mm = (uint32_t)sys_rng_range(&rng, 1, 50);
   const uint32_t kk = (uint32_t)sys_rng_range(&rng, 1, n);
   const uint32_t nn = (uint32_t)sys_rng_range(&rng, 1, n);
-  push(e, TSR_OP_MATMUL, 0u, 60u, 0u, mm | (kk << 16), nn);
+  push(e, TSR_OP_MATMUL, 0u, 60u, 0u, TSR_CMD_PUT(TSR_CMD_MATMUL_W4_M, mm) | TSR_CMD_PUT(TSR_CMD_MATMUL_W4_K, kk), nn);
   wait_idle(e);
   c = counters(e);
   EXPECT_EQ("CNT_MACS after MATMUL", c.macs, (uint64_t)mm * kk * nn);
@@ -268,9 +268,9 @@ static void directed_commands_count_exactly(void **state) {
   /* STORE: strobed bytes only; raw int32 and int8 rows at odd addresses. */
   const uint32_t srows = (uint32_t)sys_rng_range(&rng, 1, 20);
   const uint32_t scols = (uint32_t)sys_rng_range(&rng, 1, n);
-  push(e, TSR_OP_STORE, 0x100003u, 4u * scols + 5u, srows | (scols << 16), 0u, 0u);
+  push(e, TSR_OP_STORE, 0x100003u, 4u * scols + 5u, TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, srows) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, scols), 0u, 0u);
   push(e, TSR_OP_STORE | (1u << TSR_STORE_REQUANT_BIT), 0x180001u, scols + 1u,
-       srows | (scols << 16), 0u, 0u);
+       TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, srows) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, scols), 0u, 0u);
   wait_idle(e);
   c = counters(e);
   EXPECT_EQ("CNT_DMA_WR after raw and int8 STOREs", c.dma_wr, (uint64_t)srows * scols * 5u);

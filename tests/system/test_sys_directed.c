@@ -86,13 +86,13 @@ static void push(fx_t *f, uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3, ui
 static void load(fx_t *f, uint32_t deps, bool acc, uint32_t addr, uint32_t stride, uint32_t rows,
                  uint32_t cols, uint32_t local) {
   push(f, TSR_OP_LOAD | deps | (acc ? 1u << TSR_LOAD_DEST_ACC_BIT : 0u), addr, stride,
-       rows | (cols << 16), local, 0u);
+       TSR_CMD_PUT(TSR_CMD_LOAD_W3_ROWS, rows) | TSR_CMD_PUT(TSR_CMD_LOAD_W3_COLS, cols), local, 0u);
 }
 
 /* Raw int32 STORE of `rows` full accumulator rows (N values each), after
  * the compute stage's token. */
 static void store_raw(fx_t *f, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t src) {
-  push(f, TSR_OP_STORE | TSR_DEP_POP_PREV, addr, stride, rows | (g_dim << 16), src, 0u);
+  push(f, TSR_OP_STORE | TSR_DEP_POP_PREV, addr, stride, TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, rows) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, g_dim), src, 0u);
 }
 
 static void wait_ok(fx_t *f) {
@@ -130,7 +130,7 @@ static void keep_weights_multiplies_with_the_weights_already_in_the_array(void *
   put_random(f, SRC_ADDR, src, (size_t)(2u * m + n) * n);
   assert_int_equal(sys_soft_reset(&f->env), TSR_OK);
   load(f, TSR_DEP_PUSH_NEXT, false, SRC_ADDR, n, 2u * m + n, n, 0u);
-  push(f, TSR_OP_MATMUL | TSR_DEP_POP_PREV | TSR_DEP_PUSH_PREV, 0u, m, 0u, m | (kk << 16), nn);
+  push(f, TSR_OP_MATMUL | TSR_DEP_POP_PREV | TSR_DEP_PUSH_PREV, 0u, m, 0u, TSR_CMD_PUT(TSR_CMD_MATMUL_W4_M, m) | TSR_CMD_PUT(TSR_CMD_MATMUL_W4_K, kk), nn);
   /* Overwrite the weight rows in the scratchpad: the array must keep its copy. */
   put_random(f, SRC_ADDR + (2u * m + n) * n, src + (size_t)(2u * m + n) * n, (size_t)n * n);
   load(f, TSR_DEP_POP_NEXT, false, SRC_ADDR + (2u * m + n) * n, n, n, n, m);
@@ -211,7 +211,7 @@ static void load_cuts_rows_into_zero_filled_chunks(void **state) {
       load(f, 0u, false, 0x70000u, n, total, n, local);
       load(f, TSR_DEP_PUSH_NEXT, false, SRC_ADDR, stride, rows, cols, local);
       push(f, TSR_OP_MATMUL | TSR_DEP_POP_PREV | TSR_DEP_PUSH_NEXT, local, 200u, 0u,
-           total | (n << 16), n);
+           TSR_CMD_PUT(TSR_CMD_MATMUL_W4_M, total) | TSR_CMD_PUT(TSR_CMD_MATMUL_W4_K, n), n);
       free(id);
       free(pat);
     }

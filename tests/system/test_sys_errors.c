@@ -122,21 +122,22 @@ static cmd_t c_raw(uint32_t w0) {
 
 static cmd_t c_load(uint32_t deps, bool acc, uint32_t addr, uint32_t stride, uint32_t rows,
                     uint32_t cols, uint32_t local) {
-  cmd_t c = c_raw(TSR_OP_LOAD | deps | (acc ? 1u << 16 : 0u));
+  cmd_t c = c_raw(TSR_OP_LOAD | deps | TSR_CMD_PUT(TSR_CMD_LOAD_W0_DEST, acc ? 1u : 0u));
   c.w[1] = addr;
   c.w[2] = stride;
-  c.w[3] = (rows & 0xffffu) | (cols << 16);
+  c.w[3] = TSR_CMD_PUT(TSR_CMD_LOAD_W3_ROWS, rows) | TSR_CMD_PUT(TSR_CMD_LOAD_W3_COLS, cols);
   c.w[4] = local;
   return c;
 }
 
 static cmd_t c_matmul(uint32_t deps, bool accumulate, bool keep, uint32_t a, uint32_t w,
                       uint32_t acc, uint32_t m, uint32_t k, uint32_t n) {
-  cmd_t c = c_raw(TSR_OP_MATMUL | deps | (accumulate ? 1u << 16 : 0u) | (keep ? 1u << 17 : 0u));
+  cmd_t c = c_raw(TSR_OP_MATMUL | deps | TSR_CMD_PUT(TSR_CMD_MATMUL_W0_ACCUMULATE, accumulate ? 1u : 0u) |
+                  TSR_CMD_PUT(TSR_CMD_MATMUL_W0_KEEP_WEIGHTS, keep ? 1u : 0u));
   c.w[1] = a;
   c.w[2] = w;
   c.w[3] = acc;
-  c.w[4] = (m & 0xffffu) | (k << 16);
+  c.w[4] = TSR_CMD_PUT(TSR_CMD_MATMUL_W4_M, m) | TSR_CMD_PUT(TSR_CMD_MATMUL_W4_K, k);
   c.w[5] = n;
   return c;
 }
@@ -150,16 +151,17 @@ typedef struct store_opt {
 
 static cmd_t c_store(uint32_t deps, uint32_t addr, uint32_t stride, uint32_t rows, uint32_t cols,
                      uint32_t src, const store_opt_t *o) {
-  cmd_t c = c_raw(TSR_OP_STORE | deps | (o->bias ? 1u << 16 : 0u) | (o->requant ? 1u << 17 : 0u) |
-                  (o->per_channel ? 1u << 18 : 0u));
+  cmd_t c = c_raw(TSR_OP_STORE | deps | TSR_CMD_PUT(TSR_CMD_STORE_W0_BIAS, o->bias ? 1u : 0u) |
+                  TSR_CMD_PUT(TSR_CMD_STORE_W0_REQUANT, o->requant ? 1u : 0u) |
+                  TSR_CMD_PUT(TSR_CMD_STORE_W0_PER_CHANNEL, o->per_channel ? 1u : 0u));
   c.w[1] = addr;
   c.w[2] = stride;
-  c.w[3] = (rows & 0xffffu) | (cols << 16);
+  c.w[3] = TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, rows) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, cols);
   c.w[4] = src;
   c.w[5] = o->param;
   c.w[6] = (uint32_t)o->mult;
-  c.w[7] = ((uint32_t)o->shift & 0xffu) | (((uint32_t)o->zp & 0xffu) << 8) |
-           (((uint32_t)o->act_min & 0xffu) << 16) | (((uint32_t)o->act_max & 0xffu) << 24);
+  c.w[7] = TSR_CMD_PUT(TSR_CMD_STORE_W7_SHIFT, (uint32_t)o->shift) | TSR_CMD_PUT(TSR_CMD_STORE_W7_OUT_ZP, (uint32_t)o->zp) |
+           TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MIN, (uint32_t)o->act_min) | TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MAX, (uint32_t)o->act_max);
   return c;
 }
 

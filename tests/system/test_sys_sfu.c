@@ -364,8 +364,8 @@ static int error_cases(sys_env_t *e) {
   for (unsigned i = 0; i < 3; i++) {
     uint32_t status = 0, got = 0;
     memset(w, 0, sizeof w);
-    w[0] = TSR_OP_SFU | funcs[i] << 16;
-    w[3] = 1u | 8u << 16;
+    w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, funcs[i]);
+    w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, 1u) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, 8u);
     CHECK(sys_push_raw(e, w) == TSR_OK, "push");
     CHECK(sys_wait_stopped(e, SYS_POLL_LIMIT, &status) == TSR_OK, "func %u hangs", funcs[i]);
     CHECK(sys_rd(e, TSR_ERR_CODE_REG_OFFSET, &got) == TSR_OK, "read");
@@ -373,22 +373,22 @@ static int error_cases(sys_env_t *e) {
     CHECK(sys_soft_reset(e) == TSR_OK, "soft reset");
   }
   memset(w, 0, sizeof w);
-  w[0] = TSR_OP_SFU | 6u << 16;
-  w[3] = 1u | 8u << 16;
+  w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, 6u);
+  w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, 1u) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, 8u);
   if (expect_error(e, w, TSR_ERR_OPCODE, "FUNC 6") != 0) {
     return -1;
   }
-  w[0] = TSR_OP_SFU | TSR_FUNC_MAP << 16;
-  w[3] = 0u | 8u << 16;
+  w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, TSR_FUNC_MAP);
+  w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, 0u) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, 8u);
   if (expect_error(e, w, TSR_ERR_DIM, "ROWS 0") != 0) {
     return -1;
   }
-  w[3] = 1u | 8u << 16;
+  w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, 1u) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, 8u);
   w[1] = e->dev.info.spad_rows;
   if (expect_error(e, w, TSR_ERR_SPAD_RANGE, "SRC past the scratchpad") != 0) {
     return -1;
   }
-  w[0] = TSR_OP_SFU | TSR_FUNC_REDUCE << 16;
+  w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, TSR_FUNC_REDUCE);
   w[1] = 0u;
   w[2] = e->dev.info.acc_rows;
   if (expect_error(e, w, TSR_ERR_ACC_RANGE, "REDUCE DST past the accumulator") != 0) {

@@ -36,8 +36,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "xrand_probe: %s\n", err);
     return 1;
   }
-  uint32_t w[TSR_CMD_WORDS] = {TSR_OP_STORE, PROBE_ADDR, 4u * dim, PROBE_ROWS | (dim << 16), 0u, 0u,
-                               0u, 0x7f800000u};
+  uint32_t w[TSR_CMD_WORDS] = {TSR_OP_STORE, PROBE_ADDR, 4u * dim,
+                               TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, PROBE_ROWS) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, dim), 0u, 0u, 0u,
+                               TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MIN, 0x80u) | TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MAX, 0x7fu)};
   uint32_t status = 0;
   if (sys_push_raw(&e, w) != TSR_OK || sys_wait_stopped(&e, 1000000u, &status) != TSR_OK ||
       (status & (1u << TSR_STATUS_ERROR_BIT)) != 0u) {

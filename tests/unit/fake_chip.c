@@ -58,9 +58,9 @@ static uint32_t chip_rand(void) {
 }
 
 static int stage_of(const tsr_cmd_t *c) {
-  uint32_t op = c->w[0] & 0xffu;
+  uint32_t op = TSR_CMD_GET(c->w[0], TSR_CMD_W0_OPCODE);
   if (op == TSR_OP_LOAD) {
-    return ((c->w[0] >> 16) & 1u) ? 1 : 0;
+    return TSR_CMD_GET(c->w[0], TSR_CMD_LOAD_W0_DEST) ? 1 : 0;
   }
   if (op == TSR_OP_STORE) {
     return 2;
@@ -113,10 +113,10 @@ static bool dram_in(uint64_t addr, uint64_t n) {
 }
 
 static void exec_load(const tsr_cmd_t *c, uint32_t idx) {
-  bool to_acc = (c->w[0] >> 16) & 1u;
-  uint32_t addr = c->w[1], stride = c->w[2];
-  uint32_t rows = c->w[3] & 0xffffu, cols = c->w[3] >> 16;
-  uint32_t local = c->w[4] & 0xffffffu;
+  bool to_acc = TSR_CMD_GET(c->w[0], TSR_CMD_LOAD_W0_DEST);
+  uint32_t addr = TSR_CMD_GET(c->w[1], TSR_CMD_LOAD_W1_ADDR), stride = TSR_CMD_GET(c->w[2], TSR_CMD_LOAD_W2_STRIDE);
+  uint32_t rows = TSR_CMD_GET(c->w[3], TSR_CMD_LOAD_W3_ROWS), cols = TSR_CMD_GET(c->w[3], TSR_CMD_LOAD_W3_COLS);
+  uint32_t local = TSR_CMD_GET(c->w[4], TSR_CMD_LOAD_W4_LOCAL);
   uint32_t dim = g_chip.dim;
   uint32_t chunk = to_acc ? 4 * dim : dim;
   if (rows == 0 || cols == 0) {
@@ -163,10 +163,12 @@ static void exec_load(const tsr_cmd_t *c, uint32_t idx) {
 }
 
 static void exec_matmul(const tsr_cmd_t *c, uint32_t idx) {
-  bool accumulate = (c->w[0] >> 16) & 1u;
-  bool keep = (c->w[0] >> 17) & 1u;
-  uint32_t a = c->w[1] & 0xffffffu, w = c->w[2] & 0xffffffu, ca = c->w[3] & 0xffffffu;
-  uint32_t m = c->w[4] & 0xffffu, k = c->w[4] >> 16, n = c->w[5] & 0xffffu;
+  bool accumulate = TSR_CMD_GET(c->w[0], TSR_CMD_MATMUL_W0_ACCUMULATE);
+  bool keep = TSR_CMD_GET(c->w[0], TSR_CMD_MATMUL_W0_KEEP_WEIGHTS);
+  uint32_t a = TSR_CMD_GET(c->w[1], TSR_CMD_MATMUL_W1_A_ADDR), w = TSR_CMD_GET(c->w[2], TSR_CMD_MATMUL_W2_W_ADDR);
+  uint32_t ca = TSR_CMD_GET(c->w[3], TSR_CMD_MATMUL_W3_C_ADDR);
+  uint32_t m = TSR_CMD_GET(c->w[4], TSR_CMD_MATMUL_W4_M), k = TSR_CMD_GET(c->w[4], TSR_CMD_MATMUL_W4_K);
+  uint32_t n = TSR_CMD_GET(c->w[5], TSR_CMD_MATMUL_W5_N);
   uint32_t dim = g_chip.dim;
   if (keep) {
     fail_cmd(TSR_ERR_NO_WEIGHTS, idx, 0); /* the firmware never keeps weights */
@@ -200,16 +202,17 @@ static void exec_matmul(const tsr_cmd_t *c, uint32_t idx) {
 }
 
 static void exec_store(const tsr_cmd_t *c, uint32_t idx) {
-  bool bias = (c->w[0] >> 16) & 1u, requant = (c->w[0] >> 17) & 1u, pc = (c->w[0] >> 18) & 1u;
-  bool spad = (c->w[0] >> 19) & 1u, lut = (c->w[0] >> 20) & 1u, leaky = (c->w[0] >> 21) & 1u;
-  uint32_t addr = c->w[1], stride = c->w[2];
-  uint32_t rows = c->w[3] & 0xffffu, cols = c->w[3] >> 16;
-  uint32_t src = c->w[4] & 0xffffffu, param = c->w[5] & 0xffffffu;
-  int32_t mult = (int32_t)c->w[6];
-  int32_t shift = (int8_t)(c->w[7] & 0xffu);
-  int32_t zp = (int8_t)((c->w[7] >> 8) & 0xffu);
-  int32_t lo = (int8_t)((c->w[7] >> 16) & 0xffu);
-  int32_t hi = (int8_t)((c->w[7] >> 24) & 0xffu);
+  bool bias = TSR_CMD_GET(c->w[0], TSR_CMD_STORE_W0_BIAS), requant = TSR_CMD_GET(c->w[0], TSR_CMD_STORE_W0_REQUANT);
+  bool pc = TSR_CMD_GET(c->w[0], TSR_CMD_STORE_W0_PER_CHANNEL), spad = TSR_CMD_GET(c->w[0], TSR_CMD_STORE_W0_SPAD);
+  bool lut = TSR_CMD_GET(c->w[0], TSR_CMD_STORE_W0_LUT), leaky = TSR_CMD_GET(c->w[0], TSR_CMD_STORE_W0_LEAKY);
+  uint32_t addr = TSR_CMD_GET(c->w[1], TSR_CMD_STORE_W1_ADDR), stride = TSR_CMD_GET(c->w[2], TSR_CMD_STORE_W2_STRIDE);
+  uint32_t rows = TSR_CMD_GET(c->w[3], TSR_CMD_STORE_W3_ROWS), cols = TSR_CMD_GET(c->w[3], TSR_CMD_STORE_W3_COLS);
+  uint32_t src = TSR_CMD_GET(c->w[4], TSR_CMD_STORE_W4_SRC), param = TSR_CMD_GET(c->w[5], TSR_CMD_STORE_W5_PARAM);
+  int32_t mult = (int32_t)TSR_CMD_GET(c->w[6], TSR_CMD_STORE_W6_MULT);
+  int32_t shift = (int8_t)TSR_CMD_GET(c->w[7], TSR_CMD_STORE_W7_SHIFT);
+  int32_t zp = (int8_t)TSR_CMD_GET(c->w[7], TSR_CMD_STORE_W7_OUT_ZP);
+  int32_t lo = (int8_t)TSR_CMD_GET(c->w[7], TSR_CMD_STORE_W7_ACT_MIN);
+  int32_t hi = (int8_t)TSR_CMD_GET(c->w[7], TSR_CMD_STORE_W7_ACT_MAX);
   uint32_t dim = g_chip.dim;
   if (rows == 0 || cols == 0 || cols > dim) {
     fail_cmd(TSR_ERR_DIM, idx, 0);
@@ -305,10 +308,11 @@ static int32_t acc_word(uint32_t row, uint32_t i) {
 }
 
 static void exec_sfu(const tsr_cmd_t *c, uint32_t idx) {
-  uint32_t func = (c->w[0] >> 16) & 0xfu;
-  uint32_t src = c->w[1] & 0xffffffu, dst = c->w[2] & 0xffffffu;
-  uint32_t rows = c->w[3] & 0xffffu, len = c->w[3] >> 16;
-  uint32_t src2 = c->w[4] & 0xffffffu, param = c->w[5] & 0xffffffu, aux = c->w[6] & 0xffffffu;
+  uint32_t func = TSR_CMD_GET(c->w[0], TSR_CMD_SFU_W0_FUNC);
+  uint32_t src = TSR_CMD_GET(c->w[1], TSR_CMD_SFU_W1_SRC), dst = TSR_CMD_GET(c->w[2], TSR_CMD_SFU_W2_DST);
+  uint32_t rows = TSR_CMD_GET(c->w[3], TSR_CMD_SFU_W3_ROWS), len = TSR_CMD_GET(c->w[3], TSR_CMD_SFU_W3_LEN);
+  uint32_t src2 = TSR_CMD_GET(c->w[4], TSR_CMD_SFU_W4_SRC2), param = TSR_CMD_GET(c->w[5], TSR_CMD_SFU_W5_PARAM);
+  uint32_t aux = TSR_CMD_GET(c->w[6], TSR_CMD_SFU_W6_AUX);
   uint32_t dim = g_chip.dim;
   if (func > TSR_FUNC_ADD) {
     fail_cmd(TSR_ERR_OPCODE, idx, 0);
@@ -425,7 +429,7 @@ static void exec_cmd(size_t i) {
   const tsr_cmd_t *c = &g_chip.prog[i];
   uint32_t idx = (uint32_t)i;
   int stage = stage_of(c);
-  uint32_t op = c->w[0] & 0xffu;
+  uint32_t op = TSR_CMD_GET(c->w[0], TSR_CMD_W0_OPCODE);
   const uint32_t bits[4] = {TSR_DEP_POP_PREV, TSR_DEP_POP_NEXT, TSR_DEP_PUSH_PREV,
                             TSR_DEP_PUSH_NEXT};
   for (int b = 0; b < 4; b++) {

@@ -378,12 +378,12 @@ static void fence_and_nop_pack_flags(void **state) {
                             TSR_DEP_PUSH_NEXT};
   for (unsigned i = 0; i < 4; i++) {
     assert_int_equal(tsr_cmd_nop(&g_dev, deps[i], &c), TSR_OK);
-    assert_int_equal(c.w[0], 1u << (8u + i));
+    assert_int_equal(c.w[0], 1u << (TSR_CMD_W0_POP_PREV_BIT + i));
     for (unsigned w = 1; w < 8; w++) {
       assert_int_equal(c.w[w], 0u);
     }
   }
-  assert_int_equal(tsr_cmd_nop(&g_dev, 1u << 12, &c), TSR_BAD_ARG);
+  assert_int_equal(tsr_cmd_nop(&g_dev, TSR_CMD_PUT(TSR_CMD_W0_RESERVED, 1u), &c), TSR_BAD_ARG);
 }
 
 /* ---- builder validation ------------------------------------------------------------------- */
@@ -665,7 +665,7 @@ static void sfu_packs_every_field(void **state) {
   for (unsigned i = 0; i < sizeof use / sizeof use[0]; i++) {
     a.func = use[i].func;
     assert_int_equal(tsr_cmd_sfu(&g_dev, TSR_DEP_POP_NEXT | TSR_DEP_PUSH_PREV, &a, &c), TSR_OK);
-    assert_int_equal(c.w[0], 0x00000605u | (use[i].func << 16));
+    assert_int_equal(c.w[0], 0x00000605u | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, use[i].func));
     assert_int_equal(c.w[1], 0x123456u);
     assert_int_equal(c.w[2], 0x234567u);
     assert_int_equal(c.w[3], 0x00110003u);
@@ -726,8 +726,8 @@ static void sfu_rejects_what_the_chip_refuses_at_decode(void **state) {
   assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
   /* Dependency bits: the compute stage may use all four, nothing else. */
   assert_int_equal(tsr_cmd_sfu(&g_dev, TSR_DEP_MASK, &ok, &c), TSR_OK);
-  assert_int_equal(tsr_cmd_sfu(&g_dev, 1u << 12, &ok, &c), TSR_BAD_ARG);
-  assert_int_equal(tsr_cmd_sfu(&g_dev, 1u << 16, &ok, &c), TSR_BAD_ARG);
+  assert_int_equal(tsr_cmd_sfu(&g_dev, TSR_CMD_PUT(TSR_CMD_W0_RESERVED, 1u), &ok, &c), TSR_BAD_ARG);
+  assert_int_equal(tsr_cmd_sfu(&g_dev, TSR_CMD_PUT(TSR_CMD_W0_FLAGS, 1u), &ok, &c), TSR_BAD_ARG);
   /* ERR_DIM: zero ROWS or LEN; the 16-bit fields cannot hold 65536. */
   const uint32_t funcs[] = {TSR_FUNC_MAP, TSR_FUNC_REDUCE, TSR_FUNC_SOFTMAX, TSR_FUNC_LAYERNORM,
                             TSR_FUNC_ADD};

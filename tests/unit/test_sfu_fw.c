@@ -786,13 +786,16 @@ static void gemm_loads_the_table_once_before_the_first_store(void **state) {
   assert_int_equal(tsr_gemm_run(&g_dev, &d, &p, NULL, NULL), TSR_OK);
   assert_int_equal(g_chip.n_sfu[TSR_FUNC_LUT_LOAD], 1);
   /* Program: the table's LOAD, then LUT_LOAD, before any MATMUL; every STORE has LUT. */
-  assert_int_equal(g_chip.prog[0].w[0] & 0xffu, TSR_OP_LOAD);
+  assert_int_equal(TSR_CMD_GET(g_chip.prog[0].w[0], TSR_CMD_W0_OPCODE), TSR_OP_LOAD);
   assert_int_equal(g_chip.prog[0].w[1], 0x2000);
   assert_int_equal(g_chip.prog[0].w[4], p.lut_base);
-  assert_int_equal(g_chip.prog[1].w[0] & 0xfffffu, TSR_OP_SFU | TSR_DEP_POP_PREV);
+  assert_int_equal(TSR_CMD_GET(g_chip.prog[1].w[0], TSR_CMD_W0_OPCODE), TSR_OP_SFU);
+  assert_int_equal(g_chip.prog[1].w[0] & (TSR_DEP_MASK | TSR_CMD_PUT(TSR_CMD_W0_RESERVED, TSR_CMD_W0_RESERVED_MASK)),
+                   TSR_DEP_POP_PREV);
+  assert_int_equal(TSR_CMD_GET(g_chip.prog[1].w[0], TSR_CMD_SFU_W0_FUNC), TSR_FUNC_LUT_LOAD);
   assert_int_equal(g_chip.prog[1].w[1], p.lut_base);
   for (size_t i = 0; i < g_chip.nprog; i++) {
-    if ((g_chip.prog[i].w[0] & 0xffu) == TSR_OP_STORE) {
+    if (TSR_CMD_GET(g_chip.prog[i].w[0], TSR_CMD_W0_OPCODE) == TSR_OP_STORE) {
       assert_true(g_chip.prog[i].w[0] & (1u << TSR_STORE_LUT_BIT));
       assert_false(g_chip.prog[i].w[0] & (1u << TSR_STORE_LEAKY_BIT));
     }
