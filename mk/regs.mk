@@ -1,5 +1,6 @@
 # mk/regs.mk: the register map. One source, rtl/regs/tessera_regs.toml, and three
 # committed outputs generated from it by tools/regtool.py (see docs/registers.md).
+# The command format likewise (rtl/regs/tessera_cmds.toml, tools/cmdtool.py, below).
 
 REGS_TOML := rtl/regs/tessera_regs.toml
 REGS_TOOL := tools/regtool.py
@@ -12,12 +13,23 @@ REGS_CHECK_DIR := $(BUILD)/regs-check
 # $(call regs_gen,<rtl>,<header>,<doc>)
 regs_gen = $(PYTHON) $(REGS_TOOL) $(REGS_TOML) --rtl $(1) --c-header $(2) --doc $(3)
 
+# The command format: one source, rtl/regs/tessera_cmds.toml, and tools/cmdtool.py
+# (regtool's sibling) generates the Verilog include, the C header and the tables
+# between "cmdtool:" markers in the docs (docs/commands.md describes the format).
+CMDS_TOML := rtl/regs/tessera_cmds.toml
+CMDS_TOOL := tools/cmdtool.py
+CMDS_VH   := rtl/regs/tsr_cmd_fields.vh
+CMDS_HDR  := sw/include/tessera_cmds.h
+CMDS_DOCS := docs/commands.md docs/sfu.md
+cmds_gen = $(PYTHON) $(CMDS_TOOL) $(CMDS_TOML) --vh $(CMDS_VH) --c-header $(CMDS_HDR) $(addprefix --doc ,$(CMDS_DOCS))
+
 .PHONY: regs
-regs: ## regenerate register outputs (RTL, C header, docs) from the TOML
+regs: ## regenerate register and command-format outputs (RTL, C headers, docs) from the TOMLs
 	$(call regs_gen,$(REGS_RTL),$(REGS_HDR),$(REGS_DOC))
+	$(cmds_gen)
 
 .PHONY: regs-check
-regs-check: ## fail if generated register files are stale
+regs-check: ## fail if generated register or command-format files are stale, or a command field is hand-written
 	@rm -rf $(REGS_CHECK_DIR) && mkdir -p $(REGS_CHECK_DIR)
 	@$(call regs_gen,$(REGS_CHECK_DIR)/$(notdir $(REGS_RTL)),$(REGS_CHECK_DIR)/$(notdir $(REGS_HDR)),$(REGS_CHECK_DIR)/$(notdir $(REGS_DOC))) -q
 	@stale=0; \
@@ -28,6 +40,14 @@ regs-check: ## fail if generated register files are stale
 	done; \
 	if [ $$stale -eq 0 ]; then echo "regs-check: generated register files are up to date"; fi; \
 	exit $$stale
+
+# The command format's outputs, and no hand-written command field slice anywhere.
+regs-check: cmds-check cmd-slice-check
+.PHONY: cmds-check cmd-slice-check
+cmds-check:
+	@$(cmds_gen) --check
+cmd-slice-check: ## fail on a hand-written command field slice in rtl/ tb/ sw/ fw/ tests/ (use the generated names)
+	@$(PYTHON) tools/cmd_slice_check.py
 
 # Lint (Verilator -Wall, zero warnings) and synthesize (Yosys, no latches) the register block.
 .PHONY: regs-lint
