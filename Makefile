@@ -15,6 +15,8 @@ INCS    := -Isw/include -Isw/hal -Isw/driver -Isw/golden -Isw/lib -Ifw/include -
 
 FW_SRCS  := $(sort $(wildcard fw/*.c))
 RTL_SRCS := $(sort $(wildcard rtl/*.v)) rtl/regs/tsr_regs.v
+# Verilog includes the RTL reads (by their path from here): prerequisites, never sources.
+RTL_INCS := rtl/regs/tsr_cmd_fields.vh
 
 # Each area keeps its rules in mk/<area>.mk, read in this order, which is the order of
 # their dependencies: a fragment may use, at read time (:= values, rule targets and

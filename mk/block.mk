@@ -35,7 +35,7 @@ test-block: $(addprefix test-block-,$(BLOCK_TESTS)) ## run every RTL block test 
 # (A pattern rule replaces only one %, hence <name>/<sim>/ directories.)
 .PRECIOUS: $(BLOCK_DIR)/%/verilator/Vtb $(BLOCK_DIR)/%/iverilog/tb.vvp
 
-$(BLOCK_DIR)/%/verilator/Vtb: tests/block/tsr_%_tb.v $(RTL_SRCS) $(BLOCK_INCS)
+$(BLOCK_DIR)/%/verilator/Vtb: tests/block/tsr_%_tb.v $(RTL_SRCS) $(RTL_INCS) $(BLOCK_INCS)
 	@command -v $(VERILATOR) >/dev/null || { echo "block: $(VERILATOR) not found: apt-get install verilator (>= 5.006)"; exit 1; }
 	@mkdir -p $(@D)
 	@echo "block $*: verilator --binary --timing (log: $(@D)/build.log)"
@@ -43,7 +43,7 @@ $(BLOCK_DIR)/%/verilator/Vtb: tests/block/tsr_%_tb.v $(RTL_SRCS) $(BLOCK_INCS)
 	  --top-module tsr_$*_tb --Mdir $(@D) -o $(@F) \
 	  $< $(call block_rtl,$*) $(BLOCK_DPI_$*) > $(@D)/build.log 2>&1 || { cat $(@D)/build.log; exit 1; }
 
-$(BLOCK_DIR)/%/iverilog/tb.vvp: tests/block/tsr_%_tb.v $(RTL_SRCS) $(BLOCK_INCS)
+$(BLOCK_DIR)/%/iverilog/tb.vvp: tests/block/tsr_%_tb.v $(RTL_SRCS) $(RTL_INCS) $(BLOCK_INCS)
 	@command -v $(IVERILOG) >/dev/null || { echo "block: $(IVERILOG) not found: apt-get install iverilog"; exit 1; }
 	@mkdir -p $(@D)
 	$(IVERILOG) -g2012 -Wall -Wno-timescale -Itests/block -s tsr_$*_tb -o $@ $< $(call block_rtl,$*)

@@ -26,7 +26,7 @@ lint: ## Verilator -Wall lint of the whole RTL for N = 4, 8, 16, N = 4 without t
 # ($mem_v2) instead of turning into flip-flops: that is the proof that they map
 # to block RAM. Fails on any latch. Does not touch docs/fpga.md.
 SYNTH_DIM ?= 8
-$(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt: $(RTL_SRCS) mk/rtl.mk tools/synth.py
+$(BUILD)/synth/generic-$(SYNTH_DIM)/report.txt: $(RTL_SRCS) $(RTL_INCS) mk/rtl.mk tools/synth.py
 	@command -v $(YOSYS) >/dev/null || { echo "synth: yosys not found; install the Debian package 'yosys'"; exit 1; }
 	@$(PYTHON) tools/synth.py --target generic --dim $(SYNTH_DIM) --build $(BUILD) --no-doc $(RTL_SRCS) \
 	  || { rm -f $@; exit 1; }

@@ -81,7 +81,7 @@ $(TB_DIR)/verilator.cmd: tb-force
 	@mkdir -p $(@D)
 	@echo '$(TB_VCMD)' | cmp -s - $@ || echo '$(TB_VCMD)' > $@
 
-$(TB_VMODEL): $(TB_RTL_SRCS) $(TB_DIR)/verilator.cmd $(TB_RT_DIR)/flags.txt
+$(TB_VMODEL): $(TB_RTL_SRCS) $(RTL_INCS) $(TB_DIR)/verilator.cmd $(TB_RT_DIR)/flags.txt
 	$(TB_NEED_VERILATOR)
 	@mkdir -p $(TB_VDIR)
 	@echo "tb: verilating tsr_top ArrayDim=$(DIM) into $(TB_VDIR) (log: $(TB_DIR)/verilator.log)"
