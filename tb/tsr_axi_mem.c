@@ -45,13 +45,13 @@ struct tsr_axi_mem {
   /* Channels that had VALID && !READY last cycle, and what they carried. */
   bool ar_wait, aw_wait, w_wait;
   tsr_axi_req_t held;
-  tsr_sim_mem_stats_t stats;
+  tsr_axi_mem_stats_t stats;
   uint64_t viol[TSR_AXI_VIOL_COUNT];
   unsigned reports;
-  tsr_sim_faults_t faults;  /* injected faults */
+  tsr_axi_faults_t faults;  /* injected faults */
   uint64_t frng;            /* xorshift64* state of the fault choices */
   uint64_t rd_seen, wr_seen; /* AR / AW handshakes since tsr_axi_mem_set_faults */
-  tsr_sim_fault_log_t flog;
+  tsr_axi_fault_log_t flog;
   uint64_t guard_lo, guard_hi; /* tsr_axi_mem_set_guard */
 };
 
@@ -226,7 +226,7 @@ void tsr_axi_mem_reset(tsr_axi_mem_t *m) {
 /* Decide the injected fault of a newly accepted burst. A faulty write writes
  * nothing, like a write to the error range. */
 static void inject(tsr_axi_mem_t *m, bool rd, burst_t *b) {
-  const tsr_sim_faults_t *f = &m->faults;
+  const tsr_axi_faults_t *f = &m->faults;
   const uint8_t resp = (f->resp == TSR_AXI_DECERR) ? (uint8_t)TSR_AXI_DECERR : (uint8_t)TSR_AXI_SLVERR;
   const uint64_t n = rd ? ++m->rd_seen : ++m->wr_seen;
   const uint32_t chosen = rd ? f->rd_burst : f->wr_burst;
@@ -585,7 +585,7 @@ int tsr_axi_mem_read(const tsr_axi_mem_t *m, uint64_t addr, void *dst, size_t n)
   return 0;
 }
 
-void tsr_axi_mem_stats(const tsr_axi_mem_t *m, tsr_sim_mem_stats_t *st) {
+void tsr_axi_mem_stats(const tsr_axi_mem_t *m, tsr_axi_mem_stats_t *st) {
   if (m == NULL || st == NULL) {
     return;
   }
@@ -610,7 +610,7 @@ uint64_t tsr_axi_mem_cycle(const tsr_axi_mem_t *m) {
   return (m != NULL) ? m->now : 0u;
 }
 
-int tsr_axi_mem_set_faults(tsr_axi_mem_t *m, const tsr_sim_faults_t *f) {
+int tsr_axi_mem_set_faults(tsr_axi_mem_t *m, const tsr_axi_faults_t *f) {
   if (m == NULL) {
     return -1;
   }
@@ -630,7 +630,7 @@ int tsr_axi_mem_set_faults(tsr_axi_mem_t *m, const tsr_sim_faults_t *f) {
   return 0;
 }
 
-void tsr_axi_mem_fault_log(const tsr_axi_mem_t *m, tsr_sim_fault_log_t *log) {
+void tsr_axi_mem_fault_log(const tsr_axi_mem_t *m, tsr_axi_fault_log_t *log) {
   if (m == NULL || log == NULL) {
     return;
   }

@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tsr_sim.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -95,6 +93,41 @@ typedef struct tsr_axi_mem_cfg {
   unsigned max_reports;       /**< protocol errors printed to stderr (later ones only counted) */
 } tsr_axi_mem_cfg_t;
 
+/** Bus faults the memory model injects (tsr_axi_mem_set_faults, tsr_sim_set_faults). All zero: none.
+ *  Faults never reorder anything: bursts still answer in order, and a read
+ *  burst keeps all its beats (only the RRESP of one beat changes). */
+typedef struct tsr_axi_faults {
+  uint32_t rd_burst;   /**< 1-based: the n-th read burst accepted after the call answers one beat
+                            with `resp` (0 = none) */
+  uint32_t rd_beat;    /**< 0-based beat of that burst (past its last beat: the last beat) */
+  uint32_t wr_burst;   /**< 1-based: the n-th write burst after the call answers B with `resp`
+                            and writes nothing (0 = none) */
+  uint32_t resp;       /**< 2 SLVERR or 3 DECERR (any other value: SLVERR) */
+  uint32_t rand_pct;   /**< 0..100: chance that any burst gets such an error (random beat) */
+  uint32_t delay_pct;  /**< 0..100: chance that an R beat or a B response is held back... */
+  uint32_t delay_max;  /**< ...by 1..delay_max extra cycles */
+  uint32_t seed;       /**< seed of the random choices (independent of cfg.seed) */
+} tsr_axi_faults_t;
+
+/** What the memory model answered with an error since the last tsr_axi_mem_set_faults
+ *  (injected faults and the cfg.err_base range and DECERR beyond memory alike). */
+typedef struct tsr_axi_fault_log {
+  uint64_t rd_err_bursts;  /**< read bursts with at least one error beat sent */
+  uint64_t wr_err_bursts;  /**< write bursts answered with an error B */
+  uint32_t rd_first_addr;  /**< ARADDR of the first read burst that sent an error beat */
+  uint32_t wr_first_addr;  /**< AWADDR of the first write burst answered with an error */
+  uint64_t delays;         /**< responses held back */
+} tsr_axi_fault_log_t;
+
+/** Traffic and protocol statistics of the memory model. */
+typedef struct tsr_axi_mem_stats {
+  uint64_t rd_beats, wr_beats;      /**< data beats accepted */
+  uint64_t rd_bursts, wr_bursts;    /**< AR / AW handshakes */
+  uint64_t err_resps;               /**< SLVERR/DECERR responses sent */
+  uint64_t protocol_errors;         /**< AXI rule violations seen (4 KiB crossing, WLAST mismatch, ...) */
+  uint64_t rd_outside, wr_outside;  /**< AR / AW bursts whose beats leave the guard range */
+  uint32_t outside_first;           /**< address of the first such burst */
+} tsr_axi_mem_stats_t;
 typedef struct tsr_axi_mem tsr_axi_mem_t;
 
 /** Fill `cfg` with defaults: 64 MiB, 8-byte bus, latencies 10, no cap, no stalls, 8 reports. */
@@ -126,21 +159,21 @@ int tsr_axi_mem_write(tsr_axi_mem_t *m, uint64_t addr, const void *src, size_t n
 int tsr_axi_mem_read(const tsr_axi_mem_t *m, uint64_t addr, void *dst, size_t n);
 
 /** Traffic statistics; protocol_errors is the sum over all kinds. */
-void tsr_axi_mem_stats(const tsr_axi_mem_t *m, tsr_sim_mem_stats_t *st);
+void tsr_axi_mem_stats(const tsr_axi_mem_t *m, tsr_axi_mem_stats_t *st);
 
-/** Count bursts leaving [lo, hi] in the statistics (see tsr_sim_set_guard). */
+/** Count bursts leaving [lo, hi] in the statistics (tsr_sim_set_guard in tb/tsr_sim.h). */
 void tsr_axi_mem_set_guard(tsr_axi_mem_t *m, uint64_t lo, uint64_t hi);
 
 /** Violations of one kind seen so far (0 for an unknown kind). */
 uint64_t tsr_axi_mem_violations(const tsr_axi_mem_t *m, tsr_axi_viol_t kind);
 
-/** Replace the injected bus faults (see tsr_sim_faults_t; NULL: none) and
+/** Replace the injected bus faults (see tsr_axi_faults_t; NULL: none) and
  *  clear the fault log. Burst numbers count from this call. 0, or -1 (with a
  *  message) on a percentage above 100. */
-int tsr_axi_mem_set_faults(tsr_axi_mem_t *m, const tsr_sim_faults_t *f);
+int tsr_axi_mem_set_faults(tsr_axi_mem_t *m, const tsr_axi_faults_t *f);
 
 /** Error responses sent since the last tsr_axi_mem_set_faults (or create). */
-void tsr_axi_mem_fault_log(const tsr_axi_mem_t *m, tsr_sim_fault_log_t *log);
+void tsr_axi_mem_fault_log(const tsr_axi_mem_t *m, tsr_axi_fault_log_t *log);
 
 /** Cycles ticked since create. */
 uint64_t tsr_axi_mem_cycle(const tsr_axi_mem_t *m);

@@ -203,10 +203,10 @@ TSR_SIM_API void tsr_sim_cfg_default(tsr_sim_cfg_t *cfg) {
     return;
   }
   memset(cfg, 0, sizeof *cfg);
-  cfg->mem_size = 64ull << 20;
-  cfg->rd_latency = 10u;
-  cfg->wr_latency = 10u;
-  cfg->watchdog_cycles = 100000000ull;
+  cfg->mem_size = TSR_SIM_DEFAULT_MEM_SIZE;
+  cfg->rd_latency = TSR_SIM_DEFAULT_LATENCY;
+  cfg->wr_latency = TSR_SIM_DEFAULT_LATENCY;
+  cfg->watchdog_cycles = TSR_SIM_DEFAULT_WATCHDOG;
 }
 
 TSR_SIM_API tsr_sim_t *tsr_sim_create(const tsr_sim_cfg_t *cfg) {
@@ -222,7 +222,7 @@ TSR_SIM_API tsr_sim_t *tsr_sim_create(const tsr_sim_cfg_t *cfg) {
   s->cfg = *cfg;
   s->cfg.trace_path = NULL; /* only used here; the caller owns the string */
   if (s->cfg.watchdog_cycles == 0u) {
-    s->cfg.watchdog_cycles = 100000000ull;
+    s->cfg.watchdog_cycles = TSR_SIM_DEFAULT_WATCHDOG;
   }
   s->rng = ((uint64_t)cfg->seed << 32) ^ 0x6A09E667F3BCC909ull;
 

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tsr_axi_mem.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -13,6 +15,12 @@ extern "C" {
  * exporting exactly these functions. sw/hal/tsr_hal_sim.c loads it with dlopen. */
 
 typedef struct tsr_sim tsr_sim_t;
+
+/* Defaults of tsr_sim_cfg_default, also for programs that fill a configuration
+ * before the library is loaded (sw/lib/tsr_lib_dev.c). */
+#define TSR_SIM_DEFAULT_MEM_SIZE (64ull << 20)   /**< bytes of external memory */
+#define TSR_SIM_DEFAULT_LATENCY 10u              /**< read and write latency, cycles */
+#define TSR_SIM_DEFAULT_WATCHDOG 100000000ull    /**< watchdog_cycles */
 
 /** Settings of one simulation: external memory model, tracing, watchdog. */
 typedef struct tsr_sim_cfg {
@@ -79,31 +87,11 @@ int tsr_sim_mem_read(tsr_sim_t *sim, uint64_t addr, void *dst, size_t n);
 /** Cycles simulated since create. */
 uint64_t tsr_sim_cycles(const tsr_sim_t *sim);
 
-/** Bus faults the memory model injects (tsr_sim_set_faults). All zero: none.
- *  Faults never reorder anything: bursts still answer in order, and a read
- *  burst keeps all its beats (only the RRESP of one beat changes). */
-typedef struct tsr_sim_faults {
-  uint32_t rd_burst;   /**< 1-based: the n-th read burst accepted after the call answers one beat
-                            with `resp` (0 = none) */
-  uint32_t rd_beat;    /**< 0-based beat of that burst (past its last beat: the last beat) */
-  uint32_t wr_burst;   /**< 1-based: the n-th write burst after the call answers B with `resp`
-                            and writes nothing (0 = none) */
-  uint32_t resp;       /**< 2 SLVERR or 3 DECERR (any other value: SLVERR) */
-  uint32_t rand_pct;   /**< 0..100: chance that any burst gets such an error (random beat) */
-  uint32_t delay_pct;  /**< 0..100: chance that an R beat or a B response is held back... */
-  uint32_t delay_max;  /**< ...by 1..delay_max extra cycles */
-  uint32_t seed;       /**< seed of the random choices (independent of cfg.seed) */
-} tsr_sim_faults_t;
-
-/** What the memory model answered with an error since the last tsr_sim_set_faults
- *  (injected faults and the cfg.err_base range and DECERR beyond memory alike). */
-typedef struct tsr_sim_fault_log {
-  uint64_t rd_err_bursts;  /**< read bursts with at least one error beat sent */
-  uint64_t wr_err_bursts;  /**< write bursts answered with an error B */
-  uint32_t rd_first_addr;  /**< ARADDR of the first read burst that sent an error beat */
-  uint32_t wr_first_addr;  /**< AWADDR of the first write burst answered with an error */
-  uint64_t delays;         /**< responses held back */
-} tsr_sim_fault_log_t;
+/** Bus faults of the memory model, its fault log and its statistics: the types
+ *  are the memory model's (tb/tsr_axi_mem.h); these are their names in this API. */
+typedef tsr_axi_faults_t tsr_sim_faults_t;
+typedef tsr_axi_fault_log_t tsr_sim_fault_log_t;
+typedef tsr_axi_mem_stats_t tsr_sim_mem_stats_t;
 
 /** Replace the fault settings (NULL: none) and clear the log. -1 on a bad setting. */
 int tsr_sim_set_faults(tsr_sim_t *sim, const tsr_sim_faults_t *f);
@@ -111,15 +99,7 @@ int tsr_sim_set_faults(tsr_sim_t *sim, const tsr_sim_faults_t *f);
 /** Copy the fault log. */
 void tsr_sim_fault_log(const tsr_sim_t *sim, tsr_sim_fault_log_t *log);
 
-/** Traffic and protocol statistics of the memory model. */
-typedef struct tsr_sim_mem_stats {
-  uint64_t rd_beats, wr_beats;      /**< data beats accepted */
-  uint64_t rd_bursts, wr_bursts;    /**< AR / AW handshakes */
-  uint64_t err_resps;               /**< SLVERR/DECERR responses sent */
-  uint64_t protocol_errors;         /**< AXI rule violations seen (4 KiB crossing, WLAST mismatch, ...) */
-  uint64_t rd_outside, wr_outside;  /**< AR / AW bursts whose beats leave the guard range */
-  uint32_t outside_first;           /**< address of the first such burst */
-} tsr_sim_mem_stats_t;
+/** Traffic and protocol statistics of the memory model (tsr_axi_mem_stats_t). */
 void tsr_sim_mem_stats(const tsr_sim_t *sim, tsr_sim_mem_stats_t *st);
 
 /** Guard range [lo, hi] (inclusive; default: everything): every AR or AW burst

@@ -253,7 +253,7 @@ static void reads_return_memory_contents_in_order_with_several_outstanding(void 
     assert_int_equal(r_take(&t, buf, lens[i] + 1u, 8, NULL, NULL), TSR_AXI_OKAY);
     assert_memory_equal(buf, img + (addrs[i] - 0x3000), (lens[i] + 1u) * 8u);
   }
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   tsr_axi_mem_stats(t.m, &st);
   assert_int_equal(st.rd_bursts, 4);
   assert_int_equal(st.rd_beats, 4 + 1 + 16 + 8);
@@ -412,7 +412,7 @@ static uint64_t mixed_time(unsigned bytes_per_cycle) {
     b += (unsigned)bh;
     assert_true(t.cyc - start < 1000);
   }
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   tsr_axi_mem_stats(t.m, &st);
   assert_int_equal(st.rd_beats, 32);
   assert_int_equal(st.wr_beats, 32);
@@ -535,7 +535,7 @@ static void bursts_touching_the_error_range_get_slverr_and_writes_are_dropped(vo
   assert_memory_equal(after, img, 0x110);
   assert_memory_equal(after + 0x110, d, 8);
 
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   tsr_axi_mem_stats(t.m, &st);
   assert_int_equal(st.err_resps, 2);
   assert_int_equal(st.protocol_errors, 0);
@@ -555,7 +555,7 @@ static void bursts_beyond_memory_get_decerr(void **state) {
   aw_send(&t, 0x80000000u, 0, 8);
   w_send(&t, d, 0xFF, 1, 8);
   assert_int_equal(b_take(&t, NULL), TSR_AXI_DECERR);
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   tsr_axi_mem_stats(t.m, &st);
   assert_int_equal(st.err_resps, 2);
   tb_close(&t);
@@ -593,7 +593,7 @@ static void chosen_read_beat_answers_the_injected_error_and_only_that_beat(void 
   uint8_t img[0x100], buf[32];
   fill(img, sizeof img, 3);
   tsr_axi_mem_write(t.m, 0x2000, img, sizeof img);
-  tsr_sim_faults_t f = {.rd_burst = 2, .rd_beat = 2, .resp = TSR_AXI_DECERR};
+  tsr_axi_faults_t f = {.rd_burst = 2, .rd_beat = 2, .resp = TSR_AXI_DECERR};
   assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), 0);
   int resp[4];
   uint64_t cyc[4];
@@ -613,19 +613,19 @@ static void chosen_read_beat_answers_the_injected_error_and_only_that_beat(void 
       }
     }
   }
-  tsr_sim_fault_log_t log;
+  tsr_axi_fault_log_t log;
   tsr_axi_mem_fault_log(t.m, &log);
   assert_int_equal(log.rd_err_bursts, 1);
   assert_int_equal(log.rd_first_addr, 0x2043u);
   assert_int_equal(log.wr_err_bursts, 0);
   /* a beat past the end of the burst means its last beat; SLVERR by default */
-  tsr_sim_faults_t g = {.rd_burst = 1, .rd_beat = 200};
+  tsr_axi_faults_t g = {.rd_burst = 1, .rd_beat = 200};
   assert_int_equal(tsr_axi_mem_set_faults(t.m, &g), 0);
   ar_send(&t, 0x2000, 1, 8);
   r_take_each(&t, buf, 2, 2, 8, resp, cyc);
   assert_int_equal(resp[0], TSR_AXI_OKAY);
   assert_int_equal(resp[1], TSR_AXI_SLVERR);
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   tsr_axi_mem_stats(t.m, &st);
   assert_int_equal(st.err_resps, 2);
   assert_int_equal(st.protocol_errors, 0);
@@ -640,7 +640,7 @@ static void chosen_write_burst_answers_b_error_and_writes_nothing(void **state) 
   uint8_t img[0x40], after[0x40], d[8] = {9, 8, 7, 6, 5, 4, 3, 2};
   fill(img, sizeof img, 4);
   tsr_axi_mem_write(t.m, 0x3000, img, sizeof img);
-  tsr_sim_faults_t f = {.wr_burst = 2, .resp = TSR_AXI_SLVERR};
+  tsr_axi_faults_t f = {.wr_burst = 2, .resp = TSR_AXI_SLVERR};
   assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), 0);
   for (unsigned n = 0; n < 3; n++) {
     aw_send(&t, 0x3000u + 0x10u * n, 1, 8);
@@ -655,7 +655,7 @@ static void chosen_write_burst_answers_b_error_and_writes_nothing(void **state) 
     assert_memory_equal(after + 0x10u * n + 8u, want == d ? d : img + 0x18, 8);
   }
   assert_memory_equal(after + 0x30, img + 0x30, 0x10);
-  tsr_sim_fault_log_t log;
+  tsr_axi_fault_log_t log;
   tsr_axi_mem_fault_log(t.m, &log);
   assert_int_equal(log.wr_err_bursts, 1);
   assert_int_equal(log.wr_first_addr, 0x3010u);
@@ -668,7 +668,7 @@ static void random_faults_hit_about_rand_pct_of_bursts(void **state) {
   tsr_axi_mem_cfg_t c = base_cfg();
   tb_t t;
   tb_open(&t, &c);
-  tsr_sim_faults_t f = {.rand_pct = 30, .resp = TSR_AXI_DECERR, .seed = g_seed};
+  tsr_axi_faults_t f = {.rand_pct = 30, .resp = TSR_AXI_DECERR, .seed = g_seed};
   assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), 0);
   uint8_t buf[32];
   int resp[4];
@@ -686,7 +686,7 @@ static void random_faults_hit_about_rand_pct_of_bursts(void **state) {
     bad_beats += k;
   }
   assert_in_range(bad_bursts, 80, 160);
-  tsr_sim_fault_log_t log;
+  tsr_axi_fault_log_t log;
   tsr_axi_mem_fault_log(t.m, &log);
   assert_int_equal(log.rd_err_bursts, bad_bursts);
   (void)bad_beats;
@@ -703,7 +703,7 @@ static void delays_hold_responses_back_in_order_up_to_delay_max(void **state) {
   uint8_t img[0x400], buf[0x400];
   fill(img, sizeof img, 6);
   tsr_axi_mem_write(t.m, 0x4000, img, sizeof img);
-  tsr_sim_faults_t f = {.delay_pct = 100, .delay_max = 3000, .seed = g_seed};
+  tsr_axi_faults_t f = {.delay_pct = 100, .delay_max = 3000, .seed = g_seed};
   assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), 0);
   /* four bursts outstanding, then all their beats: data in order, every beat late */
   uint64_t ar_cyc = 0;
@@ -732,10 +732,10 @@ static void delays_hold_responses_back_in_order_up_to_delay_max(void **state) {
   assert_int_equal(b_take(&t, &b_cyc), TSR_AXI_OKAY);
   assert_true(b_cyc >= w_cyc + 5u + 1u);
   assert_true(b_cyc <= w_cyc + 5u + 3001u);
-  tsr_sim_fault_log_t log;
+  tsr_axi_fault_log_t log;
   tsr_axi_mem_fault_log(t.m, &log);
   assert_int_equal(log.delays, 33);
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   tsr_axi_mem_stats(t.m, &st);
   assert_int_equal(st.protocol_errors, 0);
   assert_int_equal(st.err_resps, 0);
@@ -753,7 +753,7 @@ static void bad_fault_settings_are_refused(void **state) {
   tsr_axi_mem_cfg_t c = base_cfg();
   tb_t t;
   tb_open(&t, &c);
-  tsr_sim_faults_t f = {.rand_pct = 101};
+  tsr_axi_faults_t f = {.rand_pct = 101};
   assert_int_equal(tsr_axi_mem_set_faults(t.m, &f), -1);
   f.rand_pct = 0;
   f.delay_pct = 101;
@@ -897,7 +897,7 @@ static uint64_t random_traffic(unsigned stall_pct, uint32_t seed, uint32_t maste
 #undef RND
   tsr_axi_mem_read(t.m, 0x8000, got, sizeof got);
   assert_memory_equal(got, shadow, sizeof shadow);
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   tsr_axi_mem_stats(t.m, &st);
   assert_int_equal(st.protocol_errors, 0);
   assert_int_equal(st.rd_bursts, NB);
@@ -985,7 +985,7 @@ static uint64_t viol(const tb_t *t, tsr_axi_viol_t k) {
 
 /* Every kind other than `k` is still 0, and the total matches. */
 static void only(const tb_t *t, tsr_axi_viol_t k, uint64_t n) {
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   tsr_axi_mem_stats(t->m, &st);
   for (int i = 0; i < TSR_AXI_VIOL_COUNT; i++) {
     assert_int_equal(viol(t, (tsr_axi_viol_t)i), (i == (int)k) ? n : 0u);
@@ -1033,7 +1033,7 @@ static void bursts_leaving_the_guard_are_counted(void **state) {
   tb_open(&t, &c);
   tsr_axi_mem_set_guard(t.m, 0x1000, 0x10FF);
   uint8_t buf[256];
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   ar_send(&t, 0x1000, 31, 8); /* the whole guard, first to last byte: inside */
   r_take(&t, buf, 32, 8, NULL, NULL);
   write_burst(&t, 0x10F8, 0, 3, TSR_AXI_BURST_INCR); /* the last word: inside */
@@ -1125,7 +1125,7 @@ static void valid_dropped_or_payload_changed_before_ready_is_counted(void **stat
   for (int i = 0; i < 50; i++) {
     tick(&t);
   }
-  tsr_sim_mem_stats_t st;
+  tsr_axi_mem_stats_t st;
   tsr_axi_mem_stats(t.m, &st);
   assert_int_equal(st.protocol_errors, 0);
   assert_int_equal(st.rd_bursts + st.wr_bursts + st.wr_beats, 0);
