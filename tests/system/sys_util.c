@@ -15,48 +15,35 @@
 
 #include "tessera_regs.h"
 #include "tsr_golden.h"
+#include "../common/tsr_prng.h"
 
 sys_break_t sys_break_mode = SYS_BREAK_NONE;
 
 /* ---- Random numbers ------------------------------------------------------------------ */
 
-/* splitmix64: spreads a seed over all 64 bits, so nearby seeds diverge at once. */
-static uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+/* The generators are tests/common/tsr_prng.h's; sys_rng_t is its xorshift64* state. */
 
 void sys_rng_seed(sys_rng_t *r, uint32_t seed, uint32_t stream) {
-  uint64_t s = splitmix64(((uint64_t)stream << 32) | seed);
-  r->s = s != 0u ? s : 1u;
+  tsr_prng_t t;
+  tsr_prng_seed(&t, seed, stream);
+  r->s = t.s;
 }
 
-uint64_t sys_rng_next(sys_rng_t *r) {
-  r->s ^= r->s >> 12;
-  r->s ^= r->s << 25;
-  r->s ^= r->s >> 27;
-  return r->s * 0x2545f4914f6cdd1dull;
-}
+uint64_t sys_rng_next(sys_rng_t *r) { return tsr_xorshift64s(&r->s); }
 
 int64_t sys_rng_range(sys_rng_t *r, int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)(hi - lo) + 1u;
-  return lo + (int64_t)(sys_rng_next(r) % span);
+  tsr_prng_t t = {r->s};
+  const int64_t v = tsr_prng_range(&t, lo, hi);
+  r->s = t.s;
+  return v;
 }
 
 bool sys_rng_pct(sys_rng_t *r, unsigned pct) { return sys_rng_next(r) % 100u < pct; }
 
 void sys_rng_fill(sys_rng_t *r, uint8_t *p, size_t n) {
-  size_t i = 0;
-  for (; i + 8u <= n; i += 8u) {
-    uint64_t v = sys_rng_next(r);
-    memcpy(p + i, &v, 8u);
-  }
-  if (i < n) {
-    uint64_t v = sys_rng_next(r);
-    memcpy(p + i, &v, n - i);
-  }
+  tsr_prng_t t = {r->s};
+  tsr_prng_fill(&t, p, n);
+  r->s = t.s;
 }
 
 int sys_parse_u32(const char *s, uint32_t *out) {
@@ -81,8 +68,8 @@ uint32_t sys_seed_from_env_or_clock(void) {
   }
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  return (uint32_t)splitmix64(((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^
-                              ((uint64_t)getpid() << 17));
+  uint64_t x = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 17);
+  return (uint32_t)tsr_splitmix64(&x);
 }
 
 int sys_parse_dim_seed(const char *prog, int argc, char **argv, uint32_t *dim, uint32_t *seed) {

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "tsr_quant.h"
+#include "../common/tsr_prng.h"
 
 /* cmocka 1.1.5 prints integers in hex; this prints the expression and both values in decimal. */
 #define assert_i64(actual, expected)                                                                  \
@@ -31,13 +32,7 @@
 
 static uint64_t g_seed;
 
-/* splitmix64: a small, good, reproducible generator. */
-static uint64_t rng_next(uint64_t *state) {
-  uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
+/* Random numbers: tsr_splitmix64 of tests/common/tsr_prng.h. */
 
 static double double_from_bits(uint64_t u) {
   double d;
@@ -232,7 +227,7 @@ static int32_t spec_mbqm(int32_t x, int32_t mult, int shift) {
 
 /* A random int32 biased towards the interesting values. */
 static int32_t random_i32(uint64_t *rng) {
-  const uint64_t r = rng_next(rng);
+  const uint64_t r = tsr_splitmix64(rng);
   switch (r & 7u) {
     case 0:
       return (int32_t)((r >> 8) & 0xff) - 128; /* small */
@@ -251,8 +246,8 @@ static void srdhm_rdbpot_mbqm_match_the_spec_on_random_inputs(void **state) {
   for (long i = 0; i < 300000; i++) {
     const int32_t x = random_i32(&rng);
     const int32_t m = random_i32(&rng);
-    const int e = (int)(rng_next(&rng) % 32u);
-    const int s = (int)(rng_next(&rng) % 62u) - 31;
+    const int e = (int)(tsr_splitmix64(&rng) % 32u);
+    const int s = (int)(tsr_splitmix64(&rng) % 62u) - 31;
     if (tsr_srdhm(x, m) != spec_srdhm(x, m)) {
       fail_msg("seed %" PRIu64 ": tsr_srdhm(%" PRId32 ", %" PRId32 ") = %" PRId32 ", spec %" PRId32, g_seed, x, m,
                tsr_srdhm(x, m), spec_srdhm(x, m));
@@ -393,12 +388,12 @@ static int ref_quantize_multiplier(double real, int32_t *mult, int *shift) {
 
 /* A random double: raw bit patterns, likely multipliers, and rounding ties. */
 static double random_double(uint64_t *rng) {
-  const uint64_t r = rng_next(rng);
-  const uint64_t frac = rng_next(rng) & ((UINT64_C(1) << 52) - 1u);
+  const uint64_t r = tsr_splitmix64(rng);
+  const uint64_t frac = tsr_splitmix64(rng) & ((UINT64_C(1) << 52) - 1u);
   const uint64_t expo = 1023u - 40u + (r >> 8) % 76u; /* 2^-40 .. 2^35 */
   switch (r & 3u) {
     case 0:
-      return double_from_bits(rng_next(rng)); /* anything: NaN, inf, negative, subnormal */
+      return double_from_bits(tsr_splitmix64(rng)); /* anything: NaN, inf, negative, subnormal */
     case 1:
       return double_from_bits(expo << 52 | frac);
     case 2: /* the 22 bits that rounding drops are exactly a half, or one off it */

@@ -15,6 +15,7 @@
 
 #include "tsr_golden.h"
 #include "tsr_sfu.h"
+#include "../common/tsr_prng.h"
 
 /* cmocka 1.1.5 prints integers in hex; this prints the expression and both values in decimal. */
 #define assert_i64(actual, expected)                                                                  \
@@ -50,22 +51,16 @@ static void check_i8(const int8_t *got, const int8_t *want, size_t count) {
 
 static uint64_t g_seed;
 
-/* splitmix64: a small, good, reproducible generator. */
-static uint64_t rng_next(uint64_t *state) {
-  uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
+/* Random numbers: tsr_splitmix64 of tests/common/tsr_prng.h. */
 
 /* Uniform in [0, 1). */
 static double rng_unit(uint64_t *state) {
-  return (double)(rng_next(state) >> 11) * 0x1p-53;
+  return (double)(tsr_splitmix64(state) >> 11) * 0x1p-53;
 }
 
 /* Uniform integer in lo..hi. */
 static int32_t rng_int(uint64_t *state, int32_t lo, int32_t hi) {
-  return lo + (int32_t)(rng_next(state) % (uint64_t)(hi - lo + 1));
+  return lo + (int32_t)(tsr_splitmix64(state) % (uint64_t)(hi - lo + 1));
 }
 
 /* 2^u with u uniform in [lo, hi): a scale spread over several octaves. */
@@ -340,7 +335,7 @@ static void exp_on_negative_values_tracks_double_exp_on_random_inputs(void **sta
   uint64_t rng = g_seed ^ UINT64_C(0xe4e4);
   double max_err = 0.0;
   for (long i = 0; i < 200000; i++) {
-    const int32_t a = -(int32_t)(rng_next(&rng) % ((uint64_t)1 << 31));
+    const int32_t a = -(int32_t)(tsr_splitmix64(&rng) % ((uint64_t)1 << 31));
     const double err = fabs(tsr_gemmlowp_exp_on_negative_values(a) - exp_q31(a));
     if (err > max_err) {
       max_err = err;
@@ -392,7 +387,7 @@ static void reciprocal_tracks_double_division_on_random_sums(void **state) {
   uint64_t rng = g_seed ^ UINT64_C(0x1234);
   double max_err = 0.0;
   for (long i = 0; i < 200000; i++) {
-    const int32_t x = (INT32_C(1) << 19) + (int32_t)(rng_next(&rng) % (uint64_t)(INT32_MAX - (INT32_C(1) << 19)));
+    const int32_t x = (INT32_C(1) << 19) + (int32_t)(tsr_splitmix64(&rng) % (uint64_t)(INT32_MAX - (INT32_C(1) << 19)));
     int nbou = 0;
     const int32_t got = tsr_gemmlowp_reciprocal(x, &nbou);
     const double want = fmin(ldexp(1.0 / ((double)x * 0x1p-19), nbou) * 0x1p31, 2147483647.0);
@@ -427,7 +422,7 @@ static void rsqrt_tracks_double_on_random_inputs(void **state) {
   uint64_t rng = g_seed ^ UINT64_C(0x5157);
   double max_err = 0.0;
   for (long i = 0; i < 200000; i++) {
-    const int32_t m = (INT32_C(1) << 29) + (int32_t)(rng_next(&rng) % (uint64_t)(INT32_MAX - (INT32_C(1) << 29) + 1));
+    const int32_t m = (INT32_C(1) << 29) + (int32_t)(tsr_splitmix64(&rng) % (uint64_t)(INT32_MAX - (INT32_C(1) << 29) + 1));
     const double want = 0x1p29 / sqrt((double)m * 0x1p-31);
     const double err = fabs(tsr_sfu_rsqrt_q29(m) - want);
     if (err > max_err) {
@@ -489,12 +484,12 @@ static void rdbpot64_matches_division_on_random_inputs(void **state) {
   (void)state;
   uint64_t rng = g_seed ^ UINT64_C(0x64);
   for (long i = 0; i < 300000; i++) {
-    const int e = (int)(rng_next(&rng) % 64u);
-    uint64_t bits = rng_next(&rng);
+    const int e = (int)(tsr_splitmix64(&rng) % 64u);
+    uint64_t bits = tsr_splitmix64(&rng);
     if (i % 3 == 0) {
       /* k/2 * 2^e for k = 0..8, negated half the time: ties and near-ties (wrapping for large e) */
-      bits = (rng_next(&rng) % 9u) << (e > 0 ? e - 1 : 0);
-      bits = rng_next(&rng) % 2u ? bits : 0u - bits;
+      bits = (tsr_splitmix64(&rng) % 9u) << (e > 0 ? e - 1 : 0);
+      bits = tsr_splitmix64(&rng) % 2u ? bits : 0u - bits;
     }
     int64_t x;
     memcpy(&x, &bits, sizeof x);

@@ -10,14 +10,12 @@
 #include <cmocka.h>
 
 #include "tsr_uart.h"
+#include "../common/tsr_prng.h"
 
-/* xorshift32, seeded per test so that every case is reproducible. */
+/* xorshift32 (tests/common/tsr_prng.h), seeded per test so that every case is reproducible. */
 static uint32_t g_rng;
 static uint32_t rnd(void) {
-  g_rng ^= g_rng << 13;
-  g_rng ^= g_rng >> 17;
-  g_rng ^= g_rng << 5;
-  return g_rng;
+  return tsr_xorshift32(&g_rng);
 }
 
 /* Feed a whole buffer; return the first non-MORE result (MORE if none). */
