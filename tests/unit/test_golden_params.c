@@ -9,11 +9,13 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tsr_golden_params.h"
+#include "../common/tsr_prng.h"
 #include "tsr_sfu.h"
-#include "unit_rng.h"
 
 /*
  * The golden model derives its tables and parameter blocks apart from the
@@ -40,6 +42,36 @@
 
 static uint64_t g_seed;
 
+/* Seed from --seed N, else TSR_SEED, else the clock. */
+static uint64_t choose_seed(int argc, char **argv) {
+  const char *text = getenv("TSR_SEED");
+  for (int i = 1; i + 1 < argc; i++) {
+    if (strcmp(argv[i], "--seed") == 0) {
+      text = argv[i + 1];
+    }
+  }
+  if (text != NULL && text[0] != '\0') {
+    char *end;
+    const unsigned long long v = strtoull(text, &end, 0);
+    if (*end == '\0') {
+      return (uint64_t)v;
+    }
+    fprintf(stderr, "test_golden_params: ignoring seed '%s' (not a number)\n", text);
+  }
+  return (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+}
+
+/* Uniform integer in lo..hi. */
+static int32_t rng_int(uint64_t *state, int32_t lo, int32_t hi) {
+  return lo + (int32_t)(tsr_splitmix64(state) % (uint64_t)((int64_t)hi - lo + 1));
+}
+
+/* 2^u with u uniform in [lo, hi): a scale spread over several octaves. */
+static double rng_log2_uniform(uint64_t *state, double lo, double hi) {
+  const double unit = (double)(tsr_splitmix64(state) >> 11) * 0x1p-53;
+  return exp2(lo + (hi - lo) * unit);
+}
+
 static const char *const k_fn_names[] = {"logistic", "tanh", "gelu", "gelu_tanh", "silu", "exp", "hardswish"};
 #define FN_COUNT 7
 
@@ -51,10 +83,10 @@ typedef struct lut_args {
 
 static lut_args_t random_lut_args(uint64_t *rng) {
   lut_args_t a;
-  a.in_scale = (float)unit_rng_log2_uniform(rng, -12, 3);
-  a.out_scale = (float)unit_rng_log2_uniform(rng, -12, 2);
-  a.in_zp = unit_rng_int(rng, -128, 127);
-  a.out_zp = unit_rng_int(rng, -128, 127);
+  a.in_scale = (float)rng_log2_uniform(rng, -12, 3);
+  a.out_scale = (float)rng_log2_uniform(rng, -12, 2);
+  a.in_zp = rng_int(rng, -128, 127);
+  a.out_zp = rng_int(rng, -128, 127);
   return a;
 }
 
@@ -151,7 +183,7 @@ static void lut_of_every_function_equals_the_real_function_away_from_ties(void *
   for (int fn = 0; fn < FN_COUNT; fn++) {
     for (int i = 0; i < 1000; i++) {
       lut_args_t a = random_lut_args(&rng);
-      a.in_scale = (float)unit_rng_log2_uniform(&rng, -10, 0); /* |x| < 256: exp stays finite in double */
+      a.in_scale = (float)rng_log2_uniform(&rng, -10, 0); /* |x| < 256: exp stays finite in double */
       int8_t gold[256];
       assert_i64(tsr_golden_lut((tsr_lut_fn_t)fn, a.in_scale, a.in_zp, a.out_scale, a.out_zp, gold), 0);
       for (int32_t val = -128; val <= 127; val++) {
@@ -256,8 +288,8 @@ static void softmax_params_equal_prep_on_random_scales(void **state) {
   (void)state;
   uint64_t rng = g_seed ^ UINT64_C(0x50f7);
   for (int i = 0; i < 100000; i++) {
-    const double beta = unit_rng_log2_uniform(&rng, -4, 4);
-    const double scale = unit_rng_log2_uniform(&rng, -30, 8); /* below 1 and above the cap too */
+    const double beta = rng_log2_uniform(&rng, -4, 4);
+    const double scale = rng_log2_uniform(&rng, -30, 8); /* below 1 and above the cap too */
     tsr_softmax_params_t chip = {1, 2, 3}, gold = {1, 2, 3};
     const int rc_chip = tsr_softmax_prepare(beta, scale, &chip);
     const int rc_gold = tsr_golden_softmax_params(beta, scale, &gold);
@@ -317,14 +349,14 @@ static void layernorm_params_and_beta_equal_prep_on_random_scales(void **state) 
   uint64_t rng = g_seed ^ UINT64_C(0x1a7e);
   static const double k_eps[] = {0.0, 1e-12, 1e-6, 1e-5, 1e-3, 1.0, 1e6};
   for (int i = 0; i < 50000; i++) {
-    const size_t len = (size_t)(unit_rng_int(&rng, 0, 3) == 0 ? unit_rng_int(&rng, 1, 4)
-                                                               : unit_rng_int(&rng, 1, TSR_SFU_LEN_MAX));
-    const double in_scale = unit_rng_log2_uniform(&rng, -14, 2);
-    const double eps = unit_rng_int(&rng, 0, 1) ? k_eps[unit_rng_int(&rng, 0, 6)] : unit_rng_log2_uniform(&rng, -40, 0);
-    const int32_t gamma_zp = unit_rng_int(&rng, -128, 127);
-    const double gamma_scale = unit_rng_log2_uniform(&rng, -12, 4);
-    const double out_scale = unit_rng_log2_uniform(&rng, -12, 2);
-    const int32_t out_zp = unit_rng_int(&rng, -128, 127);
+    const size_t len = (size_t)(rng_int(&rng, 0, 3) == 0 ? rng_int(&rng, 1, 4)
+                                                               : rng_int(&rng, 1, TSR_SFU_LEN_MAX));
+    const double in_scale = rng_log2_uniform(&rng, -14, 2);
+    const double eps = rng_int(&rng, 0, 1) ? k_eps[rng_int(&rng, 0, 6)] : rng_log2_uniform(&rng, -40, 0);
+    const int32_t gamma_zp = rng_int(&rng, -128, 127);
+    const double gamma_scale = rng_log2_uniform(&rng, -12, 4);
+    const double out_scale = rng_log2_uniform(&rng, -12, 2);
+    const int32_t out_zp = rng_int(&rng, -128, 127);
     tsr_layernorm_params_t chip, gold;
     memset(&chip, 0, sizeof chip);
     memset(&gold, 0, sizeof gold);
@@ -340,8 +372,8 @@ static void layernorm_params_and_beta_equal_prep_on_random_scales(void **state) 
     float beta_f[8];
     int32_t beta_chip[8], beta_gold[8];
     for (int j = 0; j < 8; j++) {
-      const double mag = unit_rng_log2_uniform(&rng, -20, 6);
-      beta_f[j] = (float)(unit_rng_int(&rng, 0, 1) ? mag : -mag);
+      const double mag = rng_log2_uniform(&rng, -20, 6);
+      beta_f[j] = (float)(rng_int(&rng, 0, 1) ? mag : -mag);
     }
     const int rb_chip = tsr_layernorm_quantize_beta(8, beta_f, gamma_scale, beta_chip);
     const int rb_gold = tsr_golden_layernorm_beta(8, beta_f, gamma_scale, beta_gold);
@@ -414,11 +446,11 @@ static void add_params_equal_prep_on_random_scales(void **state) {
   (void)state;
   uint64_t rng = g_seed ^ UINT64_C(0xadd);
   for (int i = 0; i < 100000; i++) {
-    const double s1 = unit_rng_log2_uniform(&rng, -20, 4);
-    const double s2 = unit_rng_int(&rng, 0, 7) == 0 ? s1 : unit_rng_log2_uniform(&rng, -20, 4);
-    const double so = unit_rng_log2_uniform(&rng, -30, 4);
-    const int32_t z1 = unit_rng_int(&rng, -128, 127), z2 = unit_rng_int(&rng, -128, 127),
-                  zo = unit_rng_int(&rng, -128, 127);
+    const double s1 = rng_log2_uniform(&rng, -20, 4);
+    const double s2 = rng_int(&rng, 0, 7) == 0 ? s1 : rng_log2_uniform(&rng, -20, 4);
+    const double so = rng_log2_uniform(&rng, -30, 4);
+    const int32_t z1 = rng_int(&rng, -128, 127), z2 = rng_int(&rng, -128, 127),
+                  zo = rng_int(&rng, -128, 127);
     tsr_add_params_t chip, gold;
     memset(&chip, 0, sizeof chip);
     memset(&gold, 0, sizeof gold);
@@ -435,7 +467,7 @@ static void add_params_equal_prep_on_random_scales(void **state) {
 }
 
 int main(int argc, char **argv) {
-  g_seed = unit_seed(argc, argv, "test_golden_params");
+  g_seed = choose_seed(argc, argv);
   printf("test_golden_params: seed %" PRIu64 " (replay with TSR_SEED=%" PRIu64 " or --seed %" PRIu64 ")\n", g_seed,
          g_seed, g_seed);
   const struct CMUnitTest tests[] = {
