@@ -8,7 +8,8 @@
 #   FUZZ_SEED=S        replay a chip campaign (every run prints its seed)
 #
 # Sources: tests/fuzz/fuzz_chip.c (links tests/system/sys_util.c + sw + fw like the system
-# tests), tests/fuzz/fuzz_npy.c, tests/fuzz/fuzz_cli.c. Seeds of the libFuzzer corpora
+# tests), tests/fuzz/fuzz_npy.c (links sw/lib/tsr_npy.c), tests/fuzz/fuzz_cli.c (links the CLI
+# without its main and the sources of libtessera, mk/sw.mk). Seeds of the libFuzzer corpora
 # are in tests/fuzz/seeds/<harness>/; inputs that found bugs are in tests/fuzz/corpus/
 # (chip/*.prog, npy/*, cli/*) and are replayed by every fuzz target. A new finding is
 # written to build/fuzz/findings/; copy it into tests/fuzz/corpus/ once fixed.
@@ -26,10 +27,8 @@ FUZZ_CFLAGS    = $(CSTD) $(CWARN) -g -O1 -fsanitize=fuzzer,address,undefined \
 FUZZ_CHIP_BIN := $(FUZZ_DIR)/fuzz_chip
 FUZZ_NPY_BIN  := $(FUZZ_DIR)/fuzz_npy
 FUZZ_CLI_BIN  := $(FUZZ_DIR)/fuzz_cli
-FUZZ_CLI_SRCS := sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/hal/tsr_hal_devmem.c sw/driver/tsr_driver.c $(FW_SRCS) \
-                 sw/golden/tsr_golden.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c \
-                 sw/lib/tsr_npy.c sw/hal/tsr_hal_uart.c sw/hal/tsr_uart_proto.c sw/hal/tsr_uart_serial.c \
-                 sw/hal/tsr_uart_simlink.c
+# The CLI without its main (sw/cli/tessera.c) and libtessera, from source with the fuzzer's flags.
+FUZZ_CLI_SRCS := $(SW_CLI_SRCS) $(SW_LIB_SRCS)
 FUZZ_CLI_FILES := $(FUZZ_DIR)/cli-files
 FUZZ_FINDINGS := $(FUZZ_DIR)/findings
 
@@ -46,12 +45,12 @@ $(FUZZ_CHIP_BIN): tests/fuzz/fuzz_chip.c $(SYS_LIB_OBJS) tests/system/sys_util.h
 $(FUZZ_NPY_BIN): tests/fuzz/fuzz_npy.c sw/lib/tsr_npy.c sw/lib/tsr_npy.h mk/fuzz.mk
 	$(FUZZ_NEED_CLANG)
 	@mkdir -p $(@D)
-	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_npy.c
+	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_npy.c sw/lib/tsr_npy.c
 
-$(FUZZ_CLI_BIN): tests/fuzz/fuzz_cli.c sw/cli/tessera.c $(FUZZ_CLI_SRCS) mk/fuzz.mk
+$(FUZZ_CLI_BIN): tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SRCS) $(wildcard sw/cli/*.h sw/lib/*.h) mk/fuzz.mk
 	$(FUZZ_NEED_CLANG)
 	@mkdir -p $(@D)
-	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SRCS) -ldl -lm
+	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -Isw/cli -o $@ tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SRCS) -ldl -lm
 
 # The files the CLI harness maps every file option to.
 $(FUZZ_CLI_FILES)/stamp: mk/fuzz.mk

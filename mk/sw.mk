@@ -1,19 +1,31 @@
-# mk/sw.mk: host software (HAL backends, driver, firmware, the tessera CLI),
-# the RV32IM firmware size check, and the unit-test sources of the sw/fw suites.
+# mk/sw.mk: host software: libtessera (HAL backends, driver, firmware, golden model, tensor
+# I/O and sw/lib/tsr_lib_*.c), the tessera CLI over it, the RV32IM firmware size check, the
+# include-layering check, and the unit-test sources of the sw/fw suites.
 #
-#   make sw                       build/bin/tessera (links -ldl; the simulator is dlopen'ed)
+#   make sw                       build/lib/libtessera.a and .so (-ldl -lm; the simulator is
+#                                 dlopen'ed) and build/bin/tessera, which links the .a
 #   make sw SAN='-fsanitize=address,undefined -fno-omit-frame-pointer'
 #   make test-cli                 the CLI's argument and input errors (no simulator needed), then
 #                                 gemm --plan and a quick tessera bench on the DIM=N model (~25 s)
 #   make fw-size                  cross-compile fw + driver + bare-metal HAL for RV32IM, print sizes
+#   make layers-check             every #include points down the layers (tools/layers_check.py)
 
 SW_BIN      := $(BUILD)/bin/tessera
+SW_LIB_A    := $(BUILD)/lib/libtessera.a
+SW_LIB_SO   := $(BUILD)/lib/libtessera.so
 SW_OBJ_DIR  := $(BUILD)/sw/obj
-SW_CFLAGS    = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
-SW_SRCS     := sw/cli/tessera.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/hal/tsr_hal_devmem.c sw/driver/tsr_driver.c \
-               $(FW_SRCS) sw/golden/tsr_golden.c sw/golden/tsr_sfu_golden.c sw/lib/tsr_sfu_prep.c \
-               sw/driver/tsr_quant.c sw/lib/tsr_npy.c \
-               sw/hal/tsr_hal_uart.c sw/hal/tsr_uart_proto.c sw/hal/tsr_uart_serial.c sw/hal/tsr_uart_simlink.c
+# -fPIC: the same objects make the static and the shared library.
+SW_CFLAGS    = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) -fPIC $(INCS)
+# libtessera: everything below the CLI (sw/lib/tessera.h is its API). The bare-metal HAL
+# is firmware-only.
+SW_LIB_SRCS := $(sort $(wildcard sw/lib/*.c)) $(FW_SRCS) $(sort $(wildcard sw/golden/*.c)) \
+               sw/driver/tsr_driver.c sw/driver/tsr_quant.c \
+               $(filter-out sw/hal/tsr_hal_baremetal.c,$(sort $(wildcard sw/hal/*.c)))
+# The CLI: its entry point (sw/cli/tessera.c) and the rest, which tests/fuzz/fuzz_cli.c links.
+SW_CLI_SRCS := $(filter-out sw/cli/tessera.c,$(sort $(wildcard sw/cli/*.c)))
+SW_LIB_OBJS := $(patsubst %.c,$(SW_OBJ_DIR)/%.o,$(SW_LIB_SRCS))
+SW_CLI_OBJS := $(patsubst %.c,$(SW_OBJ_DIR)/%.o,$(SW_CLI_SRCS))
+SW_SRCS     := sw/cli/tessera.c $(SW_CLI_SRCS) $(SW_LIB_SRCS)
 SW_OBJS     := $(patsubst %.c,$(SW_OBJ_DIR)/%.o,$(SW_SRCS))
 
 # Rebuild when the flags change (e.g. SAN on or off).
@@ -29,14 +41,29 @@ $(SW_OBJ_DIR)/%.o: %.c $(SW_FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(CC) $(SW_CFLAGS) -MMD -MP -c $< -o $@
 
-$(SW_BIN): $(SW_OBJS)
+$(SW_LIB_A): $(SW_LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(SW_LIB_SO): $(SW_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -shared -Wl,--no-undefined -o $@ $^ -ldl -lm
+
+$(SW_BIN): $(SW_OBJ_DIR)/sw/cli/tessera.o $(SW_CLI_OBJS) $(SW_LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $^ -ldl -lm
 
 .PHONY: sw
-sw: $(SW_BIN) ## build the tessera CLI (build/bin/tessera)
+sw: $(SW_BIN) $(SW_LIB_SO) ## build libtessera (build/lib/libtessera.a, .so) and the tessera CLI (build/bin/tessera)
 
 -include $(shell find $(SW_OBJ_DIR) -name '*.d' 2>/dev/null)
+
+# One line per #include that points up the layers (cli -> lib -> fw -> driver -> hal; lib and
+# hal -> tb), includes a .c file, or puts a host-only header into freestanding code.
+.PHONY: layers-check
+layers-check: ## check that every #include points down the layers (cli > lib > fw > driver > hal)
+	@$(PYTHON) tools/layers_check.py
 
 # ---- unit tests (mk/unit.mk builds tests/unit/test_*.c) ----------------------------
 UNIT_SRCS_test_driver := sw/driver/tsr_driver.c sw/hal/tsr_hal.c

@@ -1,5 +1,5 @@
 /* tsr_hal_baremetal.c: HAL backend for bare metal: registers through a volatile pointer (freestanding). */
-#include "tsr_hal.h"
+#include "tsr_hal_baremetal.h"
 
 static tsr_status_t bm_read32(void *ctx, uint32_t off, uint32_t *val) {
   const tsr_hal_baremetal_t *c = ctx;

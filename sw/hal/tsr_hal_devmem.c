@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "tessera_regs.h"
-#include "tsr_hal.h"
+#include "tsr_hal_host.h"
 
 /* One mapped window: `size` bytes of the device at `base`, reachable at `ptr`. */
 typedef struct window {

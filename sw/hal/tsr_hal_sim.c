@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tsr_hal.h"
+#include "tsr_hal_host.h"
 #include "tsr_sim.h"
 
 /* The library of each array size exports exactly the functions of tb/tsr_sim.h. */

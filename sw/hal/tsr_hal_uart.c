@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsr_hal.h"
+#include "tsr_hal_host.h"
 #include "tsr_uart.h"
 
 /*

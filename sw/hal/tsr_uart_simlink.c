@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tsr_hal_host.h"
 #include "tsr_uart.h"
 #include "tsr_uart_sim.h"
 

@@ -582,10 +582,21 @@ int tsr_npy_read(const char *path, tsr_npy_t *out, char *err, size_t errlen) {
   return rc;
 }
 
+int tsr_npy_read_stream(FILE *f, const char *name, tsr_npy_t *out, char *err, size_t errlen) {
+  if (err != NULL && errlen > 0) {
+    err[0] = '\0';
+  }
+  if (f == NULL || out == NULL) {
+    set_err(err, errlen, name, "invalid argument: %s is NULL", f == NULL ? "f" : "out");
+    return -1;
+  }
+  memset(out, 0, sizeof *out);
+  return read_file(f, name, out, err, errlen);
+}
+
 /* ---- writing ---- */
 
-/* Check that *arr describes a consistent tensor; returns its byte size. */
-static int check_tensor(const tsr_npy_t *arr, const char *path, size_t *nbytes, char *err, size_t errlen) {
+int tsr_npy_check(const tsr_npy_t *arr, const char *path, size_t *nbytes, char *err, size_t errlen) {
   if (arr == NULL) {
     set_err(err, errlen, path, "invalid tensor: NULL");
     return -1;
@@ -698,7 +709,7 @@ int tsr_npy_write(const char *path, const tsr_npy_t *arr, char *err, size_t errl
     return -1;
   }
   size_t nbytes;
-  if (check_tensor(arr, path, &nbytes, err, errlen) != 0) {
+  if (tsr_npy_check(arr, path, &nbytes, err, errlen) != 0) {
     return -1;
   }
   FILE *f = fopen(path, "wb");
@@ -717,6 +728,21 @@ int tsr_npy_write(const char *path, const tsr_npy_t *arr, char *err, size_t errl
     /* The partial file is left alone: path may name a device or FIFO
      * (/dev/stdout, /dev/full) that must not be removed. */
     set_err(err, errlen, path, "write failed: %s", saved_errno != 0 ? strerror(saved_errno) : "I/O error");
+    return -1;
+  }
+  return 0;
+}
+
+int tsr_npy_write_stream(FILE *f, const tsr_npy_t *arr, const char *name, char *err, size_t errlen) {
+  if (err != NULL && errlen > 0) {
+    err[0] = '\0';
+  }
+  size_t nbytes;
+  if (tsr_npy_check(arr, name, &nbytes, err, errlen) != 0) {
+    return -1;
+  }
+  if (f == NULL || write_file(f, arr, nbytes) != 0) {
+    set_err(err, errlen, name, "write failed");
     return -1;
   }
   return 0;

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,6 +61,20 @@ int tsr_npy_read(const char *path, tsr_npy_t *out, char *err, size_t errlen);
  * the file is opened; after a write error the partial file is left as it is.
  */
 int tsr_npy_write(const char *path, const tsr_npy_t *arr, char *err, size_t errlen);
+
+/** tsr_npy_read of a .npy image on an open stream (read from its position; not
+ *  closed). `name` stands for the file in messages. */
+int tsr_npy_read_stream(FILE *f, const char *name, tsr_npy_t *out, char *err, size_t errlen);
+
+/** tsr_npy_write to an open stream (not closed); "write failed" on a stream error. */
+int tsr_npy_write_stream(FILE *f, const tsr_npy_t *arr, const char *name, char *err, size_t errlen);
+
+/**
+ * Check that *arr is a consistent tensor (known dtype, ndim in range, count the
+ * product of the shape without overflow, data unless count is 0) and set
+ * *nbytes to its data size. Returns 0, or -1 with a message naming `name`.
+ */
+int tsr_npy_check(const tsr_npy_t *arr, const char *name, size_t *nbytes, char *err, size_t errlen);
 
 /** Free the data of a tensor and leave it empty. NULL and empty tensors are accepted. */
 void tsr_npy_free(tsr_npy_t *arr);

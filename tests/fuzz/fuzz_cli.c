@@ -1,4 +1,4 @@
-/* fuzz_cli.c: libFuzzer harness of the tessera CLI's argument parsing and validation (sw/cli/tessera.c). */
+/* fuzz_cli.c: libFuzzer harness of the tessera CLI's argument parsing and validation (sw/cli/). */
 #define _POSIX_C_SOURCE 200809L
 
 /*
@@ -23,17 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+
 static FILE *g_fuzz_out; /* /dev/null: the CLI's stdout and stderr go here */
-#undef stderr
-#define stderr g_fuzz_out
-#undef stdout
-#define stdout g_fuzz_out
-#define main tessera_cli_main
-int tessera_cli_main(int argc, char **argv);
-#include "../../sw/cli/tessera.c"
-#undef main
-#undef stderr
-#undef stdout
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,6 +45,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (g_fuzz_out == NULL) {
     abort();
   }
+  g_cli_out = g_fuzz_out;
+  g_cli_err = g_fuzz_out;
   setenv("TSR_SIM_LIB_DIR", "/nonexistent/tessera-fuzz-no-lib", 1);
   const char *dir = getenv("FUZZ_CLI_FILES");
   if (dir == NULL) {

@@ -2,24 +2,26 @@
 #define _POSIX_C_SOURCE 200809L
 
 /*
- * The reader's file logic is reached through its own static read_file() on a
- * memory stream (fmemopen), so every input is one parse with no disk I/O; the
- * file is included here to get at it. Invariants, besides ASan/UBSan:
+ * The reader runs on a memory stream (fmemopen, tsr_npy_read_stream), so every
+ * input is one parse with no disk I/O; the harness links sw/lib/tsr_npy.c.
+ * Invariants, besides ASan/UBSan:
  *   - a refused input leaves the tensor empty and writes a one-line message;
  *   - an accepted input has a consistent tensor (count = product of the
  *     shape, the data size equals what the input held after its header), and
  *     writing it and reading it back gives the same dtype, shape and bytes.
  */
-#include "../../sw/lib/tsr_npy.c"
-
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "tsr_npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_roundtrip(const tsr_npy_t *t, size_t in_size) {
   size_t nbytes = 0;
   char err[256];
-  if (check_tensor(t, "fuzz", &nbytes, err, sizeof err) != 0) {
+  if (tsr_npy_check(t, "fuzz", &nbytes, err, sizeof err) != 0) {
     fprintf(stderr, "fuzz_npy: accepted tensor is inconsistent: %s\n", err);
     abort();
   }
@@ -33,7 +35,7 @@ static void check_roundtrip(const tsr_npy_t *t, size_t in_size) {
   if (w == NULL) {
     return;
   }
-  const int wrote = write_file(w, t, nbytes);
+  const int wrote = tsr_npy_write_stream(w, t, "fuzz", err, sizeof err);
   fclose(w);
   if (wrote != 0) {
     fprintf(stderr, "fuzz_npy: writing an accepted tensor failed\n");
@@ -46,7 +48,7 @@ static void check_roundtrip(const tsr_npy_t *t, size_t in_size) {
   }
   tsr_npy_t back;
   memset(&back, 0, sizeof back);
-  if (read_file(r, "roundtrip", &back, err, sizeof err) != 0) {
+  if (tsr_npy_read_stream(r, "roundtrip", &back, err, sizeof err) != 0) {
     fprintf(stderr, "fuzz_npy: re-reading what we wrote failed: %s\n", err);
     abort();
   }
@@ -75,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&t, 0, sizeof t);
   char err[256];
   err[0] = '\0';
-  const int rc = read_file(f, "fuzz.npy", &t, err, sizeof err);
+  const int rc = tsr_npy_read_stream(f, "fuzz.npy", &t, err, sizeof err);
   fclose(f);
   if (rc != 0) {
     if (t.data != NULL || t.count != 0 || err[0] == '\0' || strchr(err, '\n') != NULL) {

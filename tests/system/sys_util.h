@@ -24,7 +24,7 @@
 
 #include "tsr_driver.h"
 #include "tsr_fw.h"
-#include "tsr_hal.h"
+#include "tsr_hal_host.h"
 #include "tsr_sim.h"
 
 /** External memory of every system-test simulation: small, so a full snapshot is cheap. */

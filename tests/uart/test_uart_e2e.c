@@ -13,7 +13,7 @@
 #include "tsr_driver.h"
 #include "tsr_fw.h"
 #include "tsr_golden.h"
-#include "tsr_hal.h"
+#include "tsr_hal_host.h"
 #include "tsr_sim.h"
 #include "tsr_uart.h"
 

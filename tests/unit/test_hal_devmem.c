@@ -12,7 +12,8 @@
 
 #include <cmocka.h>
 
-#include "tsr_hal.h"
+#include "tsr_hal_baremetal.h"
+#include "tsr_hal_host.h"
 
 static char g_err[512];
 

@@ -18,7 +18,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "tsr_hal.h"
+#include "tsr_hal_host.h"
 #include "tsr_uart.h"
 
 /*

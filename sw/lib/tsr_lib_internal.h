@@ -1,0 +1,50 @@
+/* tsr_lib_internal.h: what the files of libtessera share and nothing outside sw/lib/ uses. */
+#ifndef TSR_LIB_INTERNAL_H
+#define TSR_LIB_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "tessera.h"
+#include "tsr_hal.h"
+
+/* Register polls while the queue is full before giving up on the simulator (each
+ * poll is an AXI4-Lite read of a few cycles; keeps a hang below the sim watchdog). */
+#define TSR_LIB_SIM_POLL_LIMIT 20000000u
+
+struct tessera_dev {
+  tsr_hal_t hal;
+  tsr_dev_t dev;
+  bool is_sim;
+  uint64_t mem_bytes;    /* reachable device memory, 0: unknown */
+  const char *mem_hint;  /* see tessera_open_opts_t; never NULL */
+};
+
+/** Write one line into err (may be NULL / 0 long): newlines become spaces. */
+void tsr_lib_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/** x rounded up to a multiple of a. */
+uint64_t tsr_lib_align_up(uint64_t x, uint64_t a);
+
+/** Seconds since t0 (CLOCK_MONOTONIC). */
+double tsr_lib_seconds_since(const struct timespec *t0);
+
+/** The driver's error of a device, with the UART link's reason when there is one. */
+void tsr_lib_dev_err(const tessera_dev_t *d, const char *what, char *err, size_t errlen);
+
+/** TSR_OK when a layout ending at `end` fits 32-bit addresses, else a message
+ *  "<what> need N bytes of external memory; addresses are 32-bit<tail>". */
+tsr_status_t tsr_lib_fits(uint64_t end, const char *what, const char *tail, char *err,
+                          size_t errlen);
+
+/** Soft reset and clear the counters before a job. */
+tsr_status_t tsr_lib_begin(tessera_dev_t *d, char *err, size_t errlen);
+
+/** Counters after a job, the wall time and backend cycles since (t0, cyc0). */
+tsr_status_t tsr_lib_end(tessera_dev_t *d, const struct timespec *t0, uint64_t cyc0,
+                         tessera_figures_t *fig, char *err, size_t errlen);
+
+#endif /* TSR_LIB_INTERNAL_H */
