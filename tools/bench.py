@@ -2,7 +2,7 @@
 """bench.py: docs/performance.md from the results of `tessera bench` (`make bench`).
 
 `tessera bench --dim N --out OUT` runs the GEMM sweep on one array size
-(sw/cli/tessera.c: the points, the golden-model check of each, OUT/bench.json,
+(sw/lib/tsr_lib_bench.c: the points, the golden-model check of each, OUT/bench.json,
 bench.csv, roofline.gp and the gnuplot roofline, roofline.png and .svg). This
 script only writes the page:
 
