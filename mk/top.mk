@@ -5,7 +5,7 @@ deps: ## install missing Debian packages and numpy (run by demo and test)
 	@./tools/install-deps.sh
 
 # Every check CI runs, in order; the first failure stops the run.
-TEST_STEPS ?= regs-check lint synth-check board-check formal test-unit test-sfu-ref test-tb test-block test-system test-nosfu test-lanes \
+TEST_STEPS ?= regs-check layers-check lint synth-check board-check formal test-unit test-sfu-ref test-tb test-block test-system test-nosfu test-lanes \
               test-uart sim-smoke \
               fuzz-short test-xrand sanitize soak fw-size
 
