@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tsr_golden_params.h"
 #include "tsr_quant.h"
 
 /* ---- The job --------------------------------------------------------------------------------- */
@@ -27,6 +28,11 @@ typedef struct job {
   /* fused activation (docs/sfu.md): a table after the clamp, leaky ReLU */
   bool has_lut;
   int8_t lut[256];
+  /* The table the golden model checks with: for --act its own, derived from the same
+   * scales by separate code (sw/golden/tsr_golden_params.c), so that a wrong entry of
+   * lut (sw/lib/tsr_sfu_prep.c) shows as a mismatch; for --act-lut the given table. */
+  bool gold_failed;
+  int8_t gold_lut[256];
   const char *act;         /* --act name, or "table" for --act-lut, or NULL */
   bool leaky;
   double alpha;
@@ -117,12 +123,14 @@ static int job_activation(const args_t *ar, job_t *j) {
                ar->val[O_ACT], in_scale, out_scale);
       return -1;
     }
+    j->gold_failed = tsr_golden_lut(fn, in_scale, j->out_zp, out_scale, out_zp, j->gold_lut) != 0;
     j->has_lut = true;
     j->act = ar->val[O_ACT];
   } else if (ar->set[O_ACT_LUT]) {
     if (load_lut_npy(ar->val[O_ACT_LUT], j->lut) != 0) {
       return -1;
     }
+    memcpy(j->gold_lut, j->lut, sizeof j->gold_lut);
     j->has_lut = true;
     j->act = "table";
   }
@@ -437,7 +445,14 @@ static int gemm_exec(const args_t *ar, bool show_progress, gemm_run_t *g) {
   }
   g->verdict = "skipped";
   if (g->res.ran && (random || ar->set[O_CHECK])) {
-    if (tessera_gemm_check(&g->g, g->out, &g->mm, err, sizeof err) != TSR_OK) {
+    /* The same job with the golden model's own table (see job_t). */
+    if (j->gold_failed) {
+      die_line("gemm: the golden model derives no table of its own for --act %s", j->act);
+      return EXIT_ERROR;
+    }
+    tessera_gemm_t gold = g->g;
+    gold.lut = g->g.lut != NULL ? j->gold_lut : NULL;
+    if (tessera_gemm_check(&gold, g->out, &g->mm, err, sizeof err) != TSR_OK) {
       die_line("gemm: %s", err);
       return EXIT_ERROR;
     }

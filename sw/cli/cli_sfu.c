@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "tsr_golden_params.h"
 
 /* ---- The job --------------------------------------------------------------------------------- */
 
@@ -23,6 +24,15 @@ typedef struct sfu_job {
   uint32_t param_words;
   bool has_lut;
   int8_t lut[256];
+  /* What --check compares with: the golden model computes from its own table and
+   * parameters, derived from the same options by separate code
+   * (sw/golden/tsr_golden_params.c), so that a wrong entry of the ones above
+   * (sw/lib/tsr_sfu_prep.c) shows as a mismatch. A table given with --op lut and
+   * an int32 beta are inputs, used as given. */
+  bool gold_failed;       /* the golden derivation rejected the options */
+  int32_t gold_param[TSR_ADD_PARAM_WORDS];
+  int32_t *gold_beta;
+  int8_t gold_lut[256];
 } sfu_job_t;
 
 static void sfu_job_free(sfu_job_t *j) {
@@ -30,6 +40,7 @@ static void sfu_job_free(sfu_job_t *j) {
   tsr_npy_free(&j->nin2);
   tsr_npy_free(&j->nbeta);
   free(j->beta);
+  free(j->gold_beta);
 }
 
 /* An option the command cannot do without. */
@@ -129,7 +140,11 @@ static int sfu_job_map(const args_t *ar, sfu_job_t *j) {
     if (need(ar, O_LUT, j->cmd, "--op lut maps through the int8 table in T.npy") != 0) {
       return -1;
     }
-    return load_lut_npy(ar->val[O_LUT], j->lut);
+    if (load_lut_npy(ar->val[O_LUT], j->lut) != 0) {
+      return -1;
+    }
+    memcpy(j->gold_lut, j->lut, sizeof j->gold_lut);
+    return 0;
   }
   tsr_lut_fn_t fn;
   if (lut_fn_of(op, &fn) != 0) {
@@ -155,6 +170,7 @@ static int sfu_job_map(const args_t *ar, sfu_job_t *j) {
              out_scale);
     return -1;
   }
+  j->gold_failed = tsr_golden_lut(fn, in_scale, in_zp, out_scale, out_zp, j->gold_lut) != 0;
   return 0;
 }
 
@@ -185,6 +201,10 @@ static int sfu_job_softmax(const args_t *ar, sfu_job_t *j) {
   j->op = "softmax";
   j->param_words = TSR_SOFTMAX_PARAM_WORDS;
   memcpy(j->param, &p, sizeof p);
+  tsr_softmax_params_t gp;
+  memset(&gp, 0, sizeof gp);
+  j->gold_failed = tsr_golden_softmax_params(beta, in_scale, &gp) != 0;
+  memcpy(j->gold_param, &gp, sizeof gp);
   return 0;
 }
 
@@ -248,6 +268,23 @@ static int sfu_job_layernorm(const args_t *ar, sfu_job_t *j) {
   j->op = "layernorm";
   j->param_words = TSR_LAYERNORM_PARAM_WORDS;
   memcpy(j->param, &p, sizeof p);
+  tsr_layernorm_params_t gp;
+  memset(&gp, 0, sizeof gp);
+  j->gold_beta = malloc((size_t)j->len * sizeof *j->gold_beta);
+  if (j->gold_beta == NULL) {
+    die_line("layernorm: out of memory");
+    return -1;
+  }
+  if (j->nbeta.dtype == TSR_NPY_INT32) {
+    memcpy(j->gold_beta, j->nbeta.data, (size_t)j->len * sizeof *j->gold_beta);
+  } else if (tsr_golden_layernorm_beta(j->len, j->nbeta.data, gamma_scale, j->gold_beta) != 0) {
+    j->gold_failed = true;
+  }
+  if (tsr_golden_layernorm_params(j->len, in_scale, eps, gamma_zp, gamma_scale, out_scale, out_zp,
+                                  &gp) != 0) {
+    j->gold_failed = true;
+  }
+  memcpy(j->gold_param, &gp, sizeof gp);
   return 0;
 }
 
@@ -291,6 +328,10 @@ static int sfu_job_add(const args_t *ar, sfu_job_t *j) {
   j->op = "add";
   j->param_words = TSR_ADD_PARAM_WORDS;
   memcpy(j->param, &p, sizeof p);
+  tsr_add_params_t gp;
+  memset(&gp, 0, sizeof gp);
+  j->gold_failed = tsr_golden_add_params(sa, za, sb, zb, so, zo, &gp) != 0;
+  memcpy(j->gold_param, &gp, sizeof gp);
   return 0;
 }
 
@@ -440,7 +481,16 @@ int cmd_sfu_family(const args_t *ar) {
   tessera_mismatch_t mm;
   memset(&mm, 0, sizeof mm);
   if (check) {
-    if (tessera_sfu_check(&s, out, &mm, err, sizeof err) != TSR_OK) {
+    /* The same job with the golden model's own table and parameters (see sfu_job_t). */
+    if (j.gold_failed) {
+      die_line("%s: the golden model derives no parameters of its own from these options", j.cmd);
+      goto done;
+    }
+    tessera_sfu_t gold = s;
+    gold.param = j.gold_param;
+    gold.beta = j.gold_beta;
+    gold.lut = s.lut != NULL ? j.gold_lut : NULL;
+    if (tessera_sfu_check(&gold, out, &mm, err, sizeof err) != TSR_OK) {
       die_line("%s: %s", j.cmd, err);
       goto done;
     }
