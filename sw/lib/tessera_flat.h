@@ -1,0 +1,177 @@
+/* tessera_flat.h: a flat C API over libtessera for language bindings (Python ctypes): plain pointers, integers and doubles, figures in a fixed array. */
+#ifndef TESSERA_FLAT_H
+#define TESSERA_FLAT_H
+
+/*
+ * The structs of tessera.h (tessera_gemm_t, tsr_counters_t, the plans) change
+ * as the library grows; a binding that mirrors them breaks silently. This
+ * layer takes only scalars and pointers to plain arrays, so that a binding
+ * declares each function's arguments and nothing else:
+ *
+ *   tessera_flat_t *h;  char err[TESSERA_ERRLEN];
+ *   tessera_flat_open("sim:8", -1, -1, -1, 1, NULL, &h, err, sizeof err);
+ *   tessera_flat_gemm(h, m, k, n, a, b, bias, 1, NULL, NULL, mult, shift, zp, -128, 127,
+ *                     NULL, -1.0, 1, out, fig, mm, err, sizeof err);
+ *   tessera_flat_close(h);
+ *
+ * Figures: fig[TESSERA_FLAT_FIGURES] doubles (counters are below 2^53, so exact),
+ * named by tessera_flat_figure_name(i). Check results: mm[5] = {count, row, col,
+ * got, want} of the first difference from the golden model (count 0: bit-exact).
+ * Every function that can fail returns a tsr_status_t (TSR_OK is 0) and one line
+ * in `err`, as tessera.h does.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** An open device with the options it was opened with (the simulator is opened
+ *  again, with more memory, when a job needs more than it has). Opaque. */
+typedef struct tessera_flat tessera_flat_t;
+
+/* ---- Figures and device information --------------------------------------------------- */
+
+/** The figures of a run: counters, time classes ("time.compute", ...), utilization,
+ *  wall time, backend cycles and the plan's numbers. */
+enum {
+  TESSERA_FIG_CYCLES,
+  TESSERA_FIG_BUSY,
+  TESSERA_FIG_MACS,
+  TESSERA_FIG_DMA_RD,
+  TESSERA_FIG_DMA_WR,
+  TESSERA_FIG_CMDS,
+  TESSERA_FIG_TIME0, /* the six classes of tessera_time_classes, in its order */
+  TESSERA_FIG_RD_STALL = TESSERA_FIG_TIME0 + TESSERA_TIME_CLASSES,
+  TESSERA_FIG_WR_STALL,
+  TESSERA_FIG_UTILIZATION,
+  TESSERA_FIG_WALL_SECONDS,
+  TESSERA_FIG_SIM_CYCLES,
+  TESSERA_FIG_PLAN_CMDS,
+  TESSERA_FIG_PLAN_CYCLES, /* GEMM: the cost model's prediction; SFU: 0 */
+  TESSERA_FIG_PLAN_TILES,  /* GEMM: STOREs; SFU: blocks */
+  TESSERA_FLAT_FIGURES
+};
+
+/** Name of figure i ("cycles", "dma_rd_bytes", "time.load_wait", ...); NULL past the end. */
+const char *tessera_flat_figure_name(unsigned i);
+
+/** What a device is: info[TESSERA_FLAT_INFOS], named by tessera_flat_info_name. */
+#define TESSERA_FLAT_INFOS 11u
+
+/** Name of device information i ("dim", "spad_rows", ...); NULL past the end. */
+const char *tessera_flat_info_name(unsigned i);
+
+/** The message of a status code ("bad argument", ...). */
+const char *tessera_flat_status_str(int status);
+
+/* ---- Devices -------------------------------------------------------------------------------- */
+
+/**
+ * Open `spec` (tessera_open's forms: "sim:8", "sim:4", "uart:...", ...).
+ * mem_latency, mem_bw, stall_pct: the simulator's memory model, -1 for the
+ * default; seed: its stalls; trace: an FST file or NULL.
+ */
+tsr_status_t tessera_flat_open(const char *spec, int mem_latency, int mem_bw, int stall_pct,
+                               uint32_t seed, const char *trace, tessera_flat_t **h, char *err,
+                               size_t errlen);
+
+/** Close and free. NULL is accepted. */
+void tessera_flat_close(tessera_flat_t *h);
+
+/** info[TESSERA_FLAT_INFOS] and the backend name (backend_len bytes, NUL-terminated). */
+tsr_status_t tessera_flat_info(tessera_flat_t *h, char *backend, size_t backend_len,
+                               double info[TESSERA_FLAT_INFOS]);
+
+/* ---- GEMM ------------------------------------------------------------------------------------ */
+
+/**
+ * The input zero point folded into the bias, exactly in wrapping int32:
+ * bias_out[j] = bias[j] - a_zp * sum_k b[k][j] (bias NULL: zeros), so that
+ * (A - a_zp) B + bias = A B + bias_out. b is int8 (k, n) row-major; a_zp is
+ * -128..127 (TSR_BAD_ARG otherwise). bias_out may be bias.
+ */
+tsr_status_t tessera_gemm_fold_a_zp(uint32_t k, uint32_t n, const int8_t *b, const int32_t *bias,
+                                    int32_t a_zp, int32_t *bias_out, char *err, size_t errlen);
+
+/**
+ * Per-channel requantization from real scales as TFLite prepares a
+ * convolution: each scale is first rounded to float32 (as a .tflite file
+ * stores it), then mult/shift[j] = QuantizeMultiplier((double)a_scale *
+ * (double)w_scale[j] / (double)out_scale). w_scale has n_w values: 1 (per
+ * tensor, broadcast to all n) or n. TSR_BAD_ARG for a scale that is not
+ * positive and finite (as float32) or a multiplier the hardware cannot
+ * represent, naming the column.
+ */
+tsr_status_t tessera_flat_quantize_scales(uint32_t n, double a_scale, const double *w_scale,
+                                          uint32_t n_w, double out_scale, int32_t *mult,
+                                          int32_t *shift, char *err, size_t errlen);
+
+/**
+ * Run C = requant((A - a_zp) B + bias) on the device: a (m, k), b (k, n) int8;
+ * bias (n,) int32 or NULL; a_zp folded into the bias (tessera_gemm_fold_a_zp).
+ * requant 0: `out` is int32 (m, n); 1: int8, per channel when mult and shift
+ * (n each) are given, else by mult_scalar/shift_scalar; out_zp, the clamp
+ * act_min..act_max, the activation table `lut` (256 int8 or NULL) and leaky
+ * ReLU with slope leaky_alpha (0..1; negative: none). check: compare with the
+ * golden model into mm (else mm[0] = 0). fig: the figures.
+ */
+tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32_t n,
+                               const int8_t *a, const int8_t *b, const int32_t *bias, int32_t a_zp,
+                               int requant, const int32_t *mult, const int32_t *shift,
+                               int32_t mult_scalar, int32_t shift_scalar, int32_t out_zp,
+                               int32_t act_min, int32_t act_max, const int8_t *lut,
+                               double leaky_alpha, int check, void *out,
+                               double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                               size_t errlen);
+
+/* ---- SFU jobs: parameter blocks, then one run ----------------------------------------------- */
+
+/** The SOFTMAX parameter block (3 words) for beta and in_scale (tsr_softmax_prepare). */
+tsr_status_t tessera_flat_softmax_params(double beta, double in_scale, int32_t *param, char *err,
+                                         size_t errlen);
+
+/** The LAYERNORM parameter block (8 words) for rows of len (tsr_layernorm_prepare), with
+ *  the clamp act_min..act_max. */
+tsr_status_t tessera_flat_layernorm_params(uint32_t len, double in_scale, double eps,
+                                           int32_t gamma_zp, double gamma_scale, double out_scale,
+                                           int32_t out_zp, int32_t act_min, int32_t act_max,
+                                           int32_t *param, char *err, size_t errlen);
+
+/** Float betas at the LAYERNORM accumulator scale gamma_scale * 2^-12 (len int32). */
+tsr_status_t tessera_flat_layernorm_beta(uint32_t len, const float *beta, double gamma_scale,
+                                         int32_t *beta_q, char *err, size_t errlen);
+
+/** The ADD parameter block (11 words, tsr_add_prepare), with the clamp act_min..act_max. */
+tsr_status_t tessera_flat_add_params(double a_scale, int32_t a_zp, double b_scale, int32_t b_zp,
+                                     double out_scale, int32_t out_zp, int32_t act_min,
+                                     int32_t act_max, int32_t *param, char *err, size_t errlen);
+
+/** The names tessera_flat_lut knows, comma-separated ("sigmoid, tanh, gelu, ..."). */
+const char *tessera_flat_lut_names(void);
+
+/** A 256-entry table of function `name` (tsr_lut_populate) for the int8 scales and zero points. */
+tsr_status_t tessera_flat_lut(const char *name, double in_scale, int32_t in_zp, double out_scale,
+                              int32_t out_zp, int8_t *lut, char *err, size_t errlen);
+
+/**
+ * One SFU job (tessera_sfu_t): func TSR_FUNC_MAP (lut), REDUCE (out int32
+ * (rows, 3)), SOFTMAX, LAYERNORM (in2: gamma (len,), beta (len,) int32) or
+ * ADD (in2: B (rows, len)); param: param_words words. check, out, fig, mm as
+ * tessera_flat_gemm.
+ */
+tsr_status_t tessera_flat_sfu(tessera_flat_t *h, uint32_t func, uint32_t rows, uint32_t len,
+                              const int8_t *in, const int8_t *in2, const int32_t *beta,
+                              const int32_t *param, uint32_t param_words, const int8_t *lut,
+                              int check, void *out, double fig[TESSERA_FLAT_FIGURES],
+                              int64_t mm[5], char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_FLAT_H */

@@ -1,0 +1,571 @@
+/* tsr_lib_flat.c: the flat C API of tessera_flat.h: libtessera's jobs from plain pointers and scalars, figures in an array. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "tessera_flat.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_lib_internal.h"
+#include "tsr_quant.h"
+#include "tsr_sfu.h"
+
+struct tessera_flat {
+  tessera_dev_t *dev;
+  char *spec;
+  char *trace;
+  tessera_open_opts_t opts;
+  bool is_sim;
+  uint64_t mem_bytes; /* reachable device memory (0: unknown) */
+};
+
+/* ---- Names ----------------------------------------------------------------------------------- */
+
+static const char *const k_fig_names[TESSERA_FLAT_FIGURES] = {
+    "cycles",        "busy_cycles",  "macs",           "dma_rd_bytes", "dma_wr_bytes",
+    "commands",      "time.compute", "time.fill",      "time.load_wait", "time.store",
+    "time.sfu",      "time.control", "rd_stall_cycles", "wr_stall_cycles", "utilization",
+    "wall_seconds",  "sim_cycles",   "plan_commands",  "plan_cycles",  "plan_tiles"};
+
+const char *tessera_flat_figure_name(unsigned i) {
+  return i < TESSERA_FLAT_FIGURES ? k_fig_names[i] : NULL;
+}
+
+static const char *const k_info_names[TESSERA_FLAT_INFOS] = {
+    "is_sim",    "id",       "version",  "dim",         "axi_bytes", "cmdq_depth",
+    "spad_rows", "acc_rows", "has_sfu",  "store_lanes", "mem_bytes"};
+
+const char *tessera_flat_info_name(unsigned i) {
+  return i < TESSERA_FLAT_INFOS ? k_info_names[i] : NULL;
+}
+
+const char *tessera_flat_status_str(int status) { return tsr_status_str((tsr_status_t)status); }
+
+/* The counters and figures of a run into fig. */
+static void put_figures(const tessera_figures_t *f, double fig[TESSERA_FLAT_FIGURES]) {
+  const tsr_counters_t *c = &f->cnt;
+  memset(fig, 0, TESSERA_FLAT_FIGURES * sizeof *fig);
+  fig[TESSERA_FIG_CYCLES] = (double)c->cycles;
+  fig[TESSERA_FIG_BUSY] = (double)c->busy;
+  fig[TESSERA_FIG_MACS] = (double)c->macs;
+  fig[TESSERA_FIG_DMA_RD] = (double)c->dma_rd;
+  fig[TESSERA_FIG_DMA_WR] = (double)c->dma_wr;
+  fig[TESSERA_FIG_CMDS] = (double)c->cmds;
+  tessera_time_class_t t[TESSERA_TIME_CLASSES];
+  tessera_time_classes(c, t);
+  for (unsigned i = 0; i < TESSERA_TIME_CLASSES; i++) {
+    fig[TESSERA_FIG_TIME0 + i] = (double)t[i].cycles;
+  }
+  fig[TESSERA_FIG_RD_STALL] = (double)c->rd_stall;
+  fig[TESSERA_FIG_WR_STALL] = (double)c->wr_stall;
+  fig[TESSERA_FIG_UTILIZATION] = f->utilization;
+  fig[TESSERA_FIG_WALL_SECONDS] = f->wall_seconds;
+  fig[TESSERA_FIG_SIM_CYCLES] = (double)f->sim_cycles;
+}
+
+static void put_mismatch(const tessera_mismatch_t *x, int64_t mm[5]) {
+  mm[0] = (int64_t)x->count;
+  mm[1] = x->row;
+  mm[2] = x->col;
+  mm[3] = x->got;
+  mm[4] = x->want;
+}
+
+/* ---- Devices ------------------------------------------------------------------------------------ */
+
+static char *dup_str(const char *s) {
+  if (s == NULL) {
+    return NULL;
+  }
+  size_t n = strlen(s) + 1u;
+  char *d = malloc(n);
+  if (d != NULL) {
+    memcpy(d, s, n);
+  }
+  return d;
+}
+
+static tsr_status_t flat_reopen(tessera_flat_t *h, char *err, size_t errlen) {
+  tessera_close(h->dev);
+  h->dev = NULL;
+  tsr_status_t st = tessera_open(h->spec, &h->opts, &h->dev, err, errlen);
+  if (st != TSR_OK) {
+    return st;
+  }
+  tessera_info_t info;
+  st = tessera_info(h->dev, &info);
+  h->is_sim = info.is_sim;
+  h->mem_bytes = info.mem_bytes;
+  return st;
+}
+
+tsr_status_t tessera_flat_open(const char *spec, int mem_latency, int mem_bw, int stall_pct,
+                               uint32_t seed, const char *trace, tessera_flat_t **h, char *err,
+                               size_t errlen) {
+  if (spec == NULL || h == NULL) {
+    tsr_lib_err(err, errlen, "tessera_flat_open: no spec or no place for the device");
+    return TSR_BAD_ARG;
+  }
+  *h = NULL;
+  if (stall_pct > 100) {
+    tsr_lib_err(err, errlen, "stall_pct: %d is outside 0..100", stall_pct);
+    return TSR_BAD_ARG;
+  }
+  tessera_flat_t *f = calloc(1, sizeof *f);
+  if (f == NULL) {
+    tsr_lib_err(err, errlen, "out of memory");
+    return TSR_NO_MEMORY;
+  }
+  tessera_open_opts_default(&f->opts);
+  f->spec = dup_str(spec);
+  f->trace = dup_str(trace);
+  if (f->spec == NULL || (trace != NULL && f->trace == NULL)) {
+    tessera_flat_close(f);
+    tsr_lib_err(err, errlen, "out of memory");
+    return TSR_NO_MEMORY;
+  }
+  if (mem_latency >= 0) {
+    f->opts.mem_latency = (unsigned)mem_latency;
+  }
+  if (mem_bw >= 0) {
+    f->opts.mem_bw = (unsigned)mem_bw;
+  }
+  if (stall_pct >= 0) {
+    f->opts.stall_pct = (unsigned)stall_pct;
+  }
+  f->opts.seed = seed;
+  f->opts.trace_path = f->trace;
+  tsr_status_t st = flat_reopen(f, err, errlen);
+  if (st != TSR_OK) {
+    tessera_flat_close(f);
+    return st;
+  }
+  *h = f;
+  return TSR_OK;
+}
+
+void tessera_flat_close(tessera_flat_t *h) {
+  if (h == NULL) {
+    return;
+  }
+  tessera_close(h->dev);
+  free(h->spec);
+  free(h->trace);
+  free(h);
+}
+
+tsr_status_t tessera_flat_info(tessera_flat_t *h, char *backend, size_t backend_len,
+                               double info[TESSERA_FLAT_INFOS]) {
+  if (h == NULL || info == NULL) {
+    return TSR_BAD_ARG;
+  }
+  tessera_info_t i;
+  tsr_status_t st = tessera_info(h->dev, &i);
+  if (st != TSR_OK) {
+    return st;
+  }
+  if (backend != NULL && backend_len != 0u) {
+    snprintf(backend, backend_len, "%s", i.backend);
+  }
+  const double v[TESSERA_FLAT_INFOS] = {i.is_sim,    i.id,       i.version,  i.dim,
+                                        i.axi_bytes, i.cmdq_depth, i.spad_rows, i.acc_rows,
+                                        i.has_sfu,   i.store_lanes, (double)i.mem_bytes};
+  memcpy(info, v, sizeof v);
+  return TSR_OK;
+}
+
+/* A job needs `need` bytes of device memory: open the simulator again with enough. */
+static tsr_status_t flat_ensure_mem(tessera_flat_t *h, uint64_t need, char *err, size_t errlen) {
+  if (h->mem_bytes == 0u || need <= h->mem_bytes) {
+    return TSR_OK;
+  }
+  if (!h->is_sim) {
+    tsr_lib_err(err, errlen,
+                "the job needs %" PRIu64 " bytes of device memory; the device has %" PRIu64, need,
+                h->mem_bytes);
+    return TSR_BAD_ARG;
+  }
+  h->opts.mem_bytes = need;
+  return flat_reopen(h, err, errlen);
+}
+
+/* ---- GEMM ------------------------------------------------------------------------------------------ */
+
+tsr_status_t tessera_gemm_fold_a_zp(uint32_t k, uint32_t n, const int8_t *b, const int32_t *bias,
+                                    int32_t a_zp, int32_t *bias_out, char *err, size_t errlen) {
+  if ((b == NULL && (size_t)k * n != 0u) || (bias_out == NULL && n != 0u)) {
+    tsr_lib_err(err, errlen, "tessera_gemm_fold_a_zp: no B or no output");
+    return TSR_BAD_ARG;
+  }
+  if (a_zp < -128 || a_zp > 127) {
+    tsr_lib_err(err, errlen, "a_zp: %" PRId32 " is outside -128..127", a_zp);
+    return TSR_BAD_ARG;
+  }
+  /* (A - zp) B = A B - zp * colsum(B); unsigned arithmetic wraps like the int32 adders. */
+  for (uint32_t j = 0; j < n; j++) {
+    uint32_t colsum = 0;
+    for (uint32_t i = 0; i < k; i++) {
+      colsum += (uint32_t)(int32_t)b[(size_t)i * n + j];
+    }
+    uint32_t v = bias != NULL ? (uint32_t)bias[j] : 0u;
+    v -= (uint32_t)a_zp * colsum;
+    bias_out[j] = (int32_t)v;
+  }
+  return TSR_OK;
+}
+
+/* A scale as a .tflite file holds it: float32, positive and finite. */
+static int tflite_scale(double s, const char *what, long idx, double *out, char *err,
+                        size_t errlen) {
+  const float f = (float)s;
+  if (!(f > 0.0f) || isinf(f)) {
+    if (idx >= 0) {
+      tsr_lib_err(err, errlen, "%s[%ld]: %g is not a valid scale (positive and finite as float32)",
+                  what, idx, s);
+    } else {
+      tsr_lib_err(err, errlen, "%s: %g is not a valid scale (positive and finite as float32)",
+                  what, s);
+    }
+    return -1;
+  }
+  *out = (double)f;
+  return 0;
+}
+
+tsr_status_t tessera_flat_quantize_scales(uint32_t n, double a_scale, const double *w_scale,
+                                          uint32_t n_w, double out_scale, int32_t *mult,
+                                          int32_t *shift, char *err, size_t errlen) {
+  if (w_scale == NULL || mult == NULL || shift == NULL || (n_w != 1u && n_w != n)) {
+    tsr_lib_err(err, errlen, "w_scale has %u values; give 1 (per tensor) or %u (per channel)",
+                n_w, n);
+    return TSR_BAD_ARG;
+  }
+  double as = 0.0;
+  double os = 0.0;
+  if (tflite_scale(a_scale, "a_scale", -1, &as, err, errlen) != 0 ||
+      tflite_scale(out_scale, "out_scale", -1, &os, err, errlen) != 0) {
+    return TSR_BAD_ARG;
+  }
+  for (uint32_t j = 0; j < n; j++) {
+    const uint32_t wi = n_w == 1u ? 0u : j;
+    double ws = 0.0;
+    if (tflite_scale(w_scale[wi], "w_scale", n_w == 1u ? -1 : (long)wi, &ws, err, errlen) != 0) {
+      return TSR_BAD_ARG;
+    }
+    const double real = as * ws / os;
+    if (tsr_requant_multiplier(real, &mult[j], &shift[j]) != TSR_OK) {
+      tsr_lib_err(err, errlen,
+                  "column %u: the multiplier a_scale * w_scale / out_scale = %g cannot be"
+                  " represented (it must be below 2^30)",
+                  j, real);
+      return TSR_BAD_ARG;
+    }
+  }
+  return TSR_OK;
+}
+
+tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32_t n,
+                               const int8_t *a, const int8_t *b, const int32_t *bias, int32_t a_zp,
+                               int requant, const int32_t *mult, const int32_t *shift,
+                               int32_t mult_scalar, int32_t shift_scalar, int32_t out_zp,
+                               int32_t act_min, int32_t act_max, const int8_t *lut,
+                               double leaky_alpha, int check, void *out,
+                               double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                               size_t errlen) {
+  if (h == NULL || a == NULL || b == NULL || out == NULL || fig == NULL || mm == NULL) {
+    tsr_lib_err(err, errlen, "tessera_flat_gemm: no device, operand, output or figures");
+    return TSR_BAD_ARG;
+  }
+  if (m == 0u || k == 0u || n == 0u) {
+    tsr_lib_err(err, errlen, "A is %ux%u and B is %ux%u: every dimension must be at least 1", m,
+                k, k, n);
+    return TSR_BAD_ARG;
+  }
+  if ((mult == NULL) != (shift == NULL)) {
+    tsr_lib_err(err, errlen, "give per-channel multipliers and shifts together");
+    return TSR_BAD_ARG;
+  }
+  memset(mm, 0, 5 * sizeof *mm);
+  memset(fig, 0, TESSERA_FLAT_FIGURES * sizeof *fig);
+  int32_t *folded = NULL;
+  int32_t *mult_neg = NULL;
+  int32_t *shift_neg = NULL;
+  tsr_status_t st = TSR_OK;
+  tessera_gemm_t job;
+  memset(&job, 0, sizeof job);
+  job.m = m;
+  job.k = k;
+  job.n = n;
+  job.a = a;
+  job.b = b;
+  job.bias = bias;
+  job.requant = requant != 0;
+  job.mult = job.requant ? mult : NULL;
+  job.shift = job.requant ? shift : NULL;
+  job.mult_scalar = mult_scalar;
+  job.shift_scalar = shift_scalar;
+  job.out_zp = out_zp;
+  job.act_min = act_min;
+  job.act_max = act_max;
+  job.lut = lut;
+  if (a_zp != 0) {
+    folded = malloc((size_t)n * sizeof *folded);
+    if (folded == NULL) {
+      tsr_lib_err(err, errlen, "out of memory");
+      return TSR_NO_MEMORY;
+    }
+    if ((st = tessera_gemm_fold_a_zp(k, n, b, bias, a_zp, folded, err, errlen)) != TSR_OK) {
+      goto done;
+    }
+    job.bias = folded;
+  }
+  if (leaky_alpha >= 0.0) {
+    if (!job.requant || leaky_alpha > 1.0) {
+      tsr_lib_err(err, errlen, "leaky: alpha %g %s", leaky_alpha,
+                  job.requant ? "is outside 0..1" : "needs requantization (int8 output)");
+      st = TSR_BAD_ARG;
+      goto done;
+    }
+    mult_neg = malloc((size_t)n * sizeof *mult_neg);
+    shift_neg = malloc((size_t)n * sizeof *shift_neg);
+    if (mult_neg == NULL || shift_neg == NULL) {
+      tsr_lib_err(err, errlen, "out of memory");
+      st = TSR_NO_MEMORY;
+      goto done;
+    }
+    if ((st = tessera_gemm_leaky(&job, leaky_alpha, mult_neg, shift_neg, err, errlen)) != TSR_OK) {
+      goto done;
+    }
+    job.mult_neg = mult_neg;
+    job.shift_neg = shift_neg;
+  }
+  uint64_t need = 0;
+  if ((st = tessera_gemm_mem_bytes(&job, &need, err, errlen)) != TSR_OK ||
+      (st = flat_ensure_mem(h, need, err, errlen)) != TSR_OK) {
+    goto done;
+  }
+  tessera_gemm_result_t res;
+  if ((st = tessera_gemm_run(h->dev, &job, NULL, out, &res, err, errlen)) != TSR_OK) {
+    goto done;
+  }
+  put_figures(&res.fig, fig);
+  fig[TESSERA_FIG_PLAN_CMDS] = (double)res.plan.cmds;
+  fig[TESSERA_FIG_PLAN_CYCLES] = (double)res.plan.est_cycles;
+  fig[TESSERA_FIG_PLAN_TILES] = (double)res.plan.tiles;
+  if (check) {
+    tessera_mismatch_t x;
+    if ((st = tessera_gemm_check(&job, out, &x, err, errlen)) == TSR_OK) {
+      put_mismatch(&x, mm);
+    }
+  }
+done:
+  free(folded);
+  free(mult_neg);
+  free(shift_neg);
+  return st;
+}
+
+/* ---- SFU ---------------------------------------------------------------------------------------- */
+
+static tsr_status_t bad_zp(const char *what, int32_t zp, char *err, size_t errlen) {
+  tsr_lib_err(err, errlen, "%s: %" PRId32 " is outside -128..127", what, zp);
+  return TSR_BAD_ARG;
+}
+
+static int zp_ok(int32_t zp) { return zp >= -128 && zp <= 127; }
+
+static tsr_status_t check_act(int32_t act_min, int32_t act_max, char *err, size_t errlen) {
+  if (!zp_ok(act_min) || !zp_ok(act_max) || act_min > act_max) {
+    tsr_lib_err(err, errlen, "act_min %" PRId32 " .. act_max %" PRId32
+                " must be within -128..127 with act_min <= act_max", act_min, act_max);
+    return TSR_BAD_ARG;
+  }
+  return TSR_OK;
+}
+
+tsr_status_t tessera_flat_softmax_params(double beta, double in_scale, int32_t *param, char *err,
+                                         size_t errlen) {
+  tsr_softmax_params_t p;
+  if (param == NULL || tsr_softmax_prepare(beta, in_scale, &p) != 0) {
+    tsr_lib_err(err, errlen,
+                "softmax: beta %g with in_scale %g gives no usable multiplier (both must be > 0"
+                " and beta * in_scale * 2^26 above 1)",
+                beta, in_scale);
+    return TSR_BAD_ARG;
+  }
+  memcpy(param, &p, sizeof p);
+  return TSR_OK;
+}
+
+tsr_status_t tessera_flat_layernorm_params(uint32_t len, double in_scale, double eps,
+                                           int32_t gamma_zp, double gamma_scale, double out_scale,
+                                           int32_t out_zp, int32_t act_min, int32_t act_max,
+                                           int32_t *param, char *err, size_t errlen) {
+  if (!zp_ok(gamma_zp)) {
+    return bad_zp("gamma_zp", gamma_zp, err, errlen);
+  }
+  if (!zp_ok(out_zp)) {
+    return bad_zp("out_zp", out_zp, err, errlen);
+  }
+  if (check_act(act_min, act_max, err, errlen) != TSR_OK) {
+    return TSR_BAD_ARG;
+  }
+  if (!(eps >= 0.0) || isinf(eps)) {
+    tsr_lib_err(err, errlen, "layernorm: eps %g must be finite and >= 0", eps);
+    return TSR_BAD_ARG;
+  }
+  tsr_layernorm_params_t p;
+  if (param == NULL ||
+      tsr_layernorm_prepare(len, in_scale, eps, gamma_zp, gamma_scale, out_scale, out_zp, &p) != 0) {
+    tsr_lib_err(err, errlen,
+                "layernorm: no parameters for in_scale %g, eps %g, gamma_scale %g, out_scale %g"
+                " (a scale is not positive, epsilon is too large, or the output multiplier"
+                " gamma_scale / 2^12 / out_scale is not representable)",
+                in_scale, eps, gamma_scale, out_scale);
+    return TSR_BAD_ARG;
+  }
+  p.act_min = act_min;
+  p.act_max = act_max;
+  memcpy(param, &p, sizeof p);
+  return TSR_OK;
+}
+
+tsr_status_t tessera_flat_layernorm_beta(uint32_t len, const float *beta, double gamma_scale,
+                                         int32_t *beta_q, char *err, size_t errlen) {
+  if (tsr_layernorm_quantize_beta(len, beta, gamma_scale, beta_q) != 0) {
+    tsr_lib_err(err, errlen,
+                "layernorm: a beta value is NaN or does not fit int32 at the accumulator scale"
+                " gamma_scale * 2^-12 = %g",
+                gamma_scale / 4096.0);
+    return TSR_BAD_ARG;
+  }
+  return TSR_OK;
+}
+
+tsr_status_t tessera_flat_add_params(double a_scale, int32_t a_zp, double b_scale, int32_t b_zp,
+                                     double out_scale, int32_t out_zp, int32_t act_min,
+                                     int32_t act_max, int32_t *param, char *err, size_t errlen) {
+  const struct {
+    const char *what;
+    int32_t v;
+  } zps[] = {{"a_zp", a_zp}, {"b_zp", b_zp}, {"out_zp", out_zp}};
+  for (size_t i = 0; i < sizeof zps / sizeof zps[0]; i++) {
+    if (!zp_ok(zps[i].v)) {
+      return bad_zp(zps[i].what, zps[i].v, err, errlen);
+    }
+  }
+  if (check_act(act_min, act_max, err, errlen) != TSR_OK) {
+    return TSR_BAD_ARG;
+  }
+  tsr_add_params_t p;
+  if (param == NULL || tsr_add_prepare(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, &p) != 0) {
+    tsr_lib_err(err, errlen,
+                "add: a_scale %g, b_scale %g and out_scale %g: a scale is not positive and finite"
+                " or the output multiplier cannot be represented",
+                a_scale, b_scale, out_scale);
+    return TSR_BAD_ARG;
+  }
+  p.act_min = act_min;
+  p.act_max = act_max;
+  memcpy(param, &p, sizeof p);
+  return TSR_OK;
+}
+
+/* Table functions by name, as the CLI's --op names them (docs/sfu.md, "Lookup tables"). */
+static const struct {
+  const char *name;
+  tsr_lut_fn_t fn;
+} k_lut_fns[] = {{"sigmoid", TSR_LUT_LOGISTIC}, {"tanh", TSR_LUT_TANH},
+                 {"gelu", TSR_LUT_GELU},        {"gelu-tanh", TSR_LUT_GELU_TANH},
+                 {"silu", TSR_LUT_SILU},        {"exp", TSR_LUT_EXP},
+                 {"hardswish", TSR_LUT_HARDSWISH}};
+
+const char *tessera_flat_lut_names(void) {
+  return "sigmoid, tanh, gelu, gelu-tanh, silu, exp, hardswish";
+}
+
+tsr_status_t tessera_flat_lut(const char *name, double in_scale, int32_t in_zp, double out_scale,
+                              int32_t out_zp, int8_t *lut, char *err, size_t errlen) {
+  size_t i = 0;
+  const size_t count = sizeof k_lut_fns / sizeof k_lut_fns[0];
+  while (i < count && (name == NULL || strcmp(k_lut_fns[i].name, name) != 0)) {
+    i++;
+  }
+  if (i == count) {
+    tsr_lib_err(err, errlen, "unknown function '%s' (%s)", name != NULL ? name : "",
+                tessera_flat_lut_names());
+    return TSR_BAD_ARG;
+  }
+  if (!zp_ok(in_zp)) {
+    return bad_zp("in_zp", in_zp, err, errlen);
+  }
+  if (!zp_ok(out_zp)) {
+    return bad_zp("out_zp", out_zp, err, errlen);
+  }
+  if (lut == NULL ||
+      tsr_lut_populate(k_lut_fns[i].fn, (float)in_scale, in_zp, (float)out_scale, out_zp, lut) != 0) {
+    tsr_lib_err(err, errlen, "%s: cannot tabulate with in_scale %g and out_scale %g", name,
+                in_scale, out_scale);
+    return TSR_BAD_ARG;
+  }
+  return TSR_OK;
+}
+
+tsr_status_t tessera_flat_sfu(tessera_flat_t *h, uint32_t func, uint32_t rows, uint32_t len,
+                              const int8_t *in, const int8_t *in2, const int32_t *beta,
+                              const int32_t *param, uint32_t param_words, const int8_t *lut,
+                              int check, void *out, double fig[TESSERA_FLAT_FIGURES],
+                              int64_t mm[5], char *err, size_t errlen) {
+  if (h == NULL || in == NULL || out == NULL || fig == NULL || mm == NULL) {
+    tsr_lib_err(err, errlen, "tessera_flat_sfu: no device, input, output or figures");
+    return TSR_BAD_ARG;
+  }
+  if (rows == 0u || len == 0u || len > TSR_SFU_LEN_MAX) {
+    tsr_lib_err(err, errlen, "%u x %u: rows must be at least 1 and the row length 1..%d", rows,
+                len, TSR_SFU_LEN_MAX);
+    return TSR_BAD_ARG;
+  }
+  const bool needs_in2 = func == TSR_FUNC_ADD || func == TSR_FUNC_LAYERNORM;
+  if ((needs_in2 && in2 == NULL) || (func == TSR_FUNC_LAYERNORM && beta == NULL) ||
+      (func == TSR_FUNC_MAP && lut == NULL) || param_words != tsr_sfu_param_words(func) ||
+      (param_words != 0u && param == NULL)) {
+    tsr_lib_err(err, errlen, "%s: missing operands, or %u parameter words (it takes %u)",
+                tessera_sfu_func_name(func), param_words, tsr_sfu_param_words(func));
+    return TSR_BAD_ARG;
+  }
+  memset(mm, 0, 5 * sizeof *mm);
+  memset(fig, 0, TESSERA_FLAT_FIGURES * sizeof *fig);
+  tessera_sfu_t job;
+  memset(&job, 0, sizeof job);
+  job.func = func;
+  job.rows = rows;
+  job.len = len;
+  job.in = in;
+  job.in2 = in2;
+  job.beta = beta;
+  job.param = param;
+  job.param_words = param_words;
+  job.lut = lut;
+  uint64_t need = 0;
+  tsr_status_t st;
+  if ((st = tessera_sfu_mem_bytes(&job, &need, err, errlen)) != TSR_OK ||
+      (st = flat_ensure_mem(h, need, err, errlen)) != TSR_OK) {
+    return st;
+  }
+  tessera_sfu_result_t res;
+  if ((st = tessera_sfu_run(h->dev, &job, out, &res, err, errlen)) != TSR_OK) {
+    return st;
+  }
+  put_figures(&res.fig, fig);
+  fig[TESSERA_FIG_PLAN_CMDS] = (double)res.plan.cmds;
+  fig[TESSERA_FIG_PLAN_TILES] = (double)res.plan.blocks;
+  if (check) {
+    tessera_mismatch_t x;
+    if ((st = tessera_sfu_check(&job, out, &x, err, errlen)) == TSR_OK) {
+      put_mismatch(&x, mm);
+    }
+  }
+  return st;
+}
