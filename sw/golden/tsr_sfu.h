@@ -13,6 +13,10 @@
  *    turns real scales into the int32 parameter blocks and lookup tables the
  *    driver loads, as TensorFlow Lite's Prepare functions do. It uses libm.
  *
+ * The golden model does not check with the preparation's output: it derives
+ * its own tables and blocks from the same scales with separately written
+ * code (sw/golden/tsr_golden_params.h), so that a mistake in either shows.
+ *
  * Tensors are row-major int8 [rows][len]. All int32 additions wrap modulo
  * 2^32 like the hardware's adders.
  */

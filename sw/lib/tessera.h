@@ -236,7 +236,12 @@ tsr_status_t tessera_gemm_run(tessera_dev_t *dev, const tessera_gemm_t *job,
                               const tessera_gemm_opts_t *opts, void *out,
                               tessera_gemm_result_t *res, char *err, size_t errlen);
 
-/** Compare `out` with the golden model (sw/golden). */
+/**
+ * Compare `out` with the golden model (sw/golden), which computes from the
+ * job it is given. When the job's `lut` came from tsr_lut_populate, pass a
+ * copy of the job whose `lut` is the golden model's own (tsr_golden_lut,
+ * sw/golden/tsr_golden_params.h), or a wrong table entry passes unseen.
+ */
 tsr_status_t tessera_gemm_check(const tessera_gemm_t *job, const void *out, tessera_mismatch_t *mm,
                                 char *err, size_t errlen);
 
@@ -278,7 +283,12 @@ typedef struct tessera_sfu_result {
 tsr_status_t tessera_sfu_run(tessera_dev_t *dev, const tessera_sfu_t *job, void *out,
                              tessera_sfu_result_t *res, char *err, size_t errlen);
 
-/** Compare `out` with the golden model. */
+/**
+ * Compare `out` with the golden model, which computes from the job it is
+ * given. Pass a copy of the job whose `lut`, `param` and `beta` are the golden
+ * model's own (sw/golden/tsr_golden_params.h), derived from the same scales,
+ * not the ones tsr_sfu_prep.c made for the run, or a wrong entry passes unseen.
+ */
 tsr_status_t tessera_sfu_check(const tessera_sfu_t *job, const void *out, tessera_mismatch_t *mm,
                                char *err, size_t errlen);
 
