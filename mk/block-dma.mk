@@ -28,20 +28,20 @@ dma_params = AxiDataWidth=$(call dma_word,2,$(1)) ArrayDim=$(call dma_word,3,$(1
 .PRECIOUS: $(DMA_SWEEP_DIR)/%/Vtb $(DMA_SWEEP_DIR)/%/tb.vvp
 
 $(DMA_SWEEP_DIR)/%/Vtb: tests/block/tsr_dma_rd_tb.v tests/block/tsr_dma_wr_tb.v \
-                        rtl/tsr_dma_rd.v rtl/tsr_dma_wr.v
+                        rtl/tsr_dma_rd.v rtl/tsr_dma_wr.v $(wildcard tests/block/*.vh)
 	@command -v $(VERILATOR) >/dev/null || { echo "block: $(VERILATOR) not found: apt-get install verilator (>= 5.006)"; exit 1; }
 	@mkdir -p $(@D)
 	@echo "dma-sweep $*: verilator --binary --timing (log: $(@D)/build.log)"
-	@$(VERILATOR) --binary --timing -j 2 --trace --quiet-exit \
+	@$(VERILATOR) --binary --timing -j 2 --trace --quiet-exit -Itests/block \
 	  --top-module tsr_dma_$(call dma_word,1,$*)_tb $(addprefix -G,$(call dma_params,$*)) \
 	  --Mdir $(@D) -o $(@F) tests/block/tsr_dma_$(call dma_word,1,$*)_tb.v \
 	  rtl/tsr_dma_$(call dma_word,1,$*).v > $(@D)/build.log 2>&1 || { cat $(@D)/build.log; exit 1; }
 
 $(DMA_SWEEP_DIR)/%/tb.vvp: tests/block/tsr_dma_rd_tb.v tests/block/tsr_dma_wr_tb.v \
-                           rtl/tsr_dma_rd.v rtl/tsr_dma_wr.v
+                           rtl/tsr_dma_rd.v rtl/tsr_dma_wr.v $(wildcard tests/block/*.vh)
 	@command -v $(IVERILOG) >/dev/null || { echo "block: $(IVERILOG) not found: apt-get install iverilog"; exit 1; }
 	@mkdir -p $(@D)
-	@$(IVERILOG) -g2012 -Wall -Wno-timescale -s tsr_dma_$(call dma_word,1,$*)_tb \
+	@$(IVERILOG) -g2012 -Wall -Wno-timescale -Itests/block -s tsr_dma_$(call dma_word,1,$*)_tb \
 	  $(addprefix -Ptsr_dma_$(call dma_word,1,$*)_tb.,$(call dma_params,$*)) -o $@ \
 	  tests/block/tsr_dma_$(call dma_word,1,$*)_tb.v rtl/tsr_dma_$(call dma_word,1,$*).v
 

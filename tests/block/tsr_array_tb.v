@@ -65,15 +65,7 @@ module tsr_array_tb_bench #(
   localparam integer Rw   = (N > 1) ? $clog2(N) : 1;
 
   integer seed, ncycles;
-  reg [31:0] rng;
-  function [31:0] urand(input [31:0] n);   // xorshift32, uniform in 0 .. n-1
-    begin
-      rng = rng ^ (rng << 13);
-      rng = rng ^ (rng >> 17);
-      rng = rng ^ (rng << 5);
-      urand = rng % n;
-    end
-  endfunction
+`include "tsr_tb_prng.vh"   // rng, rand32(), urand(), xorshift32()
 
   // Weights of a bank: random, or (one bank in four) the extremes: -128 in
   // even columns and 127 in odd ones. With an all -128 row these give every

@@ -213,20 +213,11 @@ module tsr_ctrl_tb;
   integer    sc = -1;
   string     sc_name = "reset";
   integer    cyc = 0;
-  integer    n_fail = 0;
-  integer    n_checks = 0;
 
-`define CHECK(cond, msg) \
-  begin \
-    n_checks = n_checks + 1; \
-    if (!(cond)) begin \
-      n_fail = n_fail + 1; \
-      if (n_fail <= 80) begin \
-        $display("FAIL tsr_ctrl_tb scenario %0d (%s) cycle %0d: %s", sc, sc_name, cyc, \
-                 $sformatf msg); \
-      end \
-    end \
-  end
+  // Failures are counted (n_fail, n_checks) and reported at the end.
+`define TB_KEEP_GOING
+`define TB_WHERE ("tsr_ctrl_tb scenario %0d (%s) cycle %0d", sc, sc_name, cyc)
+`include "tsr_tb_check.vh"
 
   reg [255:0] prog [0:MaxProg-1];
   integer     nprog;

@@ -49,16 +49,7 @@ module tsr_dma_wr_tb #(
 
   integer    seed;
   integer    job;
-  reg [31:0] rng;
-
-  function [31:0] urand(input [31:0] n);     // uniform in 0 .. n-1 (n >= 1)
-    begin
-      rng = rng ^ (rng << 13);
-      rng = rng ^ (rng >> 17);
-      rng = rng ^ (rng << 5);
-      urand = rng % n;
-    end
-  endfunction
+`include "tsr_tb_prng.vh"   // rng, rand32(), urand(), xorshift32()
 
   function [31:0] hash(input [31:0] a);
     reg [31:0] x;
@@ -72,12 +63,8 @@ module tsr_dma_wr_tb #(
 
   integer cyc = 0;
 
-`define CHECK(cond, msg) \
-  if (!(cond)) begin \
-    $display("FAIL tsr_dma_wr_tb N=%0d W=%0d seed=%0d job=%0d cycle=%0d: %s", \
-             N, AxiDataWidth, seed, job, cyc, $sformatf msg); \
-    $fatal(1); \
-  end
+`define TB_WHERE ("tsr_dma_wr_tb N=%0d W=%0d seed=%0d job=%0d cycle=%0d", N, AxiDataWidth, seed, job, cyc)
+`include "tsr_tb_check.vh"
 
   // ---------------------------------------------------------------------------------------
   // DUT

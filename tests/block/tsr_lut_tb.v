@@ -105,10 +105,14 @@ module tsr_lut_tb_bench #(
       r = rand32(0);
       we = (r[3:0] < 4'd3);
       clr = (r[11:4] == 8'd0);
-      re = SyncRead ? r[12] | r[13] : r[12];
-      idx = rand32(0);
-      waddr = rand32(0);
-      wdata = {(N + 3) / 4 {rand32(0)}};
+      re = (SyncRead != 0) ? r[12] | r[13] : r[12];
+      idx = r[31:24];
+      r = rand32(0);
+      waddr = r[Aw-1:0];
+      for (e = 0; e < N; e = e + 4) begin   // N / 4 fresh words (N >= 4)
+        r = rand32(0);
+        wdata[8*e +: 32] = r;
+      end
       #1;
       // Asynchronous read: the entry of idx now.
       if (SyncRead == 0) begin

@@ -24,16 +24,8 @@ module tsr_pe_tb;
   integer    seed;
   integer    ncycles;
   integer    nchecks = 0;
-  reg [31:0] rng;
 
-  function [31:0] rand32(input integer unused);  // xorshift32: same sequence in every simulator
-    begin
-      rng = rng ^ (rng << 13);
-      rng = rng ^ (rng >> 17);
-      rng = rng ^ (rng << 5);
-      rand32 = rng;
-    end
-  endfunction
+`include "tsr_tb_prng.vh"   // rng, rand32(), urand(), xorshift32()
 
   reg  [7:0]  a = 8'h0;
   reg         sel = 1'b0;

@@ -179,20 +179,8 @@ module tsr_regs_tb;
   integer seed;
   integer cur_op = -1;   // index of the list operation being run (-1: directed prologue)
 
-  // xorshift32 PRNG: the same sequence on every simulator (rand32(0) is
-  // broken in Verilator 5.006: it only shifts the seed).
-  reg [31:0] rng = 32'h1;
-  function automatic [31:0] rand32(input integer unused_dummy);
-    reg [31:0] x;
-    begin
-      x = rng;
-      x = x ^ (x << 13);
-      x = x ^ (x >> 17);
-      x = x ^ (x << 5);
-      rng = x;
-      rand32 = x;
-    end
-  endfunction
+  // xorshift32 PRNG: the same sequence on every simulator.
+`include "tsr_tb_prng.vh"   // rng, rand32(), urand(), xorshift32()
 
   task automatic fail(input [8*96-1:0] what, input [31:0] got, input [31:0] exp);
     begin

@@ -58,15 +58,7 @@ module tsr_sram_tb_bench #(
   output reg  done
 );
   integer seed, ncycles;
-  reg [31:0] rng;
-  function [31:0] rand32(input integer unused);   // xorshift32
-    begin
-      rng = rng ^ (rng << 13);
-      rng = rng ^ (rng >> 17);
-      rng = rng ^ (rng << 5);
-      rand32 = rng;
-    end
-  endfunction
+`include "tsr_tb_prng.vh"   // rng, rand32(), urand(), xorshift32()
 
   function [Width-1:0] rand_word(input integer unused);
     reg [255:0] x;

@@ -37,15 +37,7 @@ module tsr_uart_bridge_tb;
   reg rst_n = 1'b0;
 
   // ---------------------------------------------------------------- random
-  reg [31:0] rng = 32'h1;
-  function [31:0] rand32(input integer unused);   // xorshift32
-    begin
-      rng = rng ^ (rng << 13);
-      rng = rng ^ (rng >> 17);
-      rng = rng ^ (rng << 5);
-      rand32 = rng;
-    end
-  endfunction
+`include "tsr_tb_prng.vh"   // rng, rand32(), urand(), xorshift32()
   function [7:0] rand8(input integer unused);
     reg [31:0] r;
     begin
@@ -64,9 +56,7 @@ module tsr_uart_bridge_tb;
   reg [31:0] srng = 32'h2;   // the slaves' own stream, so the host's choices do not depend on timing
   function [31:0] srand32(input integer unused);
     begin
-      srng = srng ^ (srng << 13);
-      srng = srng ^ (srng >> 17);
-      srng = srng ^ (srng << 5);
+      srng = xorshift32(srng);
       srand32 = srng;
     end
   endfunction

@@ -13,8 +13,10 @@
  *                     turns any seed into a good non-zero state;
  *   tsr_xorshift32    Marsaglia's xorshift32, the same stream as the Verilog
  *                     benches' tests/block/tsr_tb_prng.vh.
- * Include it as "../common/tsr_prng.h" from tests/<suite>/. Test code only:
- * sw/ and fw/ must not include it.
+ * Include it as "../common/tsr_prng.h" from tests/<suite>/. It needs only
+ * <stdint.h>, <stddef.h>, <stdbool.h> and <string.h>, so a host tool that makes
+ * random test data (the CLI's bench) can use it too; the driver, HAL, golden
+ * model and firmware have no use for it.
  */
 
 #include <stdbool.h>
