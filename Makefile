@@ -31,7 +31,7 @@ RTL_INCS := rtl/regs/tsr_cmd_fields.vh
 #                     SYS_LIB_OBJS, bench, uart and docs SW_BIN and the tb's variables)
 #   long              long-targets-check: reads the lists of every area above
 #   top               make test and make demo
-MK_FRAGMENTS := regs rtl tb sw unit sfu system block-core block-dma block-uart block-out block \
+MK_FRAGMENTS := regs rtl tb sw unit sfu python system block-core block-dma block-uart block-out block \
                 formal synth gate coverage fuzz trust bench uart docs long top
 mk_unlisted := $(filter-out $(MK_FRAGMENTS:%=mk/%.mk),$(wildcard mk/*.mk))
 $(if $(mk_unlisted),$(error Makefile: $(mk_unlisted) not in MK_FRAGMENTS: add it in dependency order))

@@ -48,4 +48,9 @@ if ! "$PY" -c 'import gcovr' 2>/dev/null; then
   echo "deps: installing gcovr for $PY (pip)"
   "$PY" -m pip install -q gcovr || { echo "deps: pip could not install gcovr"; exit 1; }
 fi
+# pytest (pinned): the Python package's tests, `make test-python`.
+if ! "$PY" -c 'import pytest' 2>/dev/null; then
+  echo "deps: installing pytest for $PY (pip)"
+  "$PY" -m pip install -q pytest==8.3.3 || { echo "deps: pip could not install pytest"; exit 1; }
+fi
 echo "deps: all present"

@@ -70,7 +70,7 @@ def lib():
     global _lib
     if _lib is not None:
         return _lib
-    path = library_path()
+    path = os.path.abspath(library_path())
     if not os.path.isfile(path):
         raise LibraryNotFound(
             f"tessera: {path} not found: run 'make sw' (or set TESSERA_LIB to libtessera.so)")
