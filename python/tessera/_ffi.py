@@ -1,7 +1,6 @@
 """_ffi.py: load libtessera and declare the flat C API of sw/lib/tessera_flat.h (ctypes).
 
-Only functions of tessera_flat.h (and tessera_sfu_func_name of tessera.h) are
-declared; no C struct is mirrored. The library is found by
+Only functions of tessera_flat.h are declared; no C struct is mirrored. The library is found by
   1. $TESSERA_LIB: the path of libtessera.so, or a folder holding it;
   2. <repo>/build/lib/libtessera.so (what `make sw` builds), <repo> being two
      folders above this package.
@@ -38,7 +37,6 @@ def _declare(lib):
         "tessera_flat_figure_name": (c_s, [ctypes.c_uint]),
         "tessera_flat_info_name": (c_s, [ctypes.c_uint]),
         "tessera_flat_status_str": (c_s, [c_int]),
-        "tessera_sfu_func_name": (c_s, [c_u32]),
         "tessera_flat_open": (c_int, [c_s, c_int, c_int, c_int, c_u32, c_s, c_p, c_p, c_sz]),
         "tessera_flat_close": (None, [c_p]),
         "tessera_flat_info": (c_int, [c_p, c_p, c_sz, c_p]),
@@ -46,18 +44,20 @@ def _declare(lib):
         "tessera_flat_quantize_scales": (c_int, [c_u32, c_dbl, c_p, c_u32, c_dbl, c_p, c_p, c_p,
                                                  c_sz]),
         "tessera_flat_gemm": (c_int, [c_p, c_u32, c_u32, c_u32, c_p, c_p, c_p, c_i32, c_int, c_p,
-                                      c_p, c_i32, c_i32, c_i32, c_i32, c_i32, c_p, c_dbl, c_int,
-                                      c_p, c_p, c_p, c_p, c_sz]),
-        "tessera_flat_softmax_params": (c_int, [c_dbl, c_dbl, c_p, c_p, c_sz]),
-        "tessera_flat_layernorm_params": (c_int, [c_u32, c_dbl, c_dbl, c_i32, c_dbl, c_dbl, c_i32,
-                                                  c_i32, c_i32, c_p, c_p, c_sz]),
-        "tessera_flat_layernorm_beta": (c_int, [c_u32, c_p, c_dbl, c_p, c_p, c_sz]),
-        "tessera_flat_add_params": (c_int, [c_dbl, c_i32, c_dbl, c_i32, c_dbl, c_i32, c_i32, c_i32,
-                                            c_p, c_p, c_sz]),
+                                      c_p, c_i32, c_i32, c_i32, c_i32, c_i32, c_s, c_dbl, c_p,
+                                      c_dbl, c_int, c_p, c_p, c_p, c_p, c_sz]),
         "tessera_flat_lut_names": (c_s, []),
         "tessera_flat_lut": (c_int, [c_s, c_dbl, c_i32, c_dbl, c_i32, c_p, c_p, c_sz]),
-        "tessera_flat_sfu": (c_int, [c_p, c_u32, c_u32, c_u32, c_p, c_p, c_p, c_p, c_u32, c_p,
+        "tessera_flat_map": (c_int, [c_p, c_u32, c_u32, c_p, c_s, c_dbl, c_i32, c_dbl, c_i32, c_p,
                                      c_int, c_p, c_p, c_p, c_p, c_sz]),
+        "tessera_flat_softmax": (c_int, [c_p, c_u32, c_u32, c_p, c_dbl, c_dbl, c_int, c_p, c_p,
+                                         c_p, c_p, c_sz]),
+        "tessera_flat_layernorm": (c_int, [c_p, c_u32, c_u32, c_p, c_p, c_p, c_p, c_dbl, c_dbl,
+                                           c_i32, c_dbl, c_dbl, c_i32, c_i32, c_i32, c_int, c_p,
+                                           c_p, c_p, c_p, c_sz]),
+        "tessera_flat_add": (c_int, [c_p, c_u32, c_u32, c_p, c_p, c_dbl, c_i32, c_dbl, c_i32, c_dbl,
+                                     c_i32, c_i32, c_i32, c_int, c_p, c_p, c_p, c_p, c_sz]),
+        "tessera_flat_reduce": (c_int, [c_p, c_u32, c_u32, c_p, c_int, c_p, c_p, c_p, c_p, c_sz]),
     }
     for name, (res, args) in protos.items():
         fn = getattr(lib, name)

@@ -226,11 +226,6 @@ class Device:
         _call(self._lib.tessera_flat_open, spec.encode(), opt[0], opt[1], opt[2], seed,
               None if trace is None else str(trace).encode(), ctypes.byref(self._h))
         self._fig_names = _ffi.names(self._lib.tessera_flat_figure_name)
-        self._funcs = {}
-        for code in range(16):
-            name = self._lib.tessera_sfu_func_name(code).decode()
-            if name != "?":
-                self._funcs[name] = code
 
     # -- life cycle --
     def close(self):
@@ -341,12 +336,15 @@ class Device:
         out_zp = _zp("out_zp", out_zp)
         act_min, act_max = _act(act_min, act_max)
         table = None
+        act_scale = 0.0
         if act is not None and act_lut is not None:
             _bad("give act or act_lut, not both")
         if act is not None:
             if out_scale is None:
                 _bad("act needs out_scale, the real scale of the int8 output")
-            table = _make_lut(act, out_scale, out_scale, out_zp, out_zp)
+            if not isinstance(act, str):
+                _bad(f"act: expected a function name, got {type(act).__name__}")
+            act_scale = _scale("out_scale", out_scale)
         elif act_lut is not None:
             table = _lut_table("act_lut", act_lut)
         alpha = -1.0
@@ -359,24 +357,21 @@ class Device:
         mm = (ctypes.c_int64 * 5)()
         _call(self._lib.tessera_flat_gemm, self._handle(), m, k, n, _ptr(a), _ptr(b), _ptr(bias),
               a_zp, int(requant), _ptr(mult_v), _ptr(shift_v), mult_s, shift_s, out_zp, act_min,
-              act_max, _ptr(table), alpha, int(bool(check)), _ptr(out), fig, mm)
+              act_max, None if act is None else act.encode(), act_scale, _ptr(table), alpha,
+              int(bool(check)), _ptr(out), fig, mm)
         return self._finish("gemm", out, fig, mm, check)
 
     # -- SFU jobs --
-    def _sfu(self, op, func, x, in2=None, beta=None, param=None, table=None, check=False):
+    def _sfu(self, op, fn, x, *args, check=False):
+        """Run flat function fn(h, rows, len, x, *args, check, out, fig, mm, err, errlen)."""
         rows, length = (x.shape if x.ndim == 2 else (1, x.shape[0]))
         if length > 65535:
             _bad(f"{op}: rows of {length} elements are too long: the SFU takes at most 65535")
-        code = self._funcs[func]
-        if op == "reduce":
-            out = np.empty((rows, 3), np.int32)
-        else:
-            out = np.empty(x.shape, np.int8)
+        out = np.empty((rows, 3), np.int32) if op == "reduce" else np.empty(x.shape, np.int8)
         fig = (ctypes.c_double * len(self._fig_names))()
         mm = (ctypes.c_int64 * 5)()
-        _call(self._lib.tessera_flat_sfu, self._handle(), code, rows, length, _ptr(x), _ptr(in2),
-              _ptr(beta), _ptr(param), 0 if param is None else param.shape[0], _ptr(table),
-              int(bool(check)), _ptr(out), fig, mm)
+        _call(fn, self._handle(), rows, length, _ptr(x), *args, int(bool(check)), _ptr(out), fig,
+              mm)
         return self._finish(op, out, fig, mm, check)
 
     def softmax(self, x, in_scale, *, beta=1.0, in_zp=0, check=False):
@@ -385,10 +380,8 @@ class Device:
         maximum, so the input zero point cancels)."""
         x = _int8_tensor("x", x, (1, 2))
         _zp("in_zp", in_zp)
-        p = np.empty(3, np.int32)
-        _call(self._lib.tessera_flat_softmax_params, _scale("beta", beta),
-              _scale("in_scale", in_scale), _ptr(p))
-        return self._sfu("softmax", "SOFTMAX", x, param=p, check=check)
+        return self._sfu("softmax", self._lib.tessera_flat_softmax, x,
+                         _scale("in_scale", in_scale), _scale("beta", beta), check=check)
 
     def layernorm(self, x, gamma, beta, *, in_scale, gamma_scale, out_scale, gamma_zp=0,
                   out_zp=0, in_zp=0, eps=1e-5, act_min=-128, act_max=127, check=False):
@@ -405,24 +398,20 @@ class Device:
         beta = np.asarray(beta)
         if beta.shape != (length,) or not (beta.dtype == np.int32 or beta.dtype.kind == "f"):
             _bad(f"beta: expected float or int32 ({length},) like a row of x, got {_desc(beta)}")
-        _zp("in_zp", in_zp)
-        gamma_scale = _scale("gamma_scale", gamma_scale)
+        beta_f = beta_q = None
         if beta.dtype.kind == "f":
-            bf = np.ascontiguousarray(beta, dtype=np.float32)
-            beta = np.empty(length, np.int32)
-            _call(self._lib.tessera_flat_layernorm_beta, length, _ptr(bf), gamma_scale,
-                  _ptr(beta))
+            beta_f = np.ascontiguousarray(beta, dtype=np.float32)
         else:
-            beta = np.ascontiguousarray(beta)
+            beta_q = np.ascontiguousarray(beta)
+        _zp("in_zp", in_zp)
         if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real) or not (
                 math.isfinite(eps) and eps >= 0):
             _bad(f"eps: {eps!r} must be a finite number >= 0")
         act_min, act_max = _act(act_min, act_max)
-        p = np.empty(8, np.int32)
-        _call(self._lib.tessera_flat_layernorm_params, length, _scale("in_scale", in_scale),
-              float(eps), _zp("gamma_zp", gamma_zp), gamma_scale, _scale("out_scale", out_scale),
-              _zp("out_zp", out_zp), act_min, act_max, _ptr(p))
-        return self._sfu("layernorm", "LAYERNORM", x, in2=gamma, beta=beta, param=p,
+        return self._sfu("layernorm", self._lib.tessera_flat_layernorm, x, _ptr(gamma),
+                         _ptr(beta_f), _ptr(beta_q), _scale("in_scale", in_scale), float(eps),
+                         _zp("gamma_zp", gamma_zp), _scale("gamma_scale", gamma_scale),
+                         _scale("out_scale", out_scale), _zp("out_zp", out_zp), act_min, act_max,
                          check=check)
 
     def add(self, a, b, *, a_scale, b_scale, out_scale, a_zp=0, b_zp=0, out_zp=0, act_min=-128,
@@ -434,11 +423,11 @@ class Device:
         if a.shape != b.shape:
             _bad(f"A is {tuple(a.shape)} but B is {tuple(b.shape)}: the shapes must be equal")
         act_min, act_max = _act(act_min, act_max)
-        p = np.empty(11, np.int32)
-        _call(self._lib.tessera_flat_add_params, _scale("a_scale", a_scale), _zp("a_zp", a_zp),
-              _scale("b_scale", b_scale), _zp("b_zp", b_zp), _scale("out_scale", out_scale),
-              _zp("out_zp", out_zp), act_min, act_max, _ptr(p))
-        return self._sfu("add", "ADD", a, in2=b, param=p, check=check)
+        return self._sfu("add", self._lib.tessera_flat_add, a, _ptr(b),
+                         _scale("a_scale", a_scale), _zp("a_zp", a_zp),
+                         _scale("b_scale", b_scale), _zp("b_zp", b_zp),
+                         _scale("out_scale", out_scale), _zp("out_zp", out_zp), act_min, act_max,
+                         check=check)
 
     def sfu(self, x, op, *, in_scale=None, out_scale=None, in_zp=0, out_zp=0, lut=None,
             check=False):
@@ -446,25 +435,28 @@ class Device:
         gelu-tanh, silu, exp, hardswish) tabulated for in_scale/in_zp -> out_scale/out_zp,
         or "lut" with lut= an int8 (256,) table indexed by the input byte (x mod 256)."""
         x = _int8_tensor("x", x, (1, 2))
+        if not isinstance(op, str):
+            _bad(f"sfu: op: expected a function name or 'lut', got {type(op).__name__}")
         if op == "lut":
             if lut is None:
                 _bad("sfu: op 'lut' needs lut=, an int8 (256,) table")
             if in_scale is not None or out_scale is not None or in_zp != 0 or out_zp != 0:
                 _bad("sfu: scales and zero points apply to a named function; op 'lut' uses the"
                      " table as it is")
-            table = _lut_table("lut", lut)
-        else:
-            if lut is not None:
-                _bad(f"sfu: lut= goes with op 'lut' (op {op!r} builds its own table)")
-            if in_scale is None or out_scale is None:
-                _bad(f"sfu: op {op!r} needs in_scale and out_scale")
-            table = _make_lut(op, in_scale, out_scale, in_zp, out_zp)
-        return self._sfu(f"sfu {op}", "MAP", x, table=table, check=check)
+            return self._sfu("sfu lut", self._lib.tessera_flat_map, x, None, 0.0, 0, 0.0, 0,
+                             _ptr(_lut_table("lut", lut)), check=check)
+        if lut is not None:
+            _bad(f"sfu: lut= goes with op 'lut' (op {op!r} builds its own table)")
+        if in_scale is None or out_scale is None:
+            _bad(f"sfu: op {op!r} needs in_scale and out_scale")
+        return self._sfu(f"sfu {op}", self._lib.tessera_flat_map, x, op.encode(),
+                         _scale("in_scale", in_scale), _zp("in_zp", in_zp),
+                         _scale("out_scale", out_scale), _zp("out_zp", out_zp), None, check=check)
 
     def reduce(self, x, check=False):
         """Per row of x (int8, 1-D or 2-D): int32 (rows, 3) of max, sum and sum of squares."""
         x = _int8_tensor("x", x, (1, 2))
-        return self._sfu("reduce", "REDUCE", x, check=check)
+        return self._sfu("reduce", self._lib.tessera_flat_reduce, x, check=check)
 
     def __repr__(self):
         state = "open" if self._h.value else "closed"

@@ -10,8 +10,8 @@
  *
  *   tessera_flat_t *h;  char err[TESSERA_ERRLEN];
  *   tessera_flat_open("sim:8", -1, -1, -1, 1, NULL, &h, err, sizeof err);
- *   tessera_flat_gemm(h, m, k, n, a, b, bias, 1, NULL, NULL, mult, shift, zp, -128, 127,
- *                     NULL, -1.0, 1, out, fig, mm, err, sizeof err);
+ *   tessera_flat_gemm(h, m, k, n, a, b, bias, 0, 1, NULL, NULL, mult, shift, zp, -128, 127,
+ *                     NULL, 0.0, NULL, -1.0, 1, out, fig, mm, err, sizeof err);
  *   tessera_flat_close(h);
  *
  * Figures: fig[TESSERA_FLAT_FIGURES] doubles (counters are below 2^53, so exact),
@@ -116,59 +116,78 @@ tsr_status_t tessera_flat_quantize_scales(uint32_t n, double a_scale, const doub
  * bias (n,) int32 or NULL; a_zp folded into the bias (tessera_gemm_fold_a_zp).
  * requant 0: `out` is int32 (m, n); 1: int8, per channel when mult and shift
  * (n each) are given, else by mult_scalar/shift_scalar; out_zp, the clamp
- * act_min..act_max, the activation table `lut` (256 int8 or NULL) and leaky
- * ReLU with slope leaky_alpha (0..1; negative: none). check: compare with the
- * golden model into mm (else mm[0] = 0). fig: the figures.
+ * act_min..act_max, an activation table and leaky ReLU with slope leaky_alpha
+ * (0..1; negative: none). The table: function `act` (tessera_flat_lut's names)
+ * from the int8 output of real scale act_scale and zero point out_zp to the
+ * same, or `lut` (256 int8) as it is, or none (both NULL). check: compare with
+ * the golden model into mm (else mm[0] = 0), which uses its own table of `act`.
+ * fig: the figures.
  */
 tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32_t n,
                                const int8_t *a, const int8_t *b, const int32_t *bias, int32_t a_zp,
                                int requant, const int32_t *mult, const int32_t *shift,
                                int32_t mult_scalar, int32_t shift_scalar, int32_t out_zp,
-                               int32_t act_min, int32_t act_max, const int8_t *lut,
-                               double leaky_alpha, int check, void *out,
+                               int32_t act_min, int32_t act_max, const char *act,
+                               double act_scale, const int8_t *lut, double leaky_alpha, int check,
+                               void *out,
                                double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
                                size_t errlen);
 
-/* ---- SFU jobs: parameter blocks, then one run ----------------------------------------------- */
+/* ---- SFU jobs ------------------------------------------------------------------------------- */
 
-/** The SOFTMAX parameter block (3 words) for beta and in_scale (tsr_softmax_prepare). */
-tsr_status_t tessera_flat_softmax_params(double beta, double in_scale, int32_t *param, char *err,
-                                         size_t errlen);
+/*
+ * Each job takes the real scales. The chip runs with the tables and parameter
+ * blocks of the host preparation (sw/lib/tsr_sfu_prep.c); with `check` the
+ * golden model computes with its own, derived from the same scales by
+ * separate code (sw/golden/tsr_golden_params.h), so that a wrong entry of
+ * either shows. x is int8 (rows, len); out int8 (rows, len) (REDUCE: int32
+ * (rows, 3)); check, out, fig, mm as tessera_flat_gemm.
+ */
 
-/** The LAYERNORM parameter block (8 words) for rows of len (tsr_layernorm_prepare), with
- *  the clamp act_min..act_max. */
-tsr_status_t tessera_flat_layernorm_params(uint32_t len, double in_scale, double eps,
-                                           int32_t gamma_zp, double gamma_scale, double out_scale,
-                                           int32_t out_zp, int32_t act_min, int32_t act_max,
-                                           int32_t *param, char *err, size_t errlen);
-
-/** Float betas at the LAYERNORM accumulator scale gamma_scale * 2^-12 (len int32). */
-tsr_status_t tessera_flat_layernorm_beta(uint32_t len, const float *beta, double gamma_scale,
-                                         int32_t *beta_q, char *err, size_t errlen);
-
-/** The ADD parameter block (11 words, tsr_add_prepare), with the clamp act_min..act_max. */
-tsr_status_t tessera_flat_add_params(double a_scale, int32_t a_zp, double b_scale, int32_t b_zp,
-                                     double out_scale, int32_t out_zp, int32_t act_min,
-                                     int32_t act_max, int32_t *param, char *err, size_t errlen);
-
-/** The names tessera_flat_lut knows, comma-separated ("sigmoid, tanh, gelu, ..."). */
+/** The names tessera_flat_lut and tessera_flat_map know, comma-separated ("sigmoid, tanh, ..."). */
 const char *tessera_flat_lut_names(void);
 
-/** A 256-entry table of function `name` (tsr_lut_populate) for the int8 scales and zero points. */
+/** The chip's 256-entry table of function `name` (tsr_lut_populate) for the int8 scales
+ *  and zero points. */
 tsr_status_t tessera_flat_lut(const char *name, double in_scale, int32_t in_zp, double out_scale,
                               int32_t out_zp, int8_t *lut, char *err, size_t errlen);
 
-/**
- * One SFU job (tessera_sfu_t): func TSR_FUNC_MAP (lut), REDUCE (out int32
- * (rows, 3)), SOFTMAX, LAYERNORM (in2: gamma (len,), beta (len,) int32) or
- * ADD (in2: B (rows, len)); param: param_words words. check, out, fig, mm as
- * tessera_flat_gemm.
- */
-tsr_status_t tessera_flat_sfu(tessera_flat_t *h, uint32_t func, uint32_t rows, uint32_t len,
-                              const int8_t *in, const int8_t *in2, const int32_t *beta,
-                              const int32_t *param, uint32_t param_words, const int8_t *lut,
-                              int check, void *out, double fig[TESSERA_FLAT_FIGURES],
-                              int64_t mm[5], char *err, size_t errlen);
+/** MAP: y = table[x mod 256], the table of function `name` for in_scale/in_zp ->
+ *  out_scale/out_zp, or, with name NULL, `lut` (256 int8) as it is. */
+tsr_status_t tessera_flat_map(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *x,
+                              const char *name, double in_scale, int32_t in_zp, double out_scale,
+                              int32_t out_zp, const int8_t *lut, int check, void *out,
+                              double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                              size_t errlen);
+
+/** TFLite int8 softmax of each row (output scale 1/256, zero point -128). */
+tsr_status_t tessera_flat_softmax(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *x,
+                                  double in_scale, double beta, int check, void *out,
+                                  double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                                  size_t errlen);
+
+/** Layer norm of each row: gamma int8 (len,); beta (len,) as real floats (beta_f) or
+ *  int32 at the accumulator scale gamma_scale * 2^-12 (beta_q): give exactly one. */
+tsr_status_t tessera_flat_layernorm(tessera_flat_t *h, uint32_t rows, uint32_t len,
+                                    const int8_t *x, const int8_t *gamma, const float *beta_f,
+                                    const int32_t *beta_q, double in_scale, double eps,
+                                    int32_t gamma_zp, double gamma_scale, double out_scale,
+                                    int32_t out_zp, int32_t act_min, int32_t act_max, int check,
+                                    void *out, double fig[TESSERA_FLAT_FIGURES], int64_t mm[5],
+                                    char *err, size_t errlen);
+
+/** TFLite int8 ADD of a and b (both (rows, len)) with the clamp act_min..act_max. */
+tsr_status_t tessera_flat_add(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *a,
+                              const int8_t *b, double a_scale, int32_t a_zp, double b_scale,
+                              int32_t b_zp, double out_scale, int32_t out_zp, int32_t act_min,
+                              int32_t act_max, int check, void *out,
+                              double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                              size_t errlen);
+
+/** REDUCE: per row, int32 max, sum and sum of squares into out (rows, 3). */
+tsr_status_t tessera_flat_reduce(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *x,
+                                 int check, void *out, double fig[TESSERA_FLAT_FIGURES],
+                                 int64_t mm[5], char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

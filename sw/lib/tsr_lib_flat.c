@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsr_golden_params.h"
 #include "tsr_lib_internal.h"
 #include "tsr_quant.h"
 #include "tsr_sfu.h"
@@ -191,6 +192,85 @@ static tsr_status_t flat_ensure_mem(tessera_flat_t *h, uint64_t need, char *err,
   return flat_reopen(h, err, errlen);
 }
 
+/* ---- Checks and tables ----------------------------------------------------------------------------- */
+
+static int zp_ok(int32_t zp) { return zp >= -128 && zp <= 127; }
+
+static tsr_status_t bad_zp(const char *what, int32_t zp, char *err, size_t errlen) {
+  tsr_lib_err(err, errlen, "%s: %" PRId32 " is outside -128..127", what, zp);
+  return TSR_BAD_ARG;
+}
+
+static tsr_status_t check_act(int32_t act_min, int32_t act_max, char *err, size_t errlen) {
+  if (!zp_ok(act_min) || !zp_ok(act_max) || act_min > act_max) {
+    tsr_lib_err(err, errlen,
+                "act_min %" PRId32 " .. act_max %" PRId32
+                " must be within -128..127 with act_min <= act_max",
+                act_min, act_max);
+    return TSR_BAD_ARG;
+  }
+  return TSR_OK;
+}
+
+static tsr_status_t golden_failed(const char *what, char *err, size_t errlen) {
+  tsr_lib_err(err, errlen,
+              "%s: the golden model cannot derive its own parameters from these scales,"
+              " so check=True cannot compare",
+              what);
+  return TSR_BAD_ARG;
+}
+
+/* Table functions by name, as the CLI's --op names them (docs/sfu.md, "Lookup tables"). */
+static const struct {
+  const char *name;
+  tsr_lut_fn_t fn;
+} k_lut_fns[] = {{"sigmoid", TSR_LUT_LOGISTIC}, {"tanh", TSR_LUT_TANH},
+                 {"gelu", TSR_LUT_GELU},        {"gelu-tanh", TSR_LUT_GELU_TANH},
+                 {"silu", TSR_LUT_SILU},        {"exp", TSR_LUT_EXP},
+                 {"hardswish", TSR_LUT_HARDSWISH}};
+
+const char *tessera_flat_lut_names(void) {
+  return "sigmoid, tanh, gelu, gelu-tanh, silu, exp, hardswish";
+}
+
+/* The chip's table of `name` into lut and, when gold is not NULL, the golden model's. */
+static tsr_status_t flat_tables(const char *name, double in_scale, int32_t in_zp, double out_scale,
+                                int32_t out_zp, int8_t *lut, int8_t *gold, char *err,
+                                size_t errlen) {
+  size_t i = 0;
+  const size_t count = sizeof k_lut_fns / sizeof k_lut_fns[0];
+  while (i < count && (name == NULL || strcmp(k_lut_fns[i].name, name) != 0)) {
+    i++;
+  }
+  if (i == count) {
+    tsr_lib_err(err, errlen, "unknown function '%s' (%s)", name != NULL ? name : "",
+                tessera_flat_lut_names());
+    return TSR_BAD_ARG;
+  }
+  if (!zp_ok(in_zp)) {
+    return bad_zp("in_zp", in_zp, err, errlen);
+  }
+  if (!zp_ok(out_zp)) {
+    return bad_zp("out_zp", out_zp, err, errlen);
+  }
+  if (lut == NULL ||
+      tsr_lut_populate(k_lut_fns[i].fn, (float)in_scale, in_zp, (float)out_scale, out_zp, lut) != 0) {
+    tsr_lib_err(err, errlen, "%s: cannot tabulate with in_scale %g and out_scale %g", name,
+                in_scale, out_scale);
+    return TSR_BAD_ARG;
+  }
+  if (gold != NULL &&
+      tsr_golden_lut(k_lut_fns[i].fn, in_scale, in_zp, out_scale, out_zp, gold) != 0) {
+    return golden_failed(name, err, errlen);
+  }
+  return TSR_OK;
+}
+
+tsr_status_t tessera_flat_lut(const char *name, double in_scale, int32_t in_zp, double out_scale,
+                              int32_t out_zp, int8_t *lut, char *err, size_t errlen) {
+  return flat_tables(name, in_scale, in_zp, out_scale, out_zp, lut, NULL, err, errlen);
+}
+
 /* ---- GEMM ------------------------------------------------------------------------------------------ */
 
 tsr_status_t tessera_gemm_fold_a_zp(uint32_t k, uint32_t n, const int8_t *b, const int32_t *bias,
@@ -270,8 +350,9 @@ tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32
                                const int8_t *a, const int8_t *b, const int32_t *bias, int32_t a_zp,
                                int requant, const int32_t *mult, const int32_t *shift,
                                int32_t mult_scalar, int32_t shift_scalar, int32_t out_zp,
-                               int32_t act_min, int32_t act_max, const int8_t *lut,
-                               double leaky_alpha, int check, void *out,
+                               int32_t act_min, int32_t act_max, const char *act,
+                               double act_scale, const int8_t *lut, double leaky_alpha, int check,
+                               void *out,
                                double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
                                size_t errlen) {
   if (h == NULL || a == NULL || b == NULL || out == NULL || fig == NULL || mm == NULL) {
@@ -309,7 +390,24 @@ tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32
   job.out_zp = out_zp;
   job.act_min = act_min;
   job.act_max = act_max;
-  job.lut = lut;
+  int8_t act_lut[256];
+  int8_t gold_lut[256];
+  if (act != NULL) {
+    if (!job.requant || lut != NULL) {
+      tsr_lib_err(err, errlen, "act %s: %s", act,
+                  lut != NULL ? "give a function or a table, not both"
+                              : "needs requantization (int8 output)");
+      return TSR_BAD_ARG;
+    }
+    st = flat_tables(act, act_scale, out_zp, act_scale, out_zp, act_lut, check ? gold_lut : NULL,
+                     err, errlen);
+    if (st != TSR_OK) {
+      return st;
+    }
+    job.lut = act_lut;
+  } else {
+    job.lut = lut;
+  }
   if (a_zp != 0) {
     folded = malloc((size_t)n * sizeof *folded);
     if (folded == NULL) {
@@ -355,8 +453,11 @@ tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32
   fig[TESSERA_FIG_PLAN_CYCLES] = (double)res.plan.est_cycles;
   fig[TESSERA_FIG_PLAN_TILES] = (double)res.plan.tiles;
   if (check) {
+    /* The golden model with its own table of `act` (tsr_golden_params.h). */
+    tessera_gemm_t gold = job;
+    gold.lut = act != NULL ? gold_lut : job.lut;
     tessera_mismatch_t x;
-    if ((st = tessera_gemm_check(&job, out, &x, err, errlen)) == TSR_OK) {
+    if ((st = tessera_gemm_check(&gold, out, &x, err, errlen)) == TSR_OK) {
       put_mismatch(&x, mm);
     }
   }
@@ -369,40 +470,123 @@ done:
 
 /* ---- SFU ---------------------------------------------------------------------------------------- */
 
-static tsr_status_t bad_zp(const char *what, int32_t zp, char *err, size_t errlen) {
-  tsr_lib_err(err, errlen, "%s: %" PRId32 " is outside -128..127", what, zp);
-  return TSR_BAD_ARG;
-}
-
-static int zp_ok(int32_t zp) { return zp >= -128 && zp <= 127; }
-
-static tsr_status_t check_act(int32_t act_min, int32_t act_max, char *err, size_t errlen) {
-  if (!zp_ok(act_min) || !zp_ok(act_max) || act_min > act_max) {
-    tsr_lib_err(err, errlen, "act_min %" PRId32 " .. act_max %" PRId32
-                " must be within -128..127 with act_min <= act_max", act_min, act_max);
+/* Run `chip` on the device; with check, compare with the golden model running `gold`. */
+static tsr_status_t flat_sfu(tessera_flat_t *h, const tessera_sfu_t *chip,
+                             const tessera_sfu_t *gold, int check, void *out,
+                             double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                             size_t errlen) {
+  if (h == NULL || chip->in == NULL || out == NULL || fig == NULL || mm == NULL) {
+    tsr_lib_err(err, errlen, "%s: no device, input, output or figures",
+                tessera_sfu_func_name(chip->func));
     return TSR_BAD_ARG;
   }
-  return TSR_OK;
+  if (chip->rows == 0u || chip->len == 0u || chip->len > TSR_SFU_LEN_MAX) {
+    tsr_lib_err(err, errlen, "%u x %u: rows must be at least 1 and the row length 1..%d",
+                chip->rows, chip->len, TSR_SFU_LEN_MAX);
+    return TSR_BAD_ARG;
+  }
+  memset(mm, 0, 5 * sizeof *mm);
+  memset(fig, 0, TESSERA_FLAT_FIGURES * sizeof *fig);
+  uint64_t need = 0;
+  tsr_status_t st;
+  if ((st = tessera_sfu_mem_bytes(chip, &need, err, errlen)) != TSR_OK ||
+      (st = flat_ensure_mem(h, need, err, errlen)) != TSR_OK) {
+    return st;
+  }
+  tessera_sfu_result_t res;
+  if ((st = tessera_sfu_run(h->dev, chip, out, &res, err, errlen)) != TSR_OK) {
+    return st;
+  }
+  put_figures(&res.fig, fig);
+  fig[TESSERA_FIG_PLAN_CMDS] = (double)res.plan.cmds;
+  fig[TESSERA_FIG_PLAN_TILES] = (double)res.plan.blocks;
+  if (check) {
+    tessera_mismatch_t x;
+    if ((st = tessera_sfu_check(gold, out, &x, err, errlen)) == TSR_OK) {
+      put_mismatch(&x, mm);
+    }
+  }
+  return st;
 }
 
-tsr_status_t tessera_flat_softmax_params(double beta, double in_scale, int32_t *param, char *err,
-                                         size_t errlen) {
+static void sfu_job(tessera_sfu_t *j, uint32_t func, uint32_t rows, uint32_t len, const int8_t *x) {
+  memset(j, 0, sizeof *j);
+  j->func = func;
+  j->rows = rows;
+  j->len = len;
+  j->in = x;
+}
+
+tsr_status_t tessera_flat_map(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *x,
+                              const char *name, double in_scale, int32_t in_zp, double out_scale,
+                              int32_t out_zp, const int8_t *lut, int check, void *out,
+                              double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                              size_t errlen) {
+  int8_t chip_lut[256];
+  int8_t gold_lut[256];
+  tessera_sfu_t chip;
+  tessera_sfu_t gold;
+  sfu_job(&chip, TSR_FUNC_MAP, rows, len, x);
+  if (name != NULL) {
+    tsr_status_t st = flat_tables(name, in_scale, in_zp, out_scale, out_zp, chip_lut,
+                                  check ? gold_lut : NULL, err, errlen);
+    if (st != TSR_OK) {
+      return st;
+    }
+    chip.lut = chip_lut;
+  } else if (lut != NULL) {
+    chip.lut = lut;
+  } else {
+    tsr_lib_err(err, errlen, "MAP: give a function name or a table");
+    return TSR_BAD_ARG;
+  }
+  gold = chip;
+  gold.lut = name != NULL ? gold_lut : lut;
+  return flat_sfu(h, &chip, &gold, check, out, fig, mm, err, errlen);
+}
+
+tsr_status_t tessera_flat_softmax(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *x,
+                                  double in_scale, double beta, int check, void *out,
+                                  double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                                  size_t errlen) {
   tsr_softmax_params_t p;
-  if (param == NULL || tsr_softmax_prepare(beta, in_scale, &p) != 0) {
+  tsr_softmax_params_t gp;
+  if (tsr_softmax_prepare(beta, in_scale, &p) != 0) {
     tsr_lib_err(err, errlen,
                 "softmax: beta %g with in_scale %g gives no usable multiplier (both must be > 0"
                 " and beta * in_scale * 2^26 above 1)",
                 beta, in_scale);
     return TSR_BAD_ARG;
   }
-  memcpy(param, &p, sizeof p);
-  return TSR_OK;
+  if (check && tsr_golden_softmax_params(beta, in_scale, &gp) != 0) {
+    return golden_failed("softmax", err, errlen);
+  }
+  int32_t words[TSR_SOFTMAX_PARAM_WORDS];
+  int32_t gwords[TSR_SOFTMAX_PARAM_WORDS];
+  memcpy(words, &p, sizeof words);
+  memcpy(gwords, check ? &gp : &p, sizeof gwords);
+  tessera_sfu_t chip;
+  sfu_job(&chip, TSR_FUNC_SOFTMAX, rows, len, x);
+  chip.param = words;
+  chip.param_words = TSR_SOFTMAX_PARAM_WORDS;
+  tessera_sfu_t gold = chip;
+  gold.param = gwords;
+  return flat_sfu(h, &chip, &gold, check, out, fig, mm, err, errlen);
 }
 
-tsr_status_t tessera_flat_layernorm_params(uint32_t len, double in_scale, double eps,
-                                           int32_t gamma_zp, double gamma_scale, double out_scale,
-                                           int32_t out_zp, int32_t act_min, int32_t act_max,
-                                           int32_t *param, char *err, size_t errlen) {
+tsr_status_t tessera_flat_layernorm(tessera_flat_t *h, uint32_t rows, uint32_t len,
+                                    const int8_t *x, const int8_t *gamma, const float *beta_f,
+                                    const int32_t *beta_q, double in_scale, double eps,
+                                    int32_t gamma_zp, double gamma_scale, double out_scale,
+                                    int32_t out_zp, int32_t act_min, int32_t act_max, int check,
+                                    void *out, double fig[TESSERA_FLAT_FIGURES], int64_t mm[5],
+                                    char *err, size_t errlen) {
+  if (gamma == NULL || (beta_f == NULL) == (beta_q == NULL) || len == 0u ||
+      len > TSR_SFU_LEN_MAX) {
+    tsr_lib_err(err, errlen, "layernorm: give gamma and one of beta_f, beta_q, and a row length"
+                             " 1..%d", TSR_SFU_LEN_MAX);
+    return TSR_BAD_ARG;
+  }
   if (!zp_ok(gamma_zp)) {
     return bad_zp("gamma_zp", gamma_zp, err, errlen);
   }
@@ -417,8 +601,9 @@ tsr_status_t tessera_flat_layernorm_params(uint32_t len, double in_scale, double
     return TSR_BAD_ARG;
   }
   tsr_layernorm_params_t p;
-  if (param == NULL ||
-      tsr_layernorm_prepare(len, in_scale, eps, gamma_zp, gamma_scale, out_scale, out_zp, &p) != 0) {
+  tsr_layernorm_params_t gp;
+  if (tsr_layernorm_prepare(len, in_scale, eps, gamma_zp, gamma_scale, out_scale, out_zp, &p) !=
+      0) {
     tsr_lib_err(err, errlen,
                 "layernorm: no parameters for in_scale %g, eps %g, gamma_scale %g, out_scale %g"
                 " (a scale is not positive, epsilon is too large, or the output multiplier"
@@ -426,27 +611,57 @@ tsr_status_t tessera_flat_layernorm_params(uint32_t len, double in_scale, double
                 in_scale, eps, gamma_scale, out_scale);
     return TSR_BAD_ARG;
   }
-  p.act_min = act_min;
-  p.act_max = act_max;
-  memcpy(param, &p, sizeof p);
-  return TSR_OK;
-}
-
-tsr_status_t tessera_flat_layernorm_beta(uint32_t len, const float *beta, double gamma_scale,
-                                         int32_t *beta_q, char *err, size_t errlen) {
-  if (tsr_layernorm_quantize_beta(len, beta, gamma_scale, beta_q) != 0) {
+  if (check && tsr_golden_layernorm_params(len, in_scale, eps, gamma_zp, gamma_scale, out_scale,
+                                           out_zp, &gp) != 0) {
+    return golden_failed("layernorm", err, errlen);
+  }
+  p.act_min = gp.act_min = act_min;
+  p.act_max = gp.act_max = act_max;
+  int32_t *bq = malloc(2u * (size_t)len * sizeof *bq);
+  if (bq == NULL) {
+    tsr_lib_err(err, errlen, "out of memory");
+    return TSR_NO_MEMORY;
+  }
+  int32_t *gbq = bq + len;
+  tsr_status_t st = TSR_OK;
+  if (beta_q != NULL) {
+    memcpy(bq, beta_q, (size_t)len * sizeof *bq);
+    memcpy(gbq, beta_q, (size_t)len * sizeof *gbq);
+  } else if (tsr_layernorm_quantize_beta(len, beta_f, gamma_scale, bq) != 0) {
     tsr_lib_err(err, errlen,
                 "layernorm: a beta value is NaN or does not fit int32 at the accumulator scale"
                 " gamma_scale * 2^-12 = %g",
                 gamma_scale / 4096.0);
-    return TSR_BAD_ARG;
+    st = TSR_BAD_ARG;
+  } else if (check && tsr_golden_layernorm_beta(len, beta_f, gamma_scale, gbq) != 0) {
+    st = golden_failed("layernorm", err, errlen);
   }
-  return TSR_OK;
+  if (st == TSR_OK) {
+    int32_t words[TSR_LAYERNORM_PARAM_WORDS];
+    int32_t gwords[TSR_LAYERNORM_PARAM_WORDS];
+    memcpy(words, &p, sizeof words);
+    memcpy(gwords, check ? &gp : &p, sizeof gwords);
+    tessera_sfu_t chip;
+    sfu_job(&chip, TSR_FUNC_LAYERNORM, rows, len, x);
+    chip.in2 = gamma;
+    chip.beta = bq;
+    chip.param = words;
+    chip.param_words = TSR_LAYERNORM_PARAM_WORDS;
+    tessera_sfu_t gold = chip;
+    gold.beta = check ? gbq : bq;
+    gold.param = gwords;
+    st = flat_sfu(h, &chip, &gold, check, out, fig, mm, err, errlen);
+  }
+  free(bq);
+  return st;
 }
 
-tsr_status_t tessera_flat_add_params(double a_scale, int32_t a_zp, double b_scale, int32_t b_zp,
-                                     double out_scale, int32_t out_zp, int32_t act_min,
-                                     int32_t act_max, int32_t *param, char *err, size_t errlen) {
+tsr_status_t tessera_flat_add(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *a,
+                              const int8_t *b, double a_scale, int32_t a_zp, double b_scale,
+                              int32_t b_zp, double out_scale, int32_t out_zp, int32_t act_min,
+                              int32_t act_max, int check, void *out,
+                              double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                              size_t errlen) {
   const struct {
     const char *what;
     int32_t v;
@@ -456,116 +671,45 @@ tsr_status_t tessera_flat_add_params(double a_scale, int32_t a_zp, double b_scal
       return bad_zp(zps[i].what, zps[i].v, err, errlen);
     }
   }
+  if (b == NULL) {
+    tsr_lib_err(err, errlen, "add: no B");
+    return TSR_BAD_ARG;
+  }
   if (check_act(act_min, act_max, err, errlen) != TSR_OK) {
     return TSR_BAD_ARG;
   }
   tsr_add_params_t p;
-  if (param == NULL || tsr_add_prepare(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, &p) != 0) {
+  tsr_add_params_t gp;
+  if (tsr_add_prepare(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, &p) != 0) {
     tsr_lib_err(err, errlen,
                 "add: a_scale %g, b_scale %g and out_scale %g: a scale is not positive and finite"
                 " or the output multiplier cannot be represented",
                 a_scale, b_scale, out_scale);
     return TSR_BAD_ARG;
   }
-  p.act_min = act_min;
-  p.act_max = act_max;
-  memcpy(param, &p, sizeof p);
-  return TSR_OK;
+  if (check && tsr_golden_add_params(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, &gp) != 0) {
+    return golden_failed("add", err, errlen);
+  }
+  p.act_min = gp.act_min = act_min;
+  p.act_max = gp.act_max = act_max;
+  int32_t words[TSR_ADD_PARAM_WORDS];
+  int32_t gwords[TSR_ADD_PARAM_WORDS];
+  memcpy(words, &p, sizeof words);
+  memcpy(gwords, check ? &gp : &p, sizeof gwords);
+  tessera_sfu_t chip;
+  sfu_job(&chip, TSR_FUNC_ADD, rows, len, a);
+  chip.in2 = b;
+  chip.param = words;
+  chip.param_words = TSR_ADD_PARAM_WORDS;
+  tessera_sfu_t gold = chip;
+  gold.param = gwords;
+  return flat_sfu(h, &chip, &gold, check, out, fig, mm, err, errlen);
 }
 
-/* Table functions by name, as the CLI's --op names them (docs/sfu.md, "Lookup tables"). */
-static const struct {
-  const char *name;
-  tsr_lut_fn_t fn;
-} k_lut_fns[] = {{"sigmoid", TSR_LUT_LOGISTIC}, {"tanh", TSR_LUT_TANH},
-                 {"gelu", TSR_LUT_GELU},        {"gelu-tanh", TSR_LUT_GELU_TANH},
-                 {"silu", TSR_LUT_SILU},        {"exp", TSR_LUT_EXP},
-                 {"hardswish", TSR_LUT_HARDSWISH}};
-
-const char *tessera_flat_lut_names(void) {
-  return "sigmoid, tanh, gelu, gelu-tanh, silu, exp, hardswish";
-}
-
-tsr_status_t tessera_flat_lut(const char *name, double in_scale, int32_t in_zp, double out_scale,
-                              int32_t out_zp, int8_t *lut, char *err, size_t errlen) {
-  size_t i = 0;
-  const size_t count = sizeof k_lut_fns / sizeof k_lut_fns[0];
-  while (i < count && (name == NULL || strcmp(k_lut_fns[i].name, name) != 0)) {
-    i++;
-  }
-  if (i == count) {
-    tsr_lib_err(err, errlen, "unknown function '%s' (%s)", name != NULL ? name : "",
-                tessera_flat_lut_names());
-    return TSR_BAD_ARG;
-  }
-  if (!zp_ok(in_zp)) {
-    return bad_zp("in_zp", in_zp, err, errlen);
-  }
-  if (!zp_ok(out_zp)) {
-    return bad_zp("out_zp", out_zp, err, errlen);
-  }
-  if (lut == NULL ||
-      tsr_lut_populate(k_lut_fns[i].fn, (float)in_scale, in_zp, (float)out_scale, out_zp, lut) != 0) {
-    tsr_lib_err(err, errlen, "%s: cannot tabulate with in_scale %g and out_scale %g", name,
-                in_scale, out_scale);
-    return TSR_BAD_ARG;
-  }
-  return TSR_OK;
-}
-
-tsr_status_t tessera_flat_sfu(tessera_flat_t *h, uint32_t func, uint32_t rows, uint32_t len,
-                              const int8_t *in, const int8_t *in2, const int32_t *beta,
-                              const int32_t *param, uint32_t param_words, const int8_t *lut,
-                              int check, void *out, double fig[TESSERA_FLAT_FIGURES],
-                              int64_t mm[5], char *err, size_t errlen) {
-  if (h == NULL || in == NULL || out == NULL || fig == NULL || mm == NULL) {
-    tsr_lib_err(err, errlen, "tessera_flat_sfu: no device, input, output or figures");
-    return TSR_BAD_ARG;
-  }
-  if (rows == 0u || len == 0u || len > TSR_SFU_LEN_MAX) {
-    tsr_lib_err(err, errlen, "%u x %u: rows must be at least 1 and the row length 1..%d", rows,
-                len, TSR_SFU_LEN_MAX);
-    return TSR_BAD_ARG;
-  }
-  const bool needs_in2 = func == TSR_FUNC_ADD || func == TSR_FUNC_LAYERNORM;
-  if ((needs_in2 && in2 == NULL) || (func == TSR_FUNC_LAYERNORM && beta == NULL) ||
-      (func == TSR_FUNC_MAP && lut == NULL) || param_words != tsr_sfu_param_words(func) ||
-      (param_words != 0u && param == NULL)) {
-    tsr_lib_err(err, errlen, "%s: missing operands, or %u parameter words (it takes %u)",
-                tessera_sfu_func_name(func), param_words, tsr_sfu_param_words(func));
-    return TSR_BAD_ARG;
-  }
-  memset(mm, 0, 5 * sizeof *mm);
-  memset(fig, 0, TESSERA_FLAT_FIGURES * sizeof *fig);
+tsr_status_t tessera_flat_reduce(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *x,
+                                 int check, void *out, double fig[TESSERA_FLAT_FIGURES],
+                                 int64_t mm[5], char *err, size_t errlen) {
   tessera_sfu_t job;
-  memset(&job, 0, sizeof job);
-  job.func = func;
-  job.rows = rows;
-  job.len = len;
-  job.in = in;
-  job.in2 = in2;
-  job.beta = beta;
-  job.param = param;
-  job.param_words = param_words;
-  job.lut = lut;
-  uint64_t need = 0;
-  tsr_status_t st;
-  if ((st = tessera_sfu_mem_bytes(&job, &need, err, errlen)) != TSR_OK ||
-      (st = flat_ensure_mem(h, need, err, errlen)) != TSR_OK) {
-    return st;
-  }
-  tessera_sfu_result_t res;
-  if ((st = tessera_sfu_run(h->dev, &job, out, &res, err, errlen)) != TSR_OK) {
-    return st;
-  }
-  put_figures(&res.fig, fig);
-  fig[TESSERA_FIG_PLAN_CMDS] = (double)res.plan.cmds;
-  fig[TESSERA_FIG_PLAN_TILES] = (double)res.plan.blocks;
-  if (check) {
-    tessera_mismatch_t x;
-    if ((st = tessera_sfu_check(&job, out, &x, err, errlen)) == TSR_OK) {
-      put_mismatch(&x, mm);
-    }
-  }
-  return st;
+  sfu_job(&job, TSR_FUNC_REDUCE, rows, len, x);
+  return flat_sfu(h, &job, &job, check, out, fig, mm, err, errlen);
 }
