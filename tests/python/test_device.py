@@ -94,7 +94,8 @@ def assert_equal(got, want, what, seed):
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape} (--seed {seed})"
     bad = np.argwhere(got != want)
-    assert bad.size == 0, (f"{what}: {len(bad)} element(s) differ, first at {tuple(bad[0])}: got "
+    idx = tuple(int(i) for i in bad[0]) if bad.size else ()
+    assert bad.size == 0, (f"{what}: {len(bad)} element(s) differ, first at {idx}: got "
                            f"{got[tuple(bad[0])]}, want {want[tuple(bad[0])]} (--seed {seed})")
 
 
@@ -387,3 +388,21 @@ def test_library_errors_carry_its_message_and_status(dev8):
         tessera.Device(8)
     with pytest.raises(tessera.TesseraError, match="stall_pct: 101 is outside 0..100"):
         tessera.Device("sim:8", stall_pct=101)
+
+
+def test_readme_python_example_prints_what_it_shows():
+    """The ```python block of README.md's "## Python" runs and prints its "# prints:" lines."""
+    import contextlib
+    import io
+    import os
+    import re
+    text = open(os.path.join(tessera._ffi.REPO, "README.md")).read()
+    section = text[text.index("## Python\n"):]
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    code, _, shown = block.partition("# prints:\n")
+    want = [line[2:] for line in shown.splitlines()]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md (## Python)", "exec"), {})
+    assert out.getvalue().splitlines() == want, (
+        "README.md's Python example prints something else now: update its '# prints:' lines")
