@@ -24,6 +24,8 @@ class TesseraError(Exception):
         self.status_name = status_name or _status_name(status)
 
     def __str__(self):
+        if self.status is None:
+            return self.message
         return f"{self.message} [status {self.status}: {self.status_name}]"
 
 
