@@ -264,6 +264,9 @@ def test_sfu_raw_table_and_reduce_match_numpy(dev, seed):
     ("gelu", lambda v: 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2)))),
     ("silu", lambda v: v / (1 + np.exp(-v))),
     ("exp", np.exp),
+    ("gelu-tanh",
+     lambda v: 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v**3)))),
+    ("hardswish", lambda v: v * np.clip(v + 3, 0, 6) / 6),
 ])
 def test_sfu_named_functions_pass_golden_and_float(dev8, seed, op, fn):
     rng = rng_for(seed, 700)
@@ -317,6 +320,13 @@ def test_info_and_context_manager():
         assert (out == 4).all() and fig["rd_stall_cycles"] > 0
     with pytest.raises(tessera.TesseraError, match="closed"):
         d.gemm(np.ones((4, 4), np.int8), np.ones((4, 4), np.int8))
+
+
+def test_trace_option_writes_a_waveform(tmp_path):
+    fst = tmp_path / "gemm.fst"
+    with tessera.Device("sim:4", trace=str(fst)) as d:
+        d.gemm(np.ones((2, 3), np.int8), np.ones((3, 2), np.int8), check=True)
+    assert fst.is_file() and fst.stat().st_size > 0
 
 
 @pytest.mark.parametrize("call,msg", [
