@@ -216,11 +216,9 @@ class Device:
                  trace=None):
         if not isinstance(spec, str):
             _bad(f"spec: expected a string such as 'sim:8', got {type(spec).__name__}")
-        opt = [-1 if v is None else _int(name, v, 0, 2**31 - 1)
-               for name, v in (("mem_latency", mem_latency), ("mem_bw", mem_bw),
-                               ("stall_pct", stall_pct))]
-        if opt[2] > 100:
-            _bad(f"stall_pct: {opt[2]} is outside 0..100")
+        opt = [-1 if v is None else _int(name, v, 0, hi)
+               for name, v, hi in (("mem_latency", mem_latency, 100000), ("mem_bw", mem_bw, 4096),
+                                   ("stall_pct", stall_pct, 100))]
         seed = _int("seed", seed, 0, 2**32 - 1)
         self._lib = _ffi.lib()
         self._h = ctypes.c_void_p()

@@ -20,6 +20,7 @@ struct tessera_flat {
   tessera_open_opts_t opts;
   bool is_sim;
   uint64_t mem_bytes; /* reachable device memory (0: unknown) */
+  tessera_gemm_opts_t gemm_opts; /* the cost model assumes the memory the simulator is given */
 };
 
 /* ---- Names ----------------------------------------------------------------------------------- */
@@ -129,9 +130,11 @@ tsr_status_t tessera_flat_open(const char *spec, int mem_latency, int mem_bw, in
   }
   if (mem_latency >= 0) {
     f->opts.mem_latency = (unsigned)mem_latency;
+    f->gemm_opts.mem_latency = mem_latency == 0 ? 1u : (uint32_t)mem_latency; /* 0 counts as 1 */
   }
   if (mem_bw >= 0) {
     f->opts.mem_bw = (unsigned)mem_bw;
+    f->gemm_opts.mem_bw = (uint32_t)mem_bw;
   }
   if (stall_pct >= 0) {
     f->opts.stall_pct = (unsigned)stall_pct;
@@ -445,7 +448,8 @@ tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32
     goto done;
   }
   tessera_gemm_result_t res;
-  if ((st = tessera_gemm_run(h->dev, &job, NULL, out, &res, err, errlen)) != TSR_OK) {
+  if ((st = tessera_gemm_run(h->dev, &job, h->is_sim ? &h->gemm_opts : NULL, out, &res, err,
+                             errlen)) != TSR_OK) {
     goto done;
   }
   put_figures(&res.fig, fig);

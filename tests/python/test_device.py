@@ -322,6 +322,17 @@ def test_info_and_context_manager():
         d.gemm(np.ones((4, 4), np.int8), np.ones((4, 4), np.int8))
 
 
+def test_memory_options_reach_the_model_and_the_cost_model():
+    a = np.ones((64, 64), np.int8)
+    cycles = {}
+    for bw in (None, 1):
+        with tessera.Device("sim:8", mem_bw=bw) as d:
+            f = d.gemm(a, a).figures
+        assert abs(f["plan_cycles"] - f["cycles"]) <= 0.15 * f["cycles"], (bw, f)
+        cycles[bw] = f["cycles"]
+    assert cycles[1] > 2 * cycles[None]
+
+
 def test_trace_option_writes_a_waveform(tmp_path):
     fst = tmp_path / "gemm.fst"
     with tessera.Device("sim:4", trace=str(fst)) as d:
@@ -398,6 +409,8 @@ def test_library_errors_carry_its_message_and_status(dev8):
         tessera.Device(8)
     with pytest.raises(tessera.TesseraError, match="stall_pct: 101 is outside 0..100"):
         tessera.Device("sim:8", stall_pct=101)
+    with pytest.raises(tessera.TesseraError, match="mem_bw: 5000 is outside 0..4096"):
+        tessera.Device("sim:8", mem_bw=5000)
 
 
 def test_readme_python_example_prints_what_it_shows():
