@@ -220,6 +220,19 @@ tsr_status_t tessera_upload(tessera_dev_t *dev, uint64_t addr, const void *src, 
   return st;
 }
 
+tsr_status_t tsr_lib_upload_all(tessera_dev_t *dev, const tsr_lib_upload_t *up, size_t n,
+                                char *err, size_t errlen) {
+  for (size_t i = 0; i < n; i++) {
+    if (up[i].when) {
+      tsr_status_t st = tessera_upload(dev, up[i].addr, up[i].src, up[i].n, up[i].what, err, errlen);
+      if (st != TSR_OK) {
+        return st;
+      }
+    }
+  }
+  return TSR_OK;
+}
+
 tsr_status_t tessera_download(tessera_dev_t *dev, uint64_t addr, void *dst, size_t n, char *err,
                               size_t errlen) {
   if (dev == NULL) {

@@ -153,13 +153,7 @@ static tsr_status_t gemm_upload(tessera_dev_t *dev, const tessera_gemm_t *j, con
                                 const tsr_gemm_desc_t *d, void *out, size_t out_bytes, char *err,
                                 size_t errlen) {
   const size_t n4 = 4u * j->n;
-  const struct {
-    bool when;
-    uint64_t addr;
-    const void *src;
-    size_t n;
-    const char *what;
-  } up[] = {{true, l->a, j->a, (size_t)j->m * j->k, "A"},
+  const tsr_lib_upload_t up[] = {{true, l->a, j->a, (size_t)j->m * j->k, "A"},
             {true, l->b, j->b, (size_t)j->k * j->n, "B"},
             {d->has_bias, l->bias, j->bias, n4, "the bias"},
             {d->per_channel, l->mult, j->mult, n4, "the multipliers"},
@@ -169,15 +163,7 @@ static tsr_status_t gemm_upload(tessera_dev_t *dev, const tessera_gemm_t *j, con
             {d->leaky, l->shift_neg, j->shift_neg, n4, "the leaky shifts"},
             {true, l->c, out, out_bytes, "the output pattern"}};
   memset(out, 0x5a, out_bytes);
-  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) {
-    if (up[i].when) {
-      tsr_status_t st = tessera_upload(dev, up[i].addr, up[i].src, up[i].n, up[i].what, err, errlen);
-      if (st != TSR_OK) {
-        return st;
-      }
-    }
-  }
-  return TSR_OK;
+  return tsr_lib_upload_all(dev, up, sizeof up / sizeof up[0], err, errlen);
 }
 
 typedef struct progress_relay {

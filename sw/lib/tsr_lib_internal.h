@@ -40,6 +40,19 @@ void tsr_lib_dev_err(const tessera_dev_t *d, const char *what, char *err, size_t
 tsr_status_t tsr_lib_fits(uint64_t end, const char *what, const char *tail, char *err,
                           size_t errlen);
 
+/** One tensor to copy into device memory, if `when`. */
+typedef struct tsr_lib_upload {
+  bool when;
+  uint64_t addr;
+  const void *src;
+  size_t n;
+  const char *what;  /* for the message */
+} tsr_lib_upload_t;
+
+/** Upload each tensor of up[0..n-1] whose `when` is set; stops at the first failure. */
+tsr_status_t tsr_lib_upload_all(tessera_dev_t *dev, const tsr_lib_upload_t *up, size_t n,
+                                char *err, size_t errlen);
+
 /** Soft reset and clear the counters before a job. */
 tsr_status_t tsr_lib_begin(tessera_dev_t *d, char *err, size_t errlen);
 

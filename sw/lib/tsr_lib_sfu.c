@@ -47,13 +47,7 @@ static tsr_status_t sfu_upload(tessera_dev_t *dev, const tessera_sfu_t *j, const
                                void *out, size_t out_bytes, char *err, size_t errlen) {
   const size_t n = (size_t)j->rows * j->len;
   const bool ln = j->func == TSR_FUNC_LAYERNORM;
-  const struct {
-    bool when;
-    uint64_t addr;
-    const void *src;
-    size_t n;
-    const char *what;
-  } up[] = {{true, l->in, j->in, n, "the input"},
+  const tsr_lib_upload_t up[] = {{true, l->in, j->in, n, "the input"},
             {j->func == TSR_FUNC_ADD, l->in2, j->in2, n, "B"},
             {ln, l->in2, j->in2, j->len, "gamma"},
             {ln, l->beta, j->beta, 4u * j->len, "beta"},
@@ -62,15 +56,7 @@ static tsr_status_t sfu_upload(tessera_dev_t *dev, const tessera_sfu_t *j, const
             {true, l->out, out, out_bytes, "the output pattern"}};
   /* A pattern in the output, so an element the hardware never writes cannot pass by luck. */
   memset(out, 0x5a, out_bytes);
-  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) {
-    if (up[i].when) {
-      tsr_status_t st = tessera_upload(dev, up[i].addr, up[i].src, up[i].n, up[i].what, err, errlen);
-      if (st != TSR_OK) {
-        return st;
-      }
-    }
-  }
-  return TSR_OK;
+  return tsr_lib_upload_all(dev, up, sizeof up / sizeof up[0], err, errlen);
 }
 
 tsr_status_t tessera_sfu_run(tessera_dev_t *dev, const tessera_sfu_t *job, void *out,
