@@ -154,14 +154,14 @@ static tsr_status_t gemm_upload(tessera_dev_t *dev, const tessera_gemm_t *j, con
                                 size_t errlen) {
   const size_t n4 = 4u * j->n;
   const tsr_lib_upload_t up[] = {{true, l->a, j->a, (size_t)j->m * j->k, "A"},
-            {true, l->b, j->b, (size_t)j->k * j->n, "B"},
-            {d->has_bias, l->bias, j->bias, n4, "the bias"},
-            {d->per_channel, l->mult, j->mult, n4, "the multipliers"},
-            {d->per_channel, l->shift, j->shift, n4, "the shifts"},
-            {d->has_lut, l->lut, j->lut, 256u, "the activation table"},
-            {d->leaky, l->mult_neg, j->mult_neg, n4, "the leaky multipliers"},
-            {d->leaky, l->shift_neg, j->shift_neg, n4, "the leaky shifts"},
-            {true, l->c, out, out_bytes, "the output pattern"}};
+                                 {true, l->b, j->b, (size_t)j->k * j->n, "B"},
+                                 {d->has_bias, l->bias, j->bias, n4, "the bias"},
+                                 {d->per_channel, l->mult, j->mult, n4, "the multipliers"},
+                                 {d->per_channel, l->shift, j->shift, n4, "the shifts"},
+                                 {d->has_lut, l->lut, j->lut, 256u, "the activation table"},
+                                 {d->leaky, l->mult_neg, j->mult_neg, n4, "the leaky multipliers"},
+                                 {d->leaky, l->shift_neg, j->shift_neg, n4, "the leaky shifts"},
+                                 {true, l->c, out, out_bytes, "the output pattern"}};
   memset(out, 0x5a, out_bytes);
   return tsr_lib_upload_all(dev, up, sizeof up / sizeof up[0], err, errlen);
 }

@@ -48,12 +48,12 @@ static tsr_status_t sfu_upload(tessera_dev_t *dev, const tessera_sfu_t *j, const
   const size_t n = (size_t)j->rows * j->len;
   const bool ln = j->func == TSR_FUNC_LAYERNORM;
   const tsr_lib_upload_t up[] = {{true, l->in, j->in, n, "the input"},
-            {j->func == TSR_FUNC_ADD, l->in2, j->in2, n, "B"},
-            {ln, l->in2, j->in2, j->len, "gamma"},
-            {ln, l->beta, j->beta, 4u * j->len, "beta"},
-            {j->param_words != 0u, l->param, j->param, 4u * j->param_words, "the parameters"},
-            {j->lut != NULL, l->lut, j->lut, 256u, "the table"},
-            {true, l->out, out, out_bytes, "the output pattern"}};
+                                 {j->func == TSR_FUNC_ADD, l->in2, j->in2, n, "B"},
+                                 {ln, l->in2, j->in2, j->len, "gamma"},
+                                 {ln, l->beta, j->beta, 4u * j->len, "beta"},
+                                 {j->param_words != 0u, l->param, j->param, 4u * j->param_words, "the parameters"},
+                                 {j->lut != NULL, l->lut, j->lut, 256u, "the table"},
+                                 {true, l->out, out, out_bytes, "the output pattern"}};
   /* A pattern in the output, so an element the hardware never writes cannot pass by luck. */
   memset(out, 0x5a, out_bytes);
   return tsr_lib_upload_all(dev, up, sizeof up / sizeof up[0], err, errlen);
