@@ -70,6 +70,8 @@ UNIT_SRCS_test_driver := sw/driver/tsr_driver.c sw/hal/tsr_hal.c
 UNIT_SRCS_test_tiler := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c tests/unit/fake_chip.c
 UNIT_SRCS_test_sfu_fw := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c tests/unit/fake_chip.c
 UNIT_SRCS_test_hal_devmem := sw/hal/tsr_hal_devmem.c sw/hal/tsr_hal_baremetal.c sw/hal/tsr_hal.c
+UNIT_SRCS_test_lib := $(SW_LIB_SRCS)
+UNIT_LDLIBS_test_lib := -ldl
 
 # ---- CLI error handling, gemm --plan, tessera bench ------------------------------------------
 # Each case: expected exit status, a text the one-line message must contain, the arguments.
