@@ -20,7 +20,7 @@
  *       STORE the tile through the output stage (+ table with has_lut)
  *
  * tsr_gemm_plan() chooses the sizes and the buffer layout (a pure function);
- * tsr_gemm_run() emits the commands. fw/tsr_gemm.c documents the dependency
+ * tsr_gemm_run() emits the commands. fw/tsr_gemm_emit.c documents the dependency
  * token scheme that lets an overlapping engine run load, compute and store
  * concurrently.
  */

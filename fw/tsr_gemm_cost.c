@@ -1,0 +1,215 @@
+/* tsr_gemm_cost.c: GEMM cost model: the predicted cycles of a plan (freestanding firmware). */
+#include "tsr_gemm_int.h"
+
+/* Assumptions of the cycle estimate (and TSR_GEMM_EST_MEM_LATENCY, tsr_gemm_int.h). */
+#define EST_CMD_OVERHEAD 5u   /* fetch, range checks, decode */
+#define EST_MM_GAP 2u         /* between back-to-back MATMULs (the next one was read ahead) */
+#define EST_STORE_QUEUE 4u    /* STOREs the engine queues (tsr_ctrl StoreQDepth) */
+#define EST_DMA_SETUP 2u      /* a LOAD/STORE's first beat comes this much after the latency */
+#define EST_OUTSTANDING 4u    /* bursts the DMA keeps in flight (tsr_dma_rd MaxOutstanding) */
+#define EST_SUBMIT 35u        /* tsr_submit: a CMDQ_STATUS read and 8 word writes (simulation HAL) */
+
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* One 16-bit digit of a long division by d < 2^16: *r becomes the remainder. */
+static uint32_t div_digit(uint32_t *r, uint32_t digit, uint32_t d) {
+  const uint32_t x = (*r << 16) | (digit & 0xffffu);
+  *r = x % d;
+  return x / d;
+}
+
+/* ceil(n / d) for a 64-bit n and 0 < d < 2^16 (a bandwidth in bytes per cycle),
+ * in 16-bit digits with 32-bit arithmetic and constant shifts: the firmware
+ * links no libgcc, which RV32 needs for 64-bit division and variable shifts. */
+static uint64_t ceil_div64(uint64_t n, uint32_t d) {
+  uint32_t r = 0u;
+  const uint64_t q3 = div_digit(&r, (uint32_t)(n >> 48), d);
+  const uint64_t q2 = div_digit(&r, (uint32_t)(n >> 32), d);
+  const uint64_t q1 = div_digit(&r, (uint32_t)(n >> 16), d);
+  const uint64_t q0 = div_digit(&r, (uint32_t)n, d);
+  return ((q3 << 48) | (q2 << 32) | (q1 << 16) | q0) + (r != 0u ? 1u : 0u);
+}
+
+/*
+ * Quarter cycles to move one external row of `bytes` bytes. Each row is one
+ * burst; a burst holds one of EST_OUTSTANDING slots for about latency +
+ * beats + 1 cycles, so short rows are limited by the slots and long rows by
+ * the bus: max(beats, (latency + beats + 1) / EST_OUTSTANDING), where a beat
+ * takes beat / mem_bw cycles when the memory delivers less than the bus
+ * width. A LOAD also writes local memory one chunk (`chunk` bytes) per cycle,
+ * which is the limit when a chunk is narrower than a bus beat (N = 4 on a
+ * 64-bit bus).
+ */
+static uint64_t row_cost_q(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t bytes,
+                           uint32_t chunk) {
+  const uint64_t beats = ceil_div(bytes, beat);
+  const uint64_t chunks = ceil_div(bytes, chunk);
+  const uint64_t bus_q = ceil_div(ceil_div(bytes, beat) * beat * 4u, p->mem_bw);
+  const uint64_t slots = (p->mem_latency + beats + 1u) * 4u / EST_OUTSTANDING;
+  return max64(max64(bus_q, chunks * 4u), slots);
+}
+
+/* Cycles of a LOAD or STORE moving `rows` external rows of `bytes` bytes
+ * (`chunk`: local bytes written per cycle; a STORE passes the beat). */
+static uint64_t dma_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t rows, uint32_t bytes,
+                           uint32_t chunk) {
+  return p->mem_latency + EST_DMA_SETUP + (uint64_t)rows * row_cost_q(p, beat, bytes, chunk) / 4u;
+}
+
+/* Cycles of a STORE's rows: the DMA writes them as they leave the output
+ * stage, which passes a row per `pass` cycles (N / lanes, tsr_store). */
+static uint64_t store_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t rows,
+                             uint32_t bytes, uint32_t pass) {
+  const uint64_t row_q = max64(row_cost_q(p, beat, bytes, beat), (uint64_t)pass * 4u);
+  return p->mem_latency + EST_DMA_SETUP + (uint64_t)rows * row_q / 4u;
+}
+
+/*
+ * The prediction replays the executor's command stream (tsr_gemm_run) on a
+ * model of the three stages, group by group. Each stage is a clock: the
+ * front end (which runs the compute stage and dispatches the others), the
+ * load stage and the store stage. A command starts when its stage is free and
+ * its tokens are there, exactly as docs/commands.md orders them:
+ *   - group g's LOADs: after the load stage is free and group g-S's MATMULs
+ *     freed the buffer (S = scratchpad buffer pairs);
+ *   - group g's MATMULs: after its LOADs, and for a tile's first group after
+ *     the STORE that last used the accumulator buffer; each MATMUL costs an
+ *     N-cycle weight load, M rows and the command overhead;
+ *   - a tile's parameter LOADs: after the array drained (2N), with the load
+ *     queue empty (they share the DMA read engine) and, being tokenless except
+ *     the last, after every earlier STORE;
+ *   - the STORE: after its parameters, when the store stage is free;
+ *   - behind a memory whose bandwidth cap reads and writes share
+ *     (mem_shared), a STORE's bytes delay the LOADs that move while it does.
+ */
+uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
+                                 const tsr_gemm_plan_t *p) {
+  if (info == NULL || d == NULL || p == NULL || info->dim == 0u || info->axi_bytes == 0u ||
+      info->store_lanes == 0u || info->dim % info->store_lanes != 0u ||
+      p->mt == 0u || p->kc == 0u || p->dim != info->dim || p->spad_bufs == 0u ||
+      p->spad_bufs > 2u || p->acc_bufs == 0u || p->acc_bufs > 2u || p->mem_bw == 0u) {
+    return 0u;
+  }
+  const uint32_t dim = info->dim;
+  const uint32_t beat = info->axi_bytes;
+  const uint32_t pass = dim / info->store_lanes;   /* output-stage cycles per row */
+  const uint32_t es = d->requant ? 1u : 4u;
+  const uint32_t ahead = p->spad_bufs - 1u;
+  uint64_t front = 0u;        /* the front end is free */
+  uint64_t load_free = 0u;    /* the load stage is free */
+  uint64_t store_free = 0u;   /* the store stage is free */
+  uint64_t loads_done[2] = {0u, 0u};   /* per buffer slot: its group's LOADs done */
+  uint64_t mm_done[2] = {0u, 0u};      /* per buffer slot: its group's MATMULs done */
+  uint64_t store_done[2] = {0u, 0u};   /* per accumulator buffer: its last STORE done */
+  uint64_t st_done[EST_STORE_QUEUE];   /* the last STOREs' completion, a ring */
+  uint32_t st_n = 0u;
+  for (uint32_t i = 0u; i < EST_STORE_QUEUE; i++) {
+    st_done[i] = 0u;
+  }
+  uint64_t host = 0u;                  /* the host has submitted every command so far */
+  uint64_t wr_until = 0u;              /* mem_shared: STORE bytes occupy the memory until then */
+
+  if (d->has_lut) {
+    /* The table's LOAD and LUT_LOAD, alone. */
+    front = dma_cycles(p, beat, 1u, TSR_SFU_LUT_ENTRIES, dim) + tsr_gemm_lut_rows(d, dim) +
+            2u * EST_CMD_OVERHEAD;
+    load_free = front;
+    host = 2u * EST_SUBMIT;
+  }
+  uint32_t loaded = 0u;
+  for (uint32_t g = 0u; g < p->groups; g++) {
+    for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
+      tsr_gemm_group_t x;
+      tsr_gemm_group_at(d, p, loaded, &x);
+      const uint32_t slot = loaded % p->spad_bufs;
+      const bool a_load = !p->a_resident || x.jg == 0u;
+      host += (a_load ? 2u : 1u) * EST_SUBMIT;
+      uint64_t start = max64(max64(front, load_free), host);
+      if (loaded >= p->spad_bufs) {
+        start = max64(start, mm_done[slot]);
+      }
+      uint64_t t = start + dma_cycles(p, beat, x.kcur, x.ncols, dim);
+      if (wr_until > start) {
+        t += wr_until - start; /* STORE bytes still crossing a shared memory */
+      }
+      front += EST_CMD_OVERHEAD;
+      if (a_load) {
+        t += dma_cycles(p, beat, x.mrows, x.kcur, dim);
+        front += EST_CMD_OVERHEAD;
+      }
+      load_free = t;
+      loads_done[slot] = t;
+    }
+    tsr_gemm_group_t x;
+    tsr_gemm_group_at(d, p, g, &x);
+    const uint32_t slot = g % p->spad_bufs;
+    const uint64_t mms = (uint64_t)x.nblk * ceil_div(x.kcur, dim);
+    uint64_t start = max64(front, loads_done[slot]);
+    if (x.c == 0u && x.unit >= p->acc_bufs) {
+      start = max64(start, store_done[x.unit % p->acc_bufs]);
+    }
+    /* While the front end waits, the host fills the command queue and then
+     * waits too: it is at most CMDQ_DEPTH commands ahead when the front end
+     * resumes. */
+    host = max64(host, start - min64(start, (uint64_t)info->cmdq_depth * EST_SUBMIT));
+    /* With preload, a MATMUL's weights load while the previous one streams
+     * (from about its N-th row on, for N cycles), so it costs max(M, 2N)
+     * instead of M + N; not for M < N (the stream ends first), nor for the
+     * tile's first MATMUL (the parameter LOADs before it end the look-ahead)
+     * or a group whose data came late. */
+    const bool late = start > front;
+    const bool pre = p->preload && x.mrows >= dim;
+    const uint64_t plain = x.mrows + dim;
+    const uint64_t each = pre ? max64(x.mrows, 2u * dim) : plain;
+    const uint32_t first_plain = (!pre || x.c == 0u || late) ? 1u : 0u;
+    front = start + mms * (each + EST_MM_GAP) + first_plain * (plain - each);
+    /* Short MATMULs outrun the host, and then find no next command to preload. */
+    host += mms * EST_SUBMIT;
+    front = max64(front, host + plain + EST_CMD_OVERHEAD);
+    mm_done[slot] = front;
+    if (x.c + 1u == p->k_chunks) {
+      /* The tile is complete: drain, every sub-tile's parameters, the STOREs
+       * (EST_STORE_QUEUE of them queue; the next waits for the oldest). */
+      front += 2u * dim;
+      host += (uint64_t)x.nblk * (p->n_params + 1u) * EST_SUBMIT;
+      if (p->n_params != 0u) {
+        front = max64(front, load_free);
+        /* After the job's last MATMULs every token counter is back at zero, so
+         * the tokenless parameter LOADs of the last tile run as untokened
+         * (serial) code: after every earlier STORE (docs/commands.md). */
+        if (x.unit + 1u == p->units && (x.nblk > 1u || p->n_params > 1u)) {
+          front = max64(front, store_free);
+        }
+        for (uint32_t jj = 0u; jj < x.nblk; jj++) {
+          const uint32_t cols = tsr_gemm_sub_cols(d, &x, dim, jj);
+          front += (uint64_t)p->n_params *
+                   (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * cols, 4u * dim));
+        }
+      }
+      front = max64(front, host);
+      for (uint32_t jj = 0u; jj < x.nblk; jj++) {
+        /* A full store queue holds the front end until its oldest STORE is done. */
+        front = max64(front, st_done[st_n % EST_STORE_QUEUE]) + EST_CMD_OVERHEAD;
+        const uint64_t st = max64(front, store_free);
+        const uint32_t st_bytes = tsr_gemm_sub_cols(d, &x, dim, jj) * es;
+        store_free = st + p->param_rows + store_cycles(p, beat, x.mrows, st_bytes, pass);
+        if (p->mem_shared) {
+          /* Reads and writes share a capped memory: the STORE's bytes delay the
+           * LOADs moving at the same time by as long as they take alone. */
+          const uint64_t xfer = ceil_div64((uint64_t)x.mrows * st_bytes, p->mem_bw);
+          if (load_free > st) {
+            load_free += xfer;
+          }
+          wr_until = max64(wr_until, st) + xfer;
+        }
+        st_done[st_n % EST_STORE_QUEUE] = store_free;
+        st_n++;
+      }
+      store_done[x.unit % p->acc_bufs] = store_free;
+    }
+  }
+  /* Reads and writes share the memory's bandwidth. */
+  const uint64_t bus = ceil_div64(p->dma_rd_bytes + p->dma_wr_bytes, p->mem_bw);
+  return max64(max64(max64(front, load_free), store_free), bus);
+}

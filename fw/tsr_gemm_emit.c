@@ -1,0 +1,259 @@
+/* tsr_gemm_emit.c: GEMM command emission: a plan's commands and tokens (freestanding firmware). */
+#include "tsr_gemm_int.h"
+
+/*
+ * Dependency tokens (docs/commands.md). Stages: load (scratchpad LOADs),
+ * compute (MATMUL, accumulator LOADs, NOP), store (STORE). Groups and tiles
+ * are those of the loop nest (tsr_gemm_int.h). With S scratchpad buffer pairs
+ * and T accumulator buffers (1 or 2 each):
+ *
+ *   load -> compute  (data ready)  the last LOAD of every group PUSH_NEXT;
+ *                                  the first MATMUL of every group POP_PREV.
+ *                                  (The stage is in order, so the W load
+ *                                  finishing implies the A load finished.)
+ *   compute -> load  (buffer free) the last MATMUL of group g PUSH_PREV if a
+ *                                  group g+S exists; the first LOAD of group
+ *                                  g >= S POP_NEXT. Group g's buffers were
+ *                                  last used by group g-S (W: slot g % S; a
+ *                                  resident A of m-tile t sits in slot t % S
+ *                                  and its last user is at most group g-S
+ *                                  because every m-tile has >= 1 group).
+ *                                  The executor issues group g+1's LOADs
+ *                                  before group g's MATMULs when S = 2.
+ *   compute -> store (tile ready)  the last compute command of tile i (its
+ *                                  last parameter LOAD, else its last MATMUL)
+ *                                  PUSH_NEXT; tile i's first STORE POP_PREV
+ *                                  (its other STOREs follow it in the store
+ *                                  stage's order).
+ *   store -> compute (tile free)   tile i's last STORE PUSH_PREV if a tile i+T
+ *                                  exists; the first MATMUL of tile i >= T
+ *                                  POP_NEXT (its accumulator rows and
+ *                                  parameter rows were last read by the
+ *                                  STOREs of tile i-T).
+ *
+ * Every push is matched by exactly one pop, so all four counters are back to
+ * zero at the end of a job; in program order each pop follows its push, so
+ * the serial engine never pops an empty counter; counters never exceed 2 (3
+ * with a table: the load stage may run ahead by its token and those of two
+ * groups).
+ */
+
+#define PARAM_ROWS_MAX TSR_STORE_PARAM_ROWS_LEAKY
+
+/* Parameter vectors of a tile, in accumulator-row order after the tile rows. */
+static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d, uint32_t n0,
+                                uint32_t ncols, uint32_t prow, uint32_t last_deps) {
+  uint32_t addr[PARAM_ROWS_MAX];
+  uint32_t row[PARAM_ROWS_MAX];
+  uint32_t cnt = 0u;
+  if (d->has_bias) {
+    addr[cnt] = d->bias_addr + 4u * n0;
+    row[cnt++] = prow;
+  }
+  if (d->per_channel) {
+    addr[cnt] = d->mult_addr + 4u * n0;
+    row[cnt++] = prow + 1u;
+    addr[cnt] = d->shift_addr + 4u * n0;
+    row[cnt++] = prow + 2u;
+  }
+  if (d->leaky) {
+    addr[cnt] = d->mult_neg_addr + 4u * n0;
+    row[cnt++] = prow + 3u;
+    addr[cnt] = d->shift_neg_addr + 4u * n0;
+    row[cnt++] = prow + 4u;
+  }
+  for (uint32_t i = 0u; i < cnt; i++) {
+    uint32_t deps = (i + 1u == cnt) ? last_deps : 0u;
+    tsr_status_t st =
+        tsr_fw_push_load(dev, deps, TSR_LOAD_ACC, addr[i], 4u * ncols, 1u, 4u * ncols, row[i]);
+    if (st != TSR_OK) {
+      return st;
+    }
+  }
+  return TSR_OK;
+}
+
+static bool plan_consistent(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
+                            const tsr_gemm_plan_t *p) {
+  const uint32_t dim = info->dim;
+  return p->dim == dim && p->mt != 0u && p->kc != 0u && p->kc % dim == 0u &&
+         (p->spad_bufs == 1u || p->spad_bufs == 2u) && (p->acc_bufs == 1u || p->acc_bufs == 2u) &&
+         p->m_tiles == ceil_div(d->m, p->mt) && p->n_blocks == ceil_div(d->n, dim) &&
+         p->k_chunks == ceil_div(d->k, p->kc) && p->k_blocks == ceil_div(d->k, dim) &&
+         p->nb != 0u && p->n_groups == ceil_div(p->n_blocks, p->nb) &&
+         p->units == p->m_tiles * p->n_groups && p->tiles == p->m_tiles * p->n_blocks &&
+         p->groups == p->units * p->k_chunks &&
+         (uint64_t)p->nb * p->acc_stride <= info->acc_rows / p->acc_bufs &&
+         p->a_resident == (p->k_chunks == 1u) && p->n_params == tsr_gemm_n_params(d) &&
+         p->param_rows == tsr_gemm_param_rows(d) && p->acc_stride == p->mt + p->param_rows &&
+         (!d->has_lut || (uint64_t)p->lut_base + tsr_gemm_lut_rows(d, dim) <= info->spad_rows);
+}
+
+/* The scratchpad LOADs of group g: the first waits for its buffers to be
+ * free, the last tells compute the data is there. */
+static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                     const tsr_gemm_plan_t *p, uint32_t g) {
+  tsr_gemm_group_t x;
+  tsr_gemm_group_at(d, p, g, &x);
+  uint32_t first_deps = g >= p->spad_bufs ? TSR_DEP_POP_NEXT : 0u;
+  tsr_status_t st;
+  if (!p->a_resident || x.jg == 0u) {
+    st = tsr_fw_push_load(dev, first_deps, TSR_LOAD_SPAD, d->a_addr + x.m0 * d->lda + x.k0, d->lda,
+                          x.mrows, x.kcur, x.abase);
+    if (st != TSR_OK) {
+      return st;
+    }
+    first_deps = 0u;
+  }
+  return tsr_fw_push_load(dev, first_deps | TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD,
+                          d->b_addr + x.k0 * d->ldb + x.n0, d->ldb, x.kcur, x.ncols, x.wbase);
+}
+
+/* The MATMULs of group g: for each of its N-column blocks, one per N-row
+ * block of its K chunk, into that block's sub-tile of the accumulator tile. */
+static tsr_status_t push_group_matmuls(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                       const tsr_gemm_plan_t *p, uint32_t g) {
+  const uint32_t dim = p->dim;
+  tsr_gemm_group_t x;
+  tsr_gemm_group_at(d, p, g, &x);
+  const uint32_t kblocks = ceil_div(x.kcur, dim);
+  for (uint32_t jj = 0u; jj < x.nblk; jj++) {
+    for (uint32_t b = 0u; b < kblocks; b++) {
+      uint32_t deps = 0u;
+      if (jj == 0u && b == 0u) {
+        deps |= TSR_DEP_POP_PREV;
+        if (x.c == 0u && x.unit >= p->acc_bufs) {
+          deps |= TSR_DEP_POP_NEXT;
+        }
+      }
+      if (jj + 1u == x.nblk && b + 1u == kblocks) {
+        if (g + p->spad_bufs < p->groups) {
+          deps |= TSR_DEP_PUSH_PREV;
+        }
+        if (x.c + 1u == p->k_chunks && p->n_params == 0u) {
+          deps |= TSR_DEP_PUSH_NEXT;
+        }
+      }
+      tsr_matmul_args_t mm;
+      mm.a_addr = x.abase + b * x.mrows;
+      mm.w_addr = x.wbase + jj * x.kcur + b * dim; /* the W LOAD put block jj after jj*kcur rows */
+      mm.c_addr = x.cbase + jj * p->acc_stride;
+      mm.m = x.mrows;
+      mm.k = min32(dim, x.kcur - b * dim);
+      mm.n = tsr_gemm_sub_cols(d, &x, dim, jj);
+      mm.accumulate = !(x.c == 0u && b == 0u);
+      mm.keep_weights = false;
+      tsr_cmd_t cmd;
+      tsr_status_t st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+      if (st == TSR_OK) {
+        st = tsr_submit(dev, &cmd);
+      }
+      if (st != TSR_OK) {
+        return st;
+      }
+    }
+  }
+  return TSR_OK;
+}
+
+/* The parameter LOADs and the STOREs of the tile that group g completes, one
+ * STORE per N-column block. The last parameter LOAD (else the last MATMUL)
+ * gives the store stage one token; the first STORE takes it and the others
+ * follow it in the store stage's order; the last frees the tile buffer. */
+static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                     const tsr_gemm_plan_t *p, uint32_t g) {
+  const uint32_t dim = p->dim;
+  const uint32_t esize = d->requant ? 1u : 4u;
+  tsr_gemm_group_t x;
+  tsr_gemm_group_at(d, p, g, &x);
+  tsr_status_t st = TSR_OK;
+  for (uint32_t jj = 0u; jj < x.nblk && st == TSR_OK; jj++) {
+    st = push_params(dev, d, x.n0 + jj * dim, tsr_gemm_sub_cols(d, &x, dim, jj),
+                     x.cbase + jj * p->acc_stride + p->mt,
+                     jj + 1u == x.nblk ? TSR_DEP_PUSH_NEXT : 0u);
+  }
+  for (uint32_t jj = 0u; jj < x.nblk && st == TSR_OK; jj++) {
+    const uint32_t n0 = x.n0 + jj * dim;
+    const uint32_t src = x.cbase + jj * p->acc_stride;
+    tsr_store_args_t sa;
+    sa.addr = d->c_addr + x.m0 * d->ldc + n0 * esize;
+    sa.stride = d->ldc;
+    sa.rows = x.mrows;
+    sa.cols = tsr_gemm_sub_cols(d, &x, dim, jj);
+    sa.src = src;
+    sa.param = src + p->mt;
+    sa.bias = d->has_bias;
+    sa.requant = d->requant;
+    sa.per_channel = d->per_channel;
+    sa.spad = false;
+    sa.lut = d->has_lut;
+    sa.leaky = d->leaky;
+    sa.mult = d->per_channel ? 0 : d->mult;
+    sa.shift = d->per_channel ? 0 : d->shift;
+    sa.out_zp = d->out_zp;
+    sa.act_min = d->act_min;
+    sa.act_max = d->act_max;
+    uint32_t sdeps = jj == 0u ? TSR_DEP_POP_PREV : 0u;
+    if (jj + 1u == x.nblk && x.unit + p->acc_bufs < p->units) {
+      sdeps |= TSR_DEP_PUSH_PREV;
+    }
+    tsr_cmd_t cmd;
+    st = tsr_cmd_store(dev, sdeps, &sa, &cmd);
+    if (st == TSR_OK) {
+      st = tsr_submit(dev, &cmd);
+    }
+  }
+  return st;
+}
+
+tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
+                          tsr_gemm_progress_fn progress, void *user) {
+  if (dev == NULL || d == NULL || p == NULL || dev->info.dim == 0u) {
+    return TSR_BAD_ARG;
+  }
+  const char *why = "";
+  if (tsr_gemm_check_desc(d, &why) != TSR_OK) {
+    set_err(dev, "gemm: ", why);
+    return TSR_BAD_ARG;
+  }
+  if (!plan_consistent(&dev->info, d, p)) {
+    set_err(dev, "gemm: the plan was not made for this descriptor and device", NULL);
+    return TSR_BAD_ARG;
+  }
+  tsr_status_t st = TSR_OK;
+
+  /* The activation table, once, in rows no buffer uses. */
+  if (d->has_lut && (st = tsr_sfu_load_lut(dev, d->lut_addr, p->lut_base)) != TSR_OK) {
+    return st;
+  }
+
+  /* Software pipelining: with two scratchpad buffer pairs, group g+1's LOADs
+   * are issued before group g's MATMULs, so the load stage fills one pair
+   * while the array reads the other. (Their tokens allow exactly that: the
+   * LOADs of group g+1 wait for group g-1's MATMULs.) */
+  const uint32_t ahead = p->spad_bufs - 1u;
+  uint32_t loaded = 0u; /* groups whose LOADs were issued */
+  for (uint32_t g = 0u; g < p->groups; g++) {
+    for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
+      if ((st = push_group_loads(dev, d, p, loaded)) != TSR_OK) {
+        return st;
+      }
+    }
+    if ((st = push_group_matmuls(dev, d, p, g)) != TSR_OK) {
+      return st;
+    }
+    if ((g + 1u) % p->k_chunks == 0u) {
+      if ((st = push_tile_stores(dev, d, p, g)) != TSR_OK) {
+        return st;
+      }
+      if (progress != NULL) { /* one call per STORE */
+        tsr_gemm_group_t x;
+        tsr_gemm_group_at(d, p, g, &x);
+        for (uint32_t jj = 1u; jj <= x.nblk; jj++) {
+          progress(user, x.t * p->n_blocks + x.jg * p->nb + jj, p->tiles);
+        }
+      }
+    }
+  }
+  return tsr_wait(dev, TSR_WAIT_IRQ, 0u);
+}

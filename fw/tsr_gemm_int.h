@@ -1,0 +1,97 @@
+/* tsr_gemm_int.h: what the GEMM planner, cost model and emission share (firmware-internal). */
+#ifndef TSR_GEMM_INT_H
+#define TSR_GEMM_INT_H
+
+/*
+ * The GEMM firmware is three files around this header:
+ *
+ *   tsr_gemm_plan.c   descriptor checks; the planner, which chooses tile sizes, buffering
+ *                     and the memory layout below, ranking candidates by the cost model
+ *   tsr_gemm_cost.c   the cost model: tsr_gemm_predict_cycles replays the command stream
+ *                     of a plan on a model of the engine's three stages
+ *   tsr_gemm_emit.c   command emission: tsr_gemm_run issues the LOADs, MATMULs and
+ *                     STOREs of a plan with their dependency tokens
+ *
+ * What they share is the shape of a plan, below: the loop nest and the memory
+ * layout, walked one group at a time by tsr_gemm_group_at().
+ *
+ * Loop nest: m-tiles of mt rows > n-groups of nb N-column blocks > K chunks
+ * of kc. One A chunk (mt x kc) serves all nb blocks of its n-group, so A is
+ * read from DRAM once per n-group (once per m-tile when K fits in one chunk:
+ * "A resident"), not once per N columns.
+ *
+ * Memory layout chosen by the planner (N = array dim, kcb = kc / N):
+ *
+ *   scratchpad:  with preload (the usual case): [A buf 0: mt*kcb rows][A buf 1] from row 0,
+ *                [W buf 0: nb*kc rows][W buf 1][table] from the upper bank's first row;
+ *                else the same regions packed from row 0.
+ *                An A chunk of mt rows x kc bytes lands as kcb blocks of mt
+ *                rows (LOAD cuts each row into N-byte chunks); block b feeds
+ *                the MATMUL of k-block b. One W LOAD of kc rows x (nb*N)
+ *                bytes lands as nb blocks of kc rows, block jj holding the
+ *                weights of N-column block jj. A and W in different banks let
+ *                the engine preload each MATMUL's weights while the previous
+ *                one streams (docs/commands.md). With has_lut the activation
+ *                table (256/N rows) follows the W buffers; it is loaded once
+ *                at job start and made the SFU's table by an SFU LUT_LOAD
+ *                (its own load -> compute token pair), so every STORE can
+ *                apply it.
+ *   accumulator: tile buf 0 at row 0, tile buf 1 at row acc_rows / 2; a tile
+ *                buffer is nb sub-tiles of [mt rows | bias | mult | shift
+ *                (| mult_neg | shift_neg)] (the last two with leaky: STORE's
+ *                LEAKY flag reads them). Each buffer sits in its own
+ *                accumulator bank, so the STOREs of one tile run while the
+ *                MATMULs of the next one fill the other bank.
+ *
+ * A "group" is one (m-tile, n-group, K chunk) step: its scratchpad LOADs and
+ * its MATMULs. A "tile" (or unit) is one (m-tile, n-group) accumulator tile:
+ * its groups, parameter LOADs and its nb STOREs.
+ */
+
+#include "tsr_fw.h"
+#include "tsr_fw_cmd.h"
+
+/* Memory latency the cost model assumes unless told otherwise (the memory
+ * model's default: AR to first R beat, last W to B). */
+#define TSR_GEMM_EST_MEM_LATENCY 10u
+
+/* Accumulator rows after each tile: bias, mult, shift (+ mult_neg, shift_neg with leaky). */
+static inline uint32_t tsr_gemm_param_rows(const tsr_gemm_desc_t *d) {
+  return d->leaky ? TSR_STORE_PARAM_ROWS_LEAKY : TSR_STORE_PARAM_ROWS;
+}
+
+/* Scratchpad rows of the activation table (0 without one). */
+static inline uint32_t tsr_gemm_lut_rows(const tsr_gemm_desc_t *d, uint32_t dim) {
+  return d->has_lut ? ceil_div(TSR_SFU_LUT_ENTRIES, dim) : 0u;
+}
+
+/* Parameter vectors loaded per sub-tile: bias, mult and shift, mult_neg and shift_neg. */
+static inline uint32_t tsr_gemm_n_params(const tsr_gemm_desc_t *d) {
+  return (d->has_bias ? 1u : 0u) + (d->per_channel ? 2u : 0u) + (d->leaky ? 2u : 0u);
+}
+
+/* One group (m-tile, n-group, K chunk) of the loop nest: one A chunk and the
+ * W chunks of the n-group's nblk N-column blocks. */
+typedef struct tsr_gemm_group {
+  uint32_t t, jg, c;     /* m-tile, n-group, K chunk */
+  uint32_t unit;         /* accumulator tile index (m-tile, n-group) */
+  uint32_t m0, mrows;    /* rows of A and C */
+  uint32_t n0, ncols;    /* columns of B and C of the whole n-group */
+  uint32_t nblk;         /* N-column blocks in the n-group */
+  uint32_t k0, kcur;     /* K range of the chunk */
+  uint32_t abase, wbase; /* scratchpad buffers */
+  uint32_t cbase;        /* accumulator tile buffer */
+} tsr_gemm_group_t;
+
+/* Group g (0 <= g < p->groups, in issue order) of plan p for descriptor d:
+ * its place in the loop nest and its buffers (tsr_gemm_plan.c). */
+void tsr_gemm_group_at(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p, uint32_t g,
+                       tsr_gemm_group_t *x);
+
+/* Columns of sub-tile jj (N-column block jj of the group). */
+static inline uint32_t tsr_gemm_sub_cols(const tsr_gemm_desc_t *d, const tsr_gemm_group_t *x,
+                                         uint32_t dim, uint32_t jj) {
+  return min32(dim, d->n - (x->n0 + jj * dim));
+}
+
+#endif /* TSR_GEMM_INT_H */
