@@ -11,17 +11,17 @@
 // entry sampled on the last edge with re_i high and holds otherwise; SyncRead 0:
 // entry_o follows idx_i in the same cycle. A write and a read of the same row in one
 // cycle: the synchronous read returns the old row (read-before-write RAM).
-// Plusargs: +seed=<n> (default 1), +cycles=<n> (default 20000), +trace=<file.vcd>.
+// Plusargs: +seed=<n> (default 1), +cycles=<n> (default 100000), +trace=<file.vcd>.
 module tsr_lut_tb;
   reg clk = 1'b0;
   always #5 clk = ~clk;
 
-  integer seed = 1, ncycles = 20000;
+  integer seed = 1, ncycles = 100000;
   reg go = 1'b0;
   initial begin : setup
     string trace;
     if (!$value$plusargs("seed=%d", seed)) seed = 1;
-    if (!$value$plusargs("cycles=%d", ncycles)) ncycles = 20000;
+    if (!$value$plusargs("cycles=%d", ncycles)) ncycles = 100000;
     if ($value$plusargs("trace=%s", trace)) begin
       $dumpfile(trace);
       $dumpvars(0, tsr_lut_tb);

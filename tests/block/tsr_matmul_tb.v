@@ -16,18 +16,18 @@
 //     or the weights of the command before with KEEP_WEIGHTS);
 //   - no write beyond the command's M rows; idle_o only when every row is written;
 //   - the whole accumulator equals the model's after each sequence.
-// Plusargs: +seed=<n> (default 1), +seqs=<n> sequences per size (default 60), +trace=<file.vcd>.
+// Plusargs: +seed=<n> (default 1), +seqs=<n> sequences per size (default 300), +trace=<file.vcd>.
 module tsr_matmul_tb;
   reg clk = 1'b0;
   always #5 clk = ~clk;
 
   integer seed = 1;
-  integer seqs = 60;
+  integer seqs = 300;
   reg go = 1'b0;
   initial begin : setup
     string trace;
     if (!$value$plusargs("seed=%d", seed)) seed = 1;
-    if (!$value$plusargs("seqs=%d", seqs)) seqs = 60;
+    if (!$value$plusargs("seqs=%d", seqs)) seqs = 300;
     if ($value$plusargs("trace=%s", trace)) begin
       $dumpfile(trace);
       $dumpvars(0, tsr_matmul_tb);

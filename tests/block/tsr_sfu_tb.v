@@ -19,7 +19,7 @@
 //   - nothing outside the result region is written (both memories compared whole);
 //   - busy_o falls within a bound.
 // The golden model needs DPI-C: under Icarus the bench only says SKIP.
-// Plusargs: +seed=<n> (default 1), +cmds=<n> (default 400), +trace=<file.vcd>.
+// Plusargs: +seed=<n> (default 1), +cmds=<n> (default 1000), +trace=<file.vcd>.
 module tsr_sfu_tb;
   localparam integer N     = 8;
   localparam integer Rows  = 256;            // scratchpad and accumulator rows
@@ -33,7 +33,7 @@ module tsr_sfu_tb;
   reg clk = 1'b0;
   always #5 clk = ~clk;
 
-  integer seed = 1, ncmds = 400, cmd = 0, cyc = 0;
+  integer seed = 1, ncmds = 1000, cmd = 0, cyc = 0;
   always @(posedge clk) cyc <= cyc + 1;
 
 `define TB_WHERE ("tsr_sfu_tb seed=%0d command=%0d (func %0d rows %0d len %0d) cycle=%0d", seed, cmd, func, rows, len, cyc)
@@ -286,7 +286,7 @@ module tsr_sfu_tb;
   initial begin : main
     string trace;
     if (!$value$plusargs("seed=%d", seed)) seed = 1;
-    if (!$value$plusargs("cmds=%d", ncmds)) ncmds = 400;
+    if (!$value$plusargs("cmds=%d", ncmds)) ncmds = 1000;
     if ($value$plusargs("trace=%s", trace)) begin
       $dumpfile(trace);
       $dumpvars(0, tsr_sfu_tb);

@@ -17,17 +17,17 @@
 //   - busy_o low again after the last row is taken; a soft reset (clr_i) in the
 //     middle of a job ends it at once and empties the table (LUT reads 0).
 // Only columns < COLS are compared (the writer drops the others).
-// Plusargs: +seed=<n> (default 1), +jobs=<n> per shape (default 300), +trace=<file.vcd>.
+// Plusargs: +seed=<n> (default 1), +jobs=<n> per shape (default 1000), +trace=<file.vcd>.
 module tsr_store_tb;
   reg clk = 1'b0;
   always #5 clk = ~clk;
 
   integer seed = 1;
-  integer jobs = 300;
+  integer jobs = 1000;
   initial begin : setup
     string trace;
     if (!$value$plusargs("seed=%d", seed)) seed = 1;
-    if (!$value$plusargs("jobs=%d", jobs)) jobs = 300;
+    if (!$value$plusargs("jobs=%d", jobs)) jobs = 1000;
     if ($value$plusargs("trace=%s", trace)) begin
       $dumpfile(trace);
       $dumpvars(0, tsr_store_tb);
