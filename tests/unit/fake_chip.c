@@ -14,6 +14,7 @@
 #include "tessera_regs.h"
 #include "tsr_quant.h"
 #include "tsr_sfu.h"
+#include "../common/tsr_prng.h"
 
 /* ---- The fake chip ------------------------------------------------------------------------ */
 
@@ -48,14 +49,7 @@ void chip_init(uint32_t dim, uint32_t spad_rows, uint32_t acc_rows, uint32_t dra
   assert_non_null(g_chip.dram);
 }
 
-static uint32_t chip_rand(void) {
-  uint32_t x = g_chip.rng;
-  x ^= x << 13;
-  x ^= x >> 17;
-  x ^= x << 5;
-  g_chip.rng = x;
-  return x;
-}
+static uint32_t chip_rand(void) { return tsr_xorshift32(&g_chip.rng); }
 
 static int stage_of(const tsr_cmd_t *c) {
   uint32_t op = TSR_CMD_GET(c->w[0], TSR_CMD_W0_OPCODE);
