@@ -7,9 +7,11 @@
 # RTL: a copy of the N=8 model Verilated with --coverage-line --coverage-toggle
 # ($(COV_BUILD)/lib, TB_COVERAGE=1 in mk/tb.mk) runs the system suites; every
 # simulation writes its counts to $(COV_DAT) and tools/covreport.py merges them.
-# C: the CLI, unit tests and system suites rebuilt with --coverage into
-# $(COVC_BUILD) (the areas' own rules honour BUILD and SAN), run against the
-# normal model, then gcovr over sw/ and fw/.
+# C: the CLI, libtessera, unit tests and system suites rebuilt with --coverage
+# into $(COVC_BUILD) (the areas' own rules honour BUILD and SAN), run against the
+# normal model (the system suites, the CLI's numpy and SFU checks, the Python
+# package on libtessera, one GEMM over the UART link; test-cli with its quick
+# `tessera bench`, the only user of sw/lib/tsr_lib_bench.c), then gcovr over sw/ and fw/.
 # It takes about 15 minutes on 2 cores (the toggle-instrumented model runs
 # about 100 times slower than the normal one), so it is not part of make test.
 
@@ -56,12 +58,12 @@ coverage-rtl: system-bins ## RTL coverage only (Verilator --coverage, N=8 system
 
 coverage-c: ## C coverage only (gcov/gcovr of sw/ and fw/ over unit, system and CLI tests)
 	@command -v gcovr >/dev/null || { echo "coverage: gcovr not found: make deps (pip install gcovr)"; exit 1; }
-	@$(MAKE) --no-print-directory sim DIM=$(COV_DIM)
+	@$(MAKE) --no-print-directory sim uart-sim DIM=$(COV_DIM)
 	@find $(COVC_BUILD) -name '*.gcda' -delete 2>/dev/null || true
-	@$(COVC_MAKE) system-bins $(COVC_BUILD)/bin/tessera >/dev/null
+	@$(COVC_MAKE) system-bins $(COVC_BUILD)/bin/tessera $(COVC_BUILD)/lib/libtessera.so >/dev/null
 	@set -e; mkdir -p $(COV_BUILD); \
 	  $(COVC_MAKE) test-unit > $(COV_BUILD)/c-unit.log 2>&1 || { tail $(COV_BUILD)/c-unit.log; exit 1; }; \
-	  $(COVC_MAKE) test-cli CLI_BENCH=0 > $(COV_BUILD)/c-cli.log 2>&1 || { tail $(COV_BUILD)/c-cli.log; exit 1; }; \
+	  $(COVC_MAKE) test-cli > $(COV_BUILD)/c-cli.log 2>&1 || { tail $(COV_BUILD)/c-cli.log; exit 1; }; \
 	  for s in $(SYS_SUITES); do \
 	    TSR_SEED=1 TSR_SIM_LIB_DIR=$(BUILD)/lib $(COVC_BUILD)/tests/system/test_sys_$$s \
 	      --dim $(COV_DIM) $$(test $$s != gemm || echo --count 40) \
@@ -69,7 +71,14 @@ coverage-c: ## C coverage only (gcov/gcovr of sw/ and fw/ over unit, system and 
 	  done; \
 	  TSR_SIM_LIB_DIR=$(BUILD)/lib $(PYTHON) tests/system/test_numpy.py --tessera $(COVC_BUILD)/bin/tessera \
 	    --dims $(COV_DIM) --tmp $(COVC_BUILD)/numpy > $(COV_BUILD)/c-numpy.log 2>&1 \
-	    || { tail $(COV_BUILD)/c-numpy.log; exit 1; }
+	    || { tail $(COV_BUILD)/c-numpy.log; exit 1; }; \
+	  TSR_SIM_LIB_DIR=$(BUILD)/lib $(PYTHON) tests/system/test_sfu_cli.py --tessera $(COVC_BUILD)/bin/tessera \
+	    --dims $(COV_DIM) --tmp $(COVC_BUILD)/sfu-cli > $(COV_BUILD)/c-sfu-cli.log 2>&1 \
+	    || { tail $(COV_BUILD)/c-sfu-cli.log; exit 1; }; \
+	  $(COVC_MAKE) test-python PY_TEST_DIMS=$(COV_DIM) > $(COV_BUILD)/c-python.log 2>&1 \
+	    || { tail $(COV_BUILD)/c-python.log; exit 1; }; \
+	  TSR_UART_LIB_DIR=$(BUILD)/uart/lib $(COVC_BUILD)/bin/tessera --hal uart-sim gemm --m 16 --k 16 --n 16 \
+	    --check > $(COV_BUILD)/c-uart.log 2>&1 || { tail $(COV_BUILD)/c-uart.log; exit 1; }
 	@gcovr -r . --filter 'sw/' --filter 'fw/' --object-directory $(COVC_BUILD) \
 	  --gcov-suspicious-hits-threshold $(COV_GCOVR_HITS_MAX) \
 	  --txt $(COV_BUILD)/c.txt --json-summary $(COV_BUILD)/c.json $(COVC_BUILD) >/dev/null

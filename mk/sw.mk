@@ -85,8 +85,8 @@ CLI_TMP := $(BUILD)/sw/cli-test
 CLI_SIM_LIB_DIR ?= $(BUILD)/lib
 export CLI_SIM_LIB_DIR
 CLI_SIM_SO = $(CLI_SIM_LIB_DIR)/libtsrsim_d$(DIM).so
-# CLI_BENCH=0 skips the quick bench (sanitize and coverage-c rerun test-cli; the main run and
-# test-system's ASan run keep it).
+# CLI_BENCH=0 skips the quick bench (sanitize reruns test-cli; the main run, test-system's ASan
+# run and coverage-c keep it).
 CLI_BENCH ?= 1
 
 .PHONY: test-cli
