@@ -12,7 +12,7 @@
 # normal model (the system suites, the CLI's numpy and SFU checks, the Python
 # package on libtessera, one GEMM over the UART link; test-cli with its quick
 # `tessera bench`, the only user of sw/lib/tsr_lib_bench.c), then gcovr over sw/ and fw/.
-# It takes about 15 minutes on 2 cores (the toggle-instrumented model runs
+# It takes about 10 minutes on 2 cores (the toggle-instrumented model runs
 # about 100 times slower than the normal one), so it is not part of make test.
 
 COV_BUILD   := $(BUILD)/coverage
