@@ -5,7 +5,7 @@
 /*
  * The system tests drive the whole chip: the Verilated tsr_top (loaded with
  * tsr_hal_sim_open), the real driver (sw/driver/tsr_driver.c) and firmware
- * (fw/tsr_gemm.c), and check every result against the golden model
+ * (fw/tsr_gemm_*.c), and check every result against the golden model
  * (sw/golden/tsr_golden.c). This header holds what several suites share:
  *
  *   - opening a simulated device with a small external memory (4 MiB), so a

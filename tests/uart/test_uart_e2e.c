@@ -19,7 +19,7 @@
 
 /*
  * Two devices run the same jobs with the same driver (sw/driver/tsr_driver.c) and
- * firmware (fw/tsr_gemm.c):
+ * firmware (fw/tsr_gemm_*.c):
  *   uart:   HAL sw/hal/tsr_hal_uart.c -> frames -> sw/hal/tsr_uart_simlink.c -> the
  *           line model, bit by bit -> Verilated fpga/tsr_uart_top.v (bridge,
  *           tsr_top, on-chip memory);
