@@ -4,10 +4,31 @@
 deps: ## install missing Debian packages and numpy (run by demo and test)
 	@./tools/install-deps.sh
 
-# Every check CI runs, in order; the first failure stops the run.
-TEST_STEPS ?= regs-check layers-check lint synth-check board-check formal test-unit test-sfu-ref test-tb test-block test-system test-nosfu test-lanes \
-              test-uart sim-smoke \
-              fuzz-short test-xrand sanitize soak fw-size
+# Every check CI runs. tools/run-tests.sh runs two steps at once (TEST_JOBS); a
+# step written `step:first` starts only after `first` has passed. test-prebuild
+# builds what the later steps share (the N = 4, 8, 16 models, the CLI, the
+# system programs), so that no two steps ever build the same file at once.
+# The long tails (the soak past its first minute, the slower proofs, the DMA
+# sweep, coverage) are in test-full. The list starts with the longest steps.
+TEST_STEPS ?= test-prebuild synth-check formal test-block \
+              regs-check layers-check repo-check long-targets-check lint board-check test-unit \
+              test-sfu-ref test-tb fw-size \
+              test-system:test-prebuild sanitize:test-prebuild fuzz-short:test-prebuild \
+              test-xrand:test-prebuild test-uart:test-prebuild test-lanes:test-prebuild \
+              test-nosfu:test-prebuild soak-short:test-prebuild sim-smoke:test-prebuild \
+              test-readme:test-prebuild test-python:test-prebuild
+TEST_FULL_STEPS ?= $(TEST_STEPS) soak:test-prebuild formal-full test-block-dma-sweep coverage
+
+.PHONY: test-prebuild soak-short test-full
+test-prebuild: ## build what the steps of make test share: the N = 4, 8, 16 models, the CLI, the system programs
+	@for d in 4 8 16; do $(MAKE) --no-print-directory sim DIM=$$d || exit 1; done
+	@$(MAKE) --no-print-directory sw system-bins $(SOAK_BIN)
+
+soak-short: ## the soak's first minute (make test); make soak runs MINUTES (default 2), make test-full 10
+	@$(MAKE) --no-print-directory soak MINUTES=1
+
+test-full: deps ## make test plus the long tails: a 10-minute soak, formal-full, the DMA sweep, coverage
+	@MINUTES=10 ./tools/run-tests.sh $(TEST_FULL_STEPS)
 
 test: deps ## run every check (what CI runs) and print a one-line summary
 	@./tools/run-tests.sh $(TEST_STEPS)
