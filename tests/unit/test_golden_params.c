@@ -15,6 +15,7 @@
 
 #include "tsr_golden_params.h"
 #include "../common/tsr_prng.h"
+#include "../common/tsr_seed.h"
 #include "tsr_sfu.h"
 
 /*
@@ -41,25 +42,6 @@
 #define P30 (INT32_C(1) << 30)
 
 static uint64_t g_seed;
-
-/* Seed from --seed N, else TSR_SEED, else the clock. */
-static uint64_t choose_seed(int argc, char **argv) {
-  const char *text = getenv("TSR_SEED");
-  for (int i = 1; i + 1 < argc; i++) {
-    if (strcmp(argv[i], "--seed") == 0) {
-      text = argv[i + 1];
-    }
-  }
-  if (text != NULL && text[0] != '\0') {
-    char *end;
-    const unsigned long long v = strtoull(text, &end, 0);
-    if (*end == '\0') {
-      return (uint64_t)v;
-    }
-    fprintf(stderr, "test_golden_params: ignoring seed '%s' (not a number)\n", text);
-  }
-  return (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-}
 
 /* Uniform integer in lo..hi. */
 static int32_t rng_int(uint64_t *state, int32_t lo, int32_t hi) {
@@ -467,7 +449,7 @@ static void add_params_equal_prep_on_random_scales(void **state) {
 }
 
 int main(int argc, char **argv) {
-  g_seed = choose_seed(argc, argv);
+  g_seed = tsr_choose_seed("test_golden_params", argc, argv);
   printf("test_golden_params: seed %" PRIu64 " (replay with TSR_SEED=%" PRIu64 " or --seed %" PRIu64 ")\n", g_seed,
          g_seed, g_seed);
   const struct CMUnitTest tests[] = {

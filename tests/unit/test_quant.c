@@ -15,6 +15,7 @@
 
 #include "tsr_quant.h"
 #include "../common/tsr_prng.h"
+#include "../common/tsr_seed.h"
 
 /* cmocka 1.1.5 prints integers in hex; this prints the expression and both values in decimal. */
 #define assert_i64(actual, expected)                                                                  \
@@ -420,27 +421,8 @@ static void quantize_multiplier_matches_libm_reference_on_random_doubles(void **
   }
 }
 
-/* Seed from --seed N, else TSR_SEED, else the clock. */
-static uint64_t choose_seed(int argc, char **argv) {
-  const char *text = getenv("TSR_SEED");
-  for (int i = 1; i + 1 < argc; i++) {
-    if (strcmp(argv[i], "--seed") == 0) {
-      text = argv[i + 1];
-    }
-  }
-  if (text != NULL && text[0] != '\0') {
-    char *end;
-    const unsigned long long v = strtoull(text, &end, 0);
-    if (*end == '\0') {
-      return (uint64_t)v;
-    }
-    fprintf(stderr, "test_quant: ignoring seed '%s' (not a number)\n", text);
-  }
-  return (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-}
-
 int main(int argc, char **argv) {
-  g_seed = choose_seed(argc, argv);
+  g_seed = tsr_choose_seed("test_quant", argc, argv);
   printf("test_quant: seed %" PRIu64 " (replay with TSR_SEED=%" PRIu64 " or --seed %" PRIu64 ")\n", g_seed, g_seed,
          g_seed);
   const struct CMUnitTest tests[] = {

@@ -16,6 +16,7 @@
 #include "tsr_golden.h"
 #include "tsr_sfu.h"
 #include "../common/tsr_prng.h"
+#include "../common/tsr_seed.h"
 
 /* cmocka 1.1.5 prints integers in hex; this prints the expression and both values in decimal. */
 #define assert_i64(actual, expected)                                                                  \
@@ -1294,27 +1295,8 @@ static void check_params_rejects_lut_or_leaky_without_requant_and_bad_negative_s
   assert_i64(tsr_golden_gemm(1, 1, 1, one, 1, one, 1, &raw_lut, out32, NULL), -1);
 }
 
-/* Seed from --seed N, else TSR_SEED, else the clock. */
-static uint64_t choose_seed(int argc, char **argv) {
-  const char *text = getenv("TSR_SEED");
-  for (int i = 1; i + 1 < argc; i++) {
-    if (strcmp(argv[i], "--seed") == 0) {
-      text = argv[i + 1];
-    }
-  }
-  if (text != NULL && text[0] != '\0') {
-    char *end;
-    const unsigned long long v = strtoull(text, &end, 0);
-    if (*end == '\0') {
-      return (uint64_t)v;
-    }
-    fprintf(stderr, "test_sfu_golden: ignoring seed '%s' (not a number)\n", text);
-  }
-  return (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
-}
-
 int main(int argc, char **argv) {
-  g_seed = choose_seed(argc, argv);
+  g_seed = tsr_choose_seed("test_sfu_golden", argc, argv);
   printf("test_sfu_golden: seed %" PRIu64 " (replay with TSR_SEED=%" PRIu64 " or --seed %" PRIu64 ")\n", g_seed,
          g_seed, g_seed);
   const struct CMUnitTest tests[] = {
