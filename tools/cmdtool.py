@@ -36,8 +36,9 @@ import tomllib
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from regtool import (NAME_RE, REPO_ROOT, NameTable, RegmapError,  # noqa: E402
+from regtool import (NAME_RE, REPO_ROOT, BitSpan, NameTable, RegmapError,  # noqa: E402
                      _check_keys, _is_int, _md, _write_if_changed)
+from regtool import _ascii as _ascii_line  # noqa: E402
 
 WORD_BITS = 32
 TOP_KEYS = {"format", "common", "opcode", "sfu_func", "error"}
@@ -54,7 +55,7 @@ TOOL = "tools/cmdtool.py"
 
 
 @dataclass(frozen=True)
-class Field:
+class Field(BitSpan):
     """One field of a command: bits [lsb+width-1:lsb] of word `word`."""
 
     op: str | None   # None for a common (word-0) field
@@ -63,18 +64,6 @@ class Field:
     lsb: int
     width: int
     desc: str
-
-    @property
-    def msb(self) -> int:
-        return self.lsb + self.width - 1
-
-    @property
-    def mask(self) -> int:
-        return (1 << self.width) - 1
-
-    @property
-    def bits(self) -> int:
-        return self.mask << self.lsb
 
     @property
     def cmd_lsb(self) -> int:
@@ -349,7 +338,7 @@ def _ascii(text: str) -> str:
     """Descriptions go into Verilog/C comments: plain ASCII on one line."""
     for k, v in _ASCII.items():
         text = text.replace(k, v)
-    return " ".join(text.encode("ascii", "replace").decode("ascii").split())
+    return _ascii_line(text)
 
 
 def _camel(name: str) -> str:

@@ -68,17 +68,12 @@ class RegmapError(Exception):
 # Data model
 # --------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Field:
-    """One field of a register, already validated."""
+class BitSpan:
+    """Bits [msb:lsb] of a word: what a register field and a command field share.
+    The class that mixes it in holds `lsb` and `width`."""
 
-    reg: str
-    name: str
     lsb: int
     width: int
-    access: str
-    reset: int
-    desc: str
 
     @property
     def msb(self) -> int:
@@ -91,8 +86,21 @@ class Field:
 
     @property
     def bits(self) -> int:
-        """Mask of the field in its register (shifted)."""
+        """Mask of the field in its word (shifted)."""
         return self.mask << self.lsb
+
+
+@dataclass(frozen=True)
+class Field(BitSpan):
+    """One field of a register, already validated."""
+
+    reg: str
+    name: str
+    lsb: int
+    width: int
+    access: str
+    reset: int
+    desc: str
 
     @property
     def base(self) -> str:
