@@ -32,12 +32,11 @@ import argparse
 import os
 import re
 import sys
-import tomllib
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from regtool import (NAME_RE, REPO_ROOT, BitSpan, NameTable, RegmapError,  # noqa: E402
-                     _check_keys, _is_int, _md, _write_if_changed)
+                     _check_keys, _is_int, _md, _write_if_changed, read_toml)
 from regtool import _ascii as _ascii_line  # noqa: E402
 
 WORD_BITS = 32
@@ -204,13 +203,7 @@ def _load_values(raw_list: object, what: str, keys: set[str], width: int,
 
 def load_cmds(path: str) -> CmdFormat:
     """Read and validate the command-format TOML; raise RegmapError listing every problem."""
-    try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
-    except OSError as exc:
-        raise RegmapError(f"cannot read: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise RegmapError(f"TOML syntax: {exc}") from exc
+    doc = read_toml(path)
 
     errors: list[str] = []
     _check_keys(doc, TOP_KEYS, "top level", errors)

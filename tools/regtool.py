@@ -291,15 +291,20 @@ def _load_reg(raw: object, index: int, addr_bits: int, errors: list[str]) -> Reg
                locked_by=locked_by)
 
 
-def load_regmap(path: str) -> Block:
-    """Read and validate the TOML register map; raise RegmapError listing every problem."""
+def read_toml(path: str) -> dict:
+    """The parsed TOML file; RegmapError with one line when it cannot be read or parsed."""
     try:
         with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
+            return tomllib.load(fh)
     except OSError as exc:
         raise RegmapError(f"cannot read: {exc.strerror}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise RegmapError(f"TOML syntax: {exc}") from exc
+
+
+def load_regmap(path: str) -> Block:
+    """Read and validate the TOML register map; raise RegmapError listing every problem."""
+    doc = read_toml(path)
 
     errors: list[str] = []
     _check_keys(doc, TOP_KEYS, "top level", errors)
