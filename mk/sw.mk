@@ -102,14 +102,16 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 	  np.save(d+"/lut256u8.npy", np.zeros(256, np.uint8)); np.save(d+"/x3d.npy", np.ones((2,2,2), np.int8)); \
 	  np.save(d+"/empty.npy", np.ones((0,4), np.int8)); np.save(d+"/long.npy", np.ones((1,65536), np.int8)); \
 	  np.save(d+"/g5.npy", np.ones(5, np.int8)); np.save(d+"/b4u8.npy", np.ones(4, np.uint8)); \
-	  np.save(d+"/b4i32.npy", np.ones(4, np.int32))'
+	  np.save(d+"/b4i32.npy", np.ones(4, np.int32)); \
+	  np.save(d+"/mult7.npy", np.array([7, 1 << 30], np.int32)); np.save(d+"/ws3.npy", np.ones(3, np.float32)); \
+	  np.save(d+"/a34i16.npy", np.ones((3,4), np.int16)); np.save(d+"/bias2be.npy", np.ones(2, ">i4"))'
 	@set -u; fail=0; n=0; \
 	check() { want_rc=$$1; want_msg=$$2; shift 2; n=$$((n+1)); \
 	  out=$$(TSR_SIM_LIB_DIR=$(CLI_TMP)/nolib $(SW_BIN) "$$@" 2>&1 >/dev/null); rc=$$?; \
 	  lines=$$(printf '%s\n' "$$out" | grep -c .); \
 	  if [ $$rc -ne $$want_rc ] || [ $$lines -ne 1 ] || ! printf '%s' "$$out" | grep -qF -- "$$want_msg"; then \
 	    echo "test-cli: FAIL: tessera $$* -> exit $$rc, $$lines line(s): $$out (wanted exit $$want_rc and '$$want_msg')"; fail=1; fi; }; \
-	D=$(CLI_TMP); \
+	D=$(CLI_TMP); G0="gemm --a $$D/a34.npy --b $$D/b42.npy"; \
 	check 2 "unknown command 'frob'" frob; \
 	check 2 "unknown option '--bogus'" gemm --bogus 1; \
 	check 2 "unknown option '--a'" info --a x.npy; \
@@ -124,12 +126,29 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 	check 2 "$$D/missing.npy" gemm --a $$D/missing.npy --b $$D/b42.npy; \
 	check 2 "$$D/junk.npy" gemm --a $$D/junk.npy --b $$D/b42.npy; \
 	check 2 "the bias has 3 values but B has 2 columns" gemm --a $$D/a34.npy --b $$D/b42.npy --bias $$D/bias3.npy; \
-	check 2 "shift[1] = 40 is outside -31..30" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --shift-npy $$D/sh2.npy; \
+	check 2 "the shift of column 1, 40, is outside -31..30" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --shift-npy $$D/sh2.npy; \
 	check 2 "--shift: 31 is outside -31..30" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --shift 31; \
 	check 2 "--out-zp: 128 is outside -128..127" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --out-zp 128; \
 	check 2 "--act-min 5 is greater than --act-max 4" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --act-min 5 --act-max 4; \
 	check 2 "--mult: '1.5' is not an integer" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1.5; \
 	check 2 "--mult: 2147483648 is outside" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 2147483648; \
+	check 2 "the multiplier, -5, is neither 0 nor in 2^30..2^31-1" $$G0 --mult -5; \
+	check 2 "--a-zp: 200 is outside -128..127" $$G0 --a-zp 200; \
+	check 2 "--a-zp applies to --a/--b operands" gemm --m 3 --k 4 --n 5 --a-zp 1; \
+	check 2 "give --mult/--shift or --a-scale/--w-scale/--out-scale, not both" $$G0 --mult 1073741824 --a-scale 0.1 --w-scale 0.1 --out-scale 1; \
+	check 2 "requantization by scales needs --a-scale, --w-scale (or --w-scale-npy) and --out-scale" $$G0 --a-scale 0.1 --out-scale 1; \
+	check 2 "give --w-scale or --w-scale-npy, not both" $$G0 --a-scale 0.1 --w-scale 0.1 --w-scale-npy $$D/ws3.npy --out-scale 1; \
+	check 2 "the weight scales have 3 values but B has 2 columns" $$G0 --a-scale 0.1 --w-scale-npy $$D/ws3.npy --out-scale 1; \
+	check 2 "--w-scale: 0 is not a valid scale" $$G0 --a-scale 0.1 --w-scale 0 --out-scale 1; \
+	check 2 "cannot be represented" $$G0 --a-scale 1 --w-scale 1 --out-scale 1e-12; \
+	check 2 "unsupported dtype int16 (supported: int8, uint8, int32, float32)" gemm --a $$D/a34i16.npy --b $$D/b42.npy; \
+	check 2 "unsupported dtype big-endian int32: save it little-endian, np.save(path, x.astype('<i4'))" $$G0 --bias $$D/bias2be.npy; \
+	check 2 "the multiplier, 1000, is neither 0 nor in 2^30..2^31-1" $$G0 --mult 1000; \
+	check 2 "the multiplier, -2147483648, is neither 0" $$G0 --mult -2147483648; \
+	check 2 "the multiplier of column 0, 7, is neither 0" $$G0 --mult-npy $$D/mult7.npy; \
+	check 2 "--mem-bw: 5000 is outside 0..4096" gemm --m 3 --k 4 --n 5 --mem-bw 5000; \
+	check 2 "--mem-latency: -1 is outside 0..100000" gemm --m 3 --k 4 --n 5 --mem-latency -1; \
+	check 2 "--mem-latency: 'x' is not an integer" gemm --m 3 --k 4 --n 5 --mem-latency x; \
 	check 2 "--shift needs --mult" gemm --a $$D/a34.npy --b $$D/b42.npy --shift 3; \
 	check 2 "--m/--k/--n, not both" gemm --a $$D/a34.npy --m 3; \
 	check 2 "need all of --m, --k and --n" gemm --m 3 --k 4; \
@@ -138,7 +157,9 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 	check 2 "--dim: 12 is not a power of two" gemm --m 3 --k 4 --n 5 --dim 12; \
 	check 2 "--stall-pct: 101 is outside 0..100" gemm --m 3 --k 4 --n 5 --stall-pct 101; \
 	check 2 "no simulator build for --dim 64" gemm --m 3 --k 4 --n 5 --dim 64; \
-	check 2 "run 'make sim DIM=32'" info --dim 32; \
+	check 2 "no simulator build for --dim 32" info --dim 32; \
+	check 2 "the tested array sizes are 4, 8 and 16 ('make sim DIM=4|8|16')" info --dim 32; \
+	check 2 "run 'make sim DIM=16'" info --dim 16; \
 	check 2 "--dma needs --device" info --dma devmem:0x0,0x1000; \
 	check 2 "cannot open /nonexistent/uio7" info --device uio:/nonexistent/uio7; \
 	check 2 "not 4-byte aligned" info --device devmem:0x43c00002; \
@@ -176,11 +197,14 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 	check 2 "add: --b is required" add --a $$D/a34.npy; \
 	check 2 "add: --a-scale is required" add --a $$D/a34.npy --b $$D/a34.npy --b-scale 1 --out-scale 1; \
 	check 2 "A is (3,4) but B is (4,2): the shapes must be equal" add --a $$D/a34.npy --b $$D/b42.npy --a-scale 1 --b-scale 1 --out-scale 1; \
+	check 2 "add: --act-min 5 is greater than --act-max 4" add --a $$D/a34.npy --b $$D/a34.npy --a-scale 1 --b-scale 1 --out-scale 1 --act-min 5 --act-max 4; \
+	check 2 "--act-max: 128 is outside -128..127" add --a $$D/a34.npy --b $$D/a34.npy --a-scale 1 --b-scale 1 --out-scale 1 --act-max 128; \
+	check 2 "--in-zp: 200 is outside -128..127" softmax --in $$D/a34.npy --in-scale 0.1 --in-zp 200; \
 	check 2 "--b-zp: -129 is outside -128..127" add --a $$D/a34.npy --b $$D/a34.npy --a-scale 1 --b-scale 1 --out-scale 1 --b-zp -129; \
 	check 2 "reduce: --in is required" reduce; \
 	check 2 "unknown option '--in-scale'" reduce --in $$D/a34.npy --in-scale 1; \
 	check 2 "unknown option '--op'" info --op gelu; \
-	check 2 "--act needs --mult or --mult-npy" $$G --act gelu; \
+	check 2 "--act needs --mult, --mult-npy or the scales" $$G --act gelu; \
 	check 2 "--act: unknown function 'foo'" $$G --mult 1073741824 --act foo; \
 	check 2 "--act needs --out-scale" $$G --mult 1073741824 --act gelu; \
 	check 2 "give --act or --act-lut, not both" $$G --mult 1073741824 --act gelu --act-lut $$D/lut256.npy --out-scale 1; \

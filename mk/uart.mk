@@ -132,10 +132,13 @@ test-uart-cli: $(UART_SO) $(SW_BIN) ## tessera --hal uart-sim gemm ... --check t
 	@out=$$(TSR_UART_LIB_DIR=$(UART_BUILD)/lib $(SW_BIN) --hal uart-sim gemm --m 16 --k 16 --n 16 --check) || \
 	  { echo "$$out"; echo "test-uart-cli: FAIL: tessera --hal uart-sim gemm --m 16 --k 16 --n 16 --check"; exit 1; }; \
 	  echo "$$out"; echo "$$out" | grep -q '^gemm 16x16x16 .*(uart)' && echo "$$out" | grep -q 'bit-exact: yes' || \
-	  { echo "test-uart-cli: FAIL: no '(uart)' backend or no 'bit-exact: yes' in the output"; exit 1; }
+	  { echo "test-uart-cli: FAIL: no '(uart)' backend or no 'bit-exact: yes' in the output"; exit 1; }; \
+	  echo "$$out" | grep -q '^  note: over the serial link .* include the chip waiting for the link' || \
+	  { echo "test-uart-cli: FAIL: no note that the serial link sets the pace of the cycles and utilization"; exit 1; }
 	@out=$$(TSR_UART_LIB_DIR=$(UART_BUILD)/lib $(SW_BIN) gemm --m 9 --k 70 --n 13 --seed 5 --raw --check --json --hal uart-sim) && \
-	  echo "$$out" | grep -q '"check": "pass"' || { echo "$$out"; echo "test-uart-cli: FAIL: gemm --raw --json over uart-sim"; exit 1; }
-	@echo "test-uart-cli: tessera --hal uart-sim gemm: bit-exact (int8 16^3, raw int32 9x70x13)"
+	  echo "$$out" | grep -q '"check": "pass"' && echo "$$out" | grep -q '"paced_by": "serial link"' || \
+	  { echo "$$out"; echo "test-uart-cli: FAIL: gemm --raw --json over uart-sim (check pass, paced_by serial link)"; exit 1; }
+	@echo "test-uart-cli: tessera --hal uart-sim gemm: bit-exact (int8 16^3, raw int32 9x70x13), the link named as the pace"
 
 # ---- lint and synthesis of the new RTL ----------------------------------------------------
 uart-lint: ## Verilator -Wall on the UART bridge and board top, Yosys (no latches) on the bridge and memory

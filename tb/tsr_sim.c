@@ -209,14 +209,14 @@ TSR_SIM_API void tsr_sim_cfg_default(tsr_sim_cfg_t *cfg) {
   cfg->watchdog_cycles = TSR_SIM_DEFAULT_WATCHDOG;
 }
 
-TSR_SIM_API tsr_sim_t *tsr_sim_create(const tsr_sim_cfg_t *cfg) {
+TSR_SIM_API tsr_sim_t *tsr_sim_open(const tsr_sim_cfg_t *cfg, char *err, size_t errlen) {
   if (cfg == NULL) {
-    fprintf(stderr, "tsr_sim: no configuration given (use tsr_sim_cfg_default)\n");
+    snprintf(err, errlen, "tsr_sim: no configuration given (use tsr_sim_cfg_default)");
     return NULL;
   }
   tsr_sim_t *s = calloc(1, sizeof *s);
   if (s == NULL) {
-    fprintf(stderr, "tsr_sim: out of memory\n");
+    snprintf(err, errlen, "tsr_sim: out of memory");
     return NULL;
   }
   s->cfg = *cfg;
@@ -239,16 +239,26 @@ TSR_SIM_API tsr_sim_t *tsr_sim_create(const tsr_sim_cfg_t *cfg) {
   mc.err_size = cfg->err_size;
   s->mem = tsr_axi_mem_create(&mc);
   if (s->mem == NULL) {
+    snprintf(err, errlen, "tsr_sim: the memory model refused its configuration (see the message above)");
     free(s);
     return NULL;
   }
-  s->shim = tsr_shim_create(cfg->trace_path, &s->out);
+  s->shim = tsr_shim_create(cfg->trace_path, &s->out, err, errlen);
   if (s->shim == NULL) {
     tsr_axi_mem_destroy(s->mem);
     free(s);
     return NULL;
   }
   tsr_sim_reset(s, 8u);
+  return s;
+}
+
+TSR_SIM_API tsr_sim_t *tsr_sim_create(const tsr_sim_cfg_t *cfg) {
+  char err[256];
+  tsr_sim_t *s = tsr_sim_open(cfg, err, sizeof err);
+  if (s == NULL) {
+    fprintf(stderr, "%s\n", err);
+  }
   return s;
 }
 

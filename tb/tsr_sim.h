@@ -52,8 +52,11 @@ typedef struct tsr_sim_cfg {
 /** Fill a configuration with the defaults above. */
 void tsr_sim_cfg_default(tsr_sim_cfg_t *cfg);
 
-/** Build a model and hold it in reset for 8 cycles. NULL on failure
- *  (a message goes to stderr). */
+/** Build a model and hold it in reset for 8 cycles. NULL on failure, with one
+ *  line in err. */
+tsr_sim_t *tsr_sim_open(const tsr_sim_cfg_t *cfg, char *err, size_t errlen);
+
+/** tsr_sim_open, with the failure's line on stderr. */
 tsr_sim_t *tsr_sim_create(const tsr_sim_cfg_t *cfg);
 
 /** Finish the trace and free everything. NULL is accepted. */

@@ -132,18 +132,19 @@ static void apply_plusargs(VerilatedContext &ctx) {
   ctx.commandArgs(static_cast<int>(argv.size()), argv.data());
 }
 
-extern "C" tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *out) {
+extern "C" tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *out, char *err,
+                                       size_t errlen) {
   if (out == nullptr) {
     return nullptr;
   }
   std::unique_ptr<tsr_shim> s(new (std::nothrow) tsr_shim);
   if (!s) {
-    std::fprintf(stderr, "tsr_sim: out of memory\n");
+    std::snprintf(err, errlen, "tsr_sim: out of memory");
     return nullptr;
   }
   s->ctx.reset(new (std::nothrow) VerilatedContext);
   if (!s->ctx) {
-    std::fprintf(stderr, "tsr_sim: out of memory\n");
+    std::snprintf(err, errlen, "tsr_sim: out of memory");
     return nullptr;
   }
   apply_plusargs(*s->ctx);
@@ -152,7 +153,7 @@ extern "C" tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *o
   }
   s->top.reset(new (std::nothrow) Vtsr_top{s->ctx.get(), "TOP"});
   if (!s->top) {
-    std::fprintf(stderr, "tsr_sim: out of memory\n");
+    std::snprintf(err, errlen, "tsr_sim: out of memory");
     return nullptr;
   }
   // 5 ns in units of the time precision of the Verilated design.
@@ -163,13 +164,13 @@ extern "C" tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *o
   if (trace_path != nullptr) {
     s->fst.reset(new (std::nothrow) VerilatedFstC);
     if (!s->fst) {
-      std::fprintf(stderr, "tsr_sim: out of memory\n");
+      std::snprintf(err, errlen, "tsr_sim: out of memory");
       return nullptr;
     }
     s->top->trace(s->fst.get(), 99);
     s->fst->open(trace_path);
     if (!s->fst->isOpen()) {
-      std::fprintf(stderr, "tsr_sim: cannot open trace file %s\n", trace_path);
+      std::snprintf(err, errlen, "tsr_sim: cannot open trace file %s", trace_path);
       return nullptr;
     }
   }

@@ -2,6 +2,7 @@
 #ifndef TSR_SIM_SHIM_H
 #define TSR_SIM_SHIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tsr_axi_mem.h"
@@ -38,8 +39,8 @@ typedef struct tsr_shim tsr_shim_t;
 
 /** Build the Verilated model with clk low and all inputs 0 (reset asserted),
  *  evaluate it, and open an FST trace if `trace_path` is not NULL. Fills
- *  `out`. NULL (message on stderr) on failure. */
-tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *out);
+ *  `out`. NULL on failure, with one line in err. */
+tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *out, char *err, size_t errlen);
 
 /** Finish the model, flush and close the trace, free everything. NULL is accepted. */
 void tsr_shim_destroy(tsr_shim_t *s);

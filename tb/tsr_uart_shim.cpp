@@ -41,18 +41,18 @@ static void eval_dump(tsr_ushim *s) {
 }
 
 extern "C" tsr_ushim_t *tsr_ushim_create(const char *trace_path, const tsr_upins_in_t *in,
-                                         tsr_upins_out_t *out) {
+                                         tsr_upins_out_t *out, char *err, size_t errlen) {
   if (in == nullptr || out == nullptr) {
     return nullptr;
   }
   std::unique_ptr<tsr_ushim> s(new (std::nothrow) tsr_ushim);
   if (!s) {
-    std::fprintf(stderr, "tsr_usim: out of memory\n");
+    std::snprintf(err, errlen, "tsr_usim: out of memory");
     return nullptr;
   }
   s->ctx.reset(new (std::nothrow) VerilatedContext);
   if (!s->ctx) {
-    std::fprintf(stderr, "tsr_usim: out of memory\n");
+    std::snprintf(err, errlen, "tsr_usim: out of memory");
     return nullptr;
   }
   if (trace_path != nullptr) {
@@ -60,7 +60,7 @@ extern "C" tsr_ushim_t *tsr_ushim_create(const char *trace_path, const tsr_upins
   }
   s->top.reset(new (std::nothrow) Vtsr_uart_top{s->ctx.get(), "TOP"});
   if (!s->top) {
-    std::fprintf(stderr, "tsr_usim: out of memory\n");
+    std::snprintf(err, errlen, "tsr_usim: out of memory");
     return nullptr;
   }
   for (int p = s->ctx->timeprecision(); p < -9; ++p) {
@@ -70,13 +70,13 @@ extern "C" tsr_ushim_t *tsr_ushim_create(const char *trace_path, const tsr_upins
   if (trace_path != nullptr) {
     s->fst.reset(new (std::nothrow) VerilatedFstC);
     if (!s->fst) {
-      std::fprintf(stderr, "tsr_usim: out of memory\n");
+      std::snprintf(err, errlen, "tsr_usim: out of memory");
       return nullptr;
     }
     s->top->trace(s->fst.get(), 99);
     s->fst->open(trace_path);
     if (!s->fst->isOpen()) {
-      std::fprintf(stderr, "tsr_usim: cannot open trace file %s\n", trace_path);
+      std::snprintf(err, errlen, "tsr_usim: cannot open trace file %s", trace_path);
       return nullptr;
     }
   }

@@ -2,6 +2,7 @@
 #ifndef TSR_UART_SHIM_H
 #define TSR_UART_SHIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -24,9 +25,9 @@ typedef struct tsr_upins_out {
 typedef struct tsr_ushim tsr_ushim_t;
 
 /** Build the model (clk low, inputs as given), open an FST trace if trace_path is set.
- *  NULL (message on stderr) on failure. */
+ *  NULL on failure, with one line in err. */
 tsr_ushim_t *tsr_ushim_create(const char *trace_path, const tsr_upins_in_t *in,
-                              tsr_upins_out_t *out);
+                              tsr_upins_out_t *out, char *err, size_t errlen);
 
 /** Finish the model and the trace, free everything. NULL is accepted. */
 void tsr_ushim_destroy(tsr_ushim_t *s);

@@ -153,23 +153,32 @@ static void usim_cycle(tsr_usim_t *u) {
   }
 }
 
-TSR_USIM_API tsr_usim_t *tsr_usim_create(const char *trace_path) {
+TSR_USIM_API tsr_usim_t *tsr_usim_open(const char *trace_path, char *err, size_t errlen) {
   tsr_usim_t *u = calloc(1, sizeof *u);
   if (u == NULL) {
-    fprintf(stderr, "tsr_usim: out of memory\n");
+    snprintf(err, errlen, "tsr_usim: out of memory");
     return NULL;
   }
   u->in.rst_n = 0u;
   u->in.rx = 1u;
   u->ltx.bit = -1;
   u->lrx.bit = -1;
-  u->shim = tsr_ushim_create(trace_path, &u->in, &u->out);
+  u->shim = tsr_ushim_create(trace_path, &u->in, &u->out, err, errlen);
   if (u->shim == NULL) {
     free(u);
     return NULL;
   }
   u->rst_left = RESET_CYCLES;
   tsr_usim_step(u, RESET_CYCLES + 2u);
+  return u;
+}
+
+TSR_USIM_API tsr_usim_t *tsr_usim_create(const char *trace_path) {
+  char err[256];
+  tsr_usim_t *u = tsr_usim_open(trace_path, err, sizeof err);
+  if (u == NULL) {
+    fprintf(stderr, "%s\n", err);
+  }
   return u;
 }
 

@@ -40,7 +40,11 @@ typedef struct tsr_usim_stats {
   uint64_t mem_writes;       /**< evt_o[6]: memory bytes written by the bridge */
 } tsr_usim_stats_t;
 
-/** Build the board, hold reset for 8 cycles; trace_path: FST file or NULL. NULL on failure. */
+/** Build the board, hold reset for 8 cycles; trace_path: FST file or NULL. NULL on failure,
+ *  with one line in err. */
+tsr_usim_t *tsr_usim_open(const char *trace_path, char *err, size_t errlen);
+
+/** tsr_usim_open, with the failure's line on stderr. */
 tsr_usim_t *tsr_usim_create(const char *trace_path);
 
 /** Finish the trace and free everything. NULL is accepted. */

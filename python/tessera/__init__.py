@@ -5,7 +5,7 @@
         out, fig = dev.gemm(a, b, bias, a_zp=-3, a_scale=0.02, w_scale=ws, out_scale=0.1)
 
 Every job returns a Result: .out (numpy) and .figures (dict: cycles, utilization,
-dma_rd_bytes, dma_wr_bytes, time {compute, fill, load_wait, store, sfu, control}, ...);
+bus_read_bytes, bus_write_bytes, time {compute, fill, load_wait, store, sfu, control}, ...);
 it unpacks as (out, figures). Errors raise TesseraError (.message, .status);
 check=True raises TesseraMismatch on a difference from the golden model.
 The library is $TESSERA_LIB or <repo>/build/lib/libtessera.so (`make sw`).

@@ -65,7 +65,7 @@ def _call(fn, *args):
 class Result:
     """What a job returns: .out (numpy array) and .figures (dict).
 
-    figures: cycles, busy_cycles, macs, dma_rd_bytes, dma_wr_bytes, commands,
+    figures: cycles, busy_cycles, macs, bus_read_bytes, bus_write_bytes, commands,
     rd_stall_cycles, wr_stall_cycles, sim_cycles, plan_commands, plan_cycles
     (GEMM: the cost model's prediction), plan_tiles (GEMM: stores; SFU: blocks)
     as ints; utilization (GEMM: MACs / (N^2 cycles)) and wall_seconds as floats;
@@ -83,8 +83,8 @@ class Result:
     def __repr__(self):
         f = self.figures
         return (f"Result(out={self.out.dtype}{self.out.shape}, cycles={f['cycles']},"
-                f" utilization={f['utilization']:.3f}, dma_rd_bytes={f['dma_rd_bytes']},"
-                f" dma_wr_bytes={f['dma_wr_bytes']}, check={f['check']!r})")
+                f" utilization={f['utilization']:.3f}, bus_read_bytes={f['bus_read_bytes']},"
+                f" bus_write_bytes={f['bus_write_bytes']}, check={f['check']!r})")
 
 
 # ---- argument checks (before the library sees anything) ----------------------------------------
@@ -176,7 +176,7 @@ def quantize_scales(a_scale, w_scale, out_scale, n):
         _scale(f"w_scale[{i}]" if w.shape[0] > 1 else "w_scale", float(v))
     w = np.ascontiguousarray(w)
     mult, shift = np.empty(n, np.int32), np.empty(n, np.int32)
-    _call(_ffi.lib().tessera_flat_quantize_scales, n, a_scale, _ptr(w), w.shape[0], out_scale,
+    _call(_ffi.lib().tessera_gemm_quantize_scales, n, a_scale, _ptr(w), w.shape[0], out_scale,
           _ptr(mult), _ptr(shift))
     return mult, shift
 

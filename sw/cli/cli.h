@@ -28,7 +28,7 @@ typedef enum opt_id {
   O_MEM_BW, O_STALL_PCT, O_MAX_MT, O_MAX_KC, O_DEVICE, O_DMA, O_HAL,
   /* special functions (docs/sfu.md) */
   O_OP, O_IN, O_IN_SCALE, O_IN_ZP, O_OUT_SCALE, O_LUT, O_BETA, O_GAMMA, O_GAMMA_SCALE,
-  O_GAMMA_ZP, O_EPS, O_A_SCALE, O_A_ZP, O_B_SCALE, O_B_ZP, O_ACT, O_ACT_LUT, O_ACT_OUT_SCALE,
+  O_GAMMA_ZP, O_EPS, O_A_SCALE, O_A_ZP, O_B_SCALE, O_B_ZP, O_W_SCALE, O_W_SCALE_NPY, O_ACT, O_ACT_LUT, O_ACT_OUT_SCALE,
   O_ACT_OUT_ZP, O_LEAKY, O_PLAN,
   /* bench */
   O_QUICK, O_COUNT
@@ -129,8 +129,12 @@ void progress_clear(progress_t *p);
 void print_time_json(const tsr_counters_t *c);
 /** Text: "  time: 72.0 % compute, ...". */
 void print_time_text(const tsr_counters_t *c);
-/** JSON: , "wall_seconds": .. [, "sim_cycles": .., "sim_cycles_per_second": ..] */
-void print_wall_json(const tessera_figures_t *f, bool is_sim);
+
+/** Over a serial link (--hal uart...) the link sets the pace: say so after the figures. */
+void print_link_note(const tessera_info_t *info);
+/** JSON: , "wall_seconds": .. [, "paced_by": "serial link"] [, "sim_cycles": ..,
+ *  "sim_cycles_per_second": ..] */
+void print_wall_json(const tessera_figures_t *f, const tessera_info_t *info);
 
 /* ---- Commands ------------------------------------------------------------------------------ */
 

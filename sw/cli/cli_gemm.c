@@ -20,6 +20,7 @@ typedef struct job {
   int8_t *a, *b;           /* row-major, packed */
   int32_t *bias;           /* NULL: none */
   bool requant;
+  bool by_scales;          /* --a-scale --w-scale|--w-scale-npy --out-scale */
   bool per_channel;
   int32_t *mult, *shift;   /* per channel (requant && per_channel) */
   int32_t mult_scalar, shift_scalar, out_zp, act_min, act_max;
@@ -38,7 +39,7 @@ typedef struct job {
   double alpha;
   int32_t *mult_neg, *shift_neg; /* per column (leaky) */
   /* storage owned by the job */
-  tsr_npy_t na, nb, nbias, nmult, nshift;
+  tsr_npy_t na, nb, nbias, nmult, nshift, nwscale;
   int32_t *own_bias, *own_mult, *own_shift;
   int8_t *own_a, *own_b;
 } job_t;
@@ -49,6 +50,7 @@ static void job_free(job_t *j) {
   tsr_npy_free(&j->nbias);
   tsr_npy_free(&j->nmult);
   tsr_npy_free(&j->nshift);
+  tsr_npy_free(&j->nwscale);
   free(j->own_bias);
   free(j->own_mult);
   free(j->own_shift);
@@ -84,7 +86,7 @@ static void job_view(const job_t *j, tessera_gemm_t *g) {
 static int job_activation(const args_t *ar, job_t *j) {
   const opt_id_t act_only[] = {O_OUT_SCALE, O_ACT_OUT_SCALE, O_ACT_OUT_ZP};
   for (size_t i = 0; i < sizeof act_only / sizeof act_only[0]; i++) {
-    if (ar->set[act_only[i]] && !ar->set[O_ACT]) {
+    if (ar->set[act_only[i]] && !ar->set[O_ACT] && !(act_only[i] == O_OUT_SCALE && j->by_scales)) {
       die_line("gemm: --%s applies to --act (the table built for the int8 output)",
                opt_name(act_only[i]));
       return -1;
@@ -182,6 +184,76 @@ static int32_t *filled(uint32_t n, int32_t v) {
   return p;
 }
 
+/* gemm --a-scale --w-scale|--w-scale-npy --out-scale: (mult, shift) from the real scales by
+ * the driver's QuantizeMultiplier, each scale first rounded to float32 as a .tflite holds it;
+ * per tensor with --w-scale, per channel with --w-scale-npy (float32 (n,)). */
+static int job_scales(const args_t *ar, job_t *j) {
+  if (ar->set[O_MULT] || ar->set[O_MULT_NPY] || ar->set[O_SHIFT] || ar->set[O_SHIFT_NPY]) {
+    die_line("gemm: give --mult/--shift or --a-scale/--w-scale/--out-scale, not both");
+    return -1;
+  }
+  if (ar->set[O_W_SCALE] && ar->set[O_W_SCALE_NPY]) {
+    die_line("gemm: give --w-scale or --w-scale-npy, not both");
+    return -1;
+  }
+  if (!ar->set[O_A_SCALE] || !(ar->set[O_W_SCALE] || ar->set[O_W_SCALE_NPY]) ||
+      !ar->set[O_OUT_SCALE]) {
+    die_line("gemm: requantization by scales needs --a-scale, --w-scale (or --w-scale-npy) "
+             "and --out-scale");
+    return -1;
+  }
+  double a_scale = 0.0;
+  double out_scale = 0.0;
+  double w_one = 0.0;
+  if (get_scale(ar, O_A_SCALE, &a_scale) != 0 || get_scale(ar, O_OUT_SCALE, &out_scale) != 0 ||
+      (ar->set[O_W_SCALE] && get_scale(ar, O_W_SCALE, &w_one) != 0)) {
+    return -1;
+  }
+  uint32_t n_w = 1;
+  double *w = &w_one;
+  if (ar->set[O_W_SCALE_NPY]) {
+    if (load_npy(ar->val[O_W_SCALE_NPY], TSR_NPY_FLOAT32, 1, &j->nwscale) != 0) {
+      return -1;
+    }
+    if (j->nwscale.shape[0] != j->n) {
+      die_line("%s: the weight scales have %zu values but B has %u columns",
+               ar->val[O_W_SCALE_NPY], j->nwscale.shape[0], j->n);
+      return -1;
+    }
+    n_w = j->n;
+    w = malloc((size_t)j->n * sizeof *w);
+    if (w == NULL) {
+      die_line("gemm: out of memory");
+      return -1;
+    }
+    const float *wf = j->nwscale.data;
+    for (uint32_t i = 0; i < j->n; i++) {
+      w[i] = wf[i];
+    }
+  }
+  j->mult = j->own_mult = malloc((size_t)j->n * sizeof *j->mult);
+  j->shift = j->own_shift = malloc((size_t)j->n * sizeof *j->shift);
+  char err[TESSERA_ERRLEN];
+  tsr_status_t st = TSR_NO_MEMORY;
+  snprintf(err, sizeof err, "out of memory");
+  if (j->mult != NULL && j->shift != NULL) {
+    st = tessera_gemm_quantize_scales(j->n, a_scale, w, n_w, out_scale, j->mult, j->shift, err,
+                                      sizeof err);
+  }
+  if (w != &w_one) {
+    free(w);
+  }
+  if (st != TSR_OK) {
+    die_line("gemm: %s", err);
+    return -1;
+  }
+  j->by_scales = true;
+  j->per_channel = n_w != 1u;
+  j->mult_scalar = j->mult[0];
+  j->shift_scalar = j->shift[0];
+  return 0;
+}
+
 /* Operands and parameters from .npy files and scalar options. */
 static int job_from_files(const args_t *ar, job_t *j) {
   if (!ar->set[O_A] || !ar->set[O_B]) {
@@ -216,6 +288,24 @@ static int job_from_files(const args_t *ar, job_t *j) {
     }
     j->bias = j->nbias.data;
   }
+  if (ar->set[O_A_ZP]) {
+    /* The input zero point, folded into the bias exactly (docs/programming.md). */
+    int32_t a_zp = 0;
+    char err[TESSERA_ERRLEN];
+    if (get_zp(ar, O_A_ZP, &a_zp) != 0) {
+      return -1;
+    }
+    int32_t *folded = malloc((size_t)j->n * sizeof *folded);
+    if (folded == NULL ||
+        tessera_gemm_fold_a_zp(j->k, j->n, j->b, j->bias, a_zp, folded, err, sizeof err) != TSR_OK) {
+      die_line("gemm: --a-zp: %s", folded == NULL ? "out of memory" : err);
+      free(folded);
+      return -1;
+    }
+    free(j->own_bias);
+    j->bias = j->own_bias = folded;
+  }
+  const bool scales = ar->set[O_A_SCALE] || ar->set[O_W_SCALE] || ar->set[O_W_SCALE_NPY];
   if (ar->set[O_MULT] && ar->set[O_MULT_NPY]) {
     die_line("gemm: give --mult or --mult-npy, not both");
     return -1;
@@ -224,13 +314,14 @@ static int job_from_files(const args_t *ar, job_t *j) {
     die_line("gemm: give --shift or --shift-npy, not both");
     return -1;
   }
-  j->requant = ar->set[O_MULT] || ar->set[O_MULT_NPY];
+  j->requant = ar->set[O_MULT] || ar->set[O_MULT_NPY] || scales;
   const opt_id_t needs_mult[] = {O_SHIFT,  O_SHIFT_NPY, O_OUT_ZP, O_ACT_MIN,     O_ACT_MAX,
                                  O_ACT,    O_ACT_LUT,   O_LEAKY,  O_OUT_SCALE,   O_ACT_OUT_SCALE,
                                  O_ACT_OUT_ZP};
   for (size_t i = 0; i < sizeof needs_mult / sizeof needs_mult[0]; i++) {
     if (ar->set[needs_mult[i]] && !j->requant) {
-      die_line("gemm: --%s needs --mult or --mult-npy (it only applies to requantized output)",
+      die_line("gemm: --%s needs --mult, --mult-npy or the scales (it only applies to "
+               "requantized output)",
                opt_name(needs_mult[i]));
       return -1;
     }
@@ -251,6 +342,9 @@ static int job_from_files(const args_t *ar, job_t *j) {
     die_line("gemm: --act-min %d is greater than --act-max %d", j->act_min, j->act_max);
     return -1;
   }
+  if (scales) {
+    return job_scales(ar, j) != 0 ? -1 : job_activation(ar, j);
+  }
   /* Per channel when either vector is given; the other is then broadcast. */
   j->per_channel = ar->set[O_MULT_NPY] || ar->set[O_SHIFT_NPY];
   if (j->per_channel) {
@@ -267,12 +361,6 @@ static int job_from_files(const args_t *ar, job_t *j) {
         return -1;
       }
       j->shift = j->nshift.data;
-      for (uint32_t i = 0; i < j->n; i++) {
-        if (j->shift[i] < TSR_SHIFT_MIN || j->shift[i] > TSR_SHIFT_MAX) {
-          die_line("%s: shift[%u] = %d is outside -31..30", ar->val[O_SHIFT_NPY], i, j->shift[i]);
-          return -1;
-        }
-      }
     } else {
       j->shift = j->own_shift = filled(j->n, j->shift_scalar);
     }
@@ -289,7 +377,8 @@ static int job_random(const args_t *ar, job_t *j) {
   const opt_id_t file_only[] = {O_BIAS,    O_MULT,      O_MULT_NPY,      O_SHIFT,
                                 O_SHIFT_NPY, O_OUT_ZP, O_ACT_MIN,       O_ACT_MAX,
                                 O_ACT,     O_ACT_LUT,   O_ACT_OUT_SCALE, O_ACT_OUT_ZP,
-                                O_LEAKY,   O_OUT_SCALE};
+                                O_LEAKY,   O_OUT_SCALE, O_A_ZP,         O_A_SCALE,
+                                O_W_SCALE, O_W_SCALE_NPY};
   for (size_t i = 0; i < sizeof file_only / sizeof file_only[0]; i++) {
     if (ar->set[file_only[i]]) {
       die_line("gemm: --%s applies to --a/--b operands, not to random ones (--m/--k/--n)",
@@ -406,10 +495,16 @@ static int gemm_exec(const args_t *ar, bool show_progress, gemm_run_t *g) {
     opts.max_kc = (uint32_t)v;
   }
   /* The planner's cost model assumes the memory the simulator is given. */
-  if (ar->set[O_MEM_BW] && get_int(ar, O_MEM_BW, 0, 4096, &v) == 0) {
+  if (ar->set[O_MEM_BW]) {
+    if (get_int(ar, O_MEM_BW, 0, 4096, &v) != 0) {
+      return EXIT_ERROR;
+    }
     opts.mem_bw = (uint32_t)v;
   }
-  if (ar->set[O_MEM_LATENCY] && get_int(ar, O_MEM_LATENCY, 0, 100000, &v) == 0) {
+  if (ar->set[O_MEM_LATENCY]) {
+    if (get_int(ar, O_MEM_LATENCY, 0, 100000, &v) != 0) {
+      return EXIT_ERROR;
+    }
     opts.mem_latency = v == 0 ? 1u : (uint32_t)v; /* the memory model counts 0 as 1 */
   }
   if ((random ? job_random(ar, j) : job_from_files(ar, j)) != 0) {
@@ -417,7 +512,8 @@ static int gemm_exec(const args_t *ar, bool show_progress, gemm_run_t *g) {
   }
   job_view(j, &g->g);
   uint64_t mem_bytes = 0;
-  if (tessera_gemm_mem_bytes(&g->g, &mem_bytes, err, sizeof err) != TSR_OK) {
+  if (tessera_gemm_validate(&g->g, err, sizeof err) != TSR_OK ||
+      tessera_gemm_mem_bytes(&g->g, &mem_bytes, err, sizeof err) != TSR_OK) {
     die_line("gemm: %s", err);
     return EXIT_ERROR;
   }
@@ -500,7 +596,7 @@ static void print_plan(const tessera_info_t *info, const tsr_gemm_desc_t *d,
   fprintf(g_cli_out, "  commands: %" PRIu64 " (%" PRIu64 " LOAD, %" PRIu64 " MATMUL, %" PRIu64
          " parameter LOAD, %" PRIu64 " STORE)\n",
          p->cmds, p->cmd_loads, p->cmd_matmuls, p->cmd_params, p->cmd_stores);
-  fprintf(g_cli_out, "  DMA: %" PRIu64 " B read, %" PRIu64 " B written (%.1f MACs per byte)\n", p->dma_rd_bytes,
+  fprintf(g_cli_out, "  DMA payload: %" PRIu64 " B read, %" PRIu64 " B written (%.1f MACs per byte)\n", p->dma_rd_bytes,
          p->dma_wr_bytes, bytes ? (double)p->macs / (double)bytes : 0.0);
   fprintf(g_cli_out, "  roofs: compute %" PRIu64 " cycles (MACs / N^2), memory %" PRIu64
          " cycles (bytes / %u B per cycle)\n",
@@ -516,7 +612,7 @@ static void print_gemm_json(const gemm_run_t *g) {
   const tsr_gemm_plan_t *p = &g->res.plan;
   fprintf(g_cli_out, "{\"m\": %u, \"k\": %u, \"n\": %u, \"dim\": %u, \"cycles\": %" PRIu64
          ", \"busy_cycles\": %" PRIu64 ", \"macs\": %" PRIu64 ", \"utilization\": %.6f"
-         ", \"dma_read_bytes\": %" PRIu64 ", \"dma_write_bytes\": %" PRIu64
+         ", \"bus_read_bytes\": %" PRIu64 ", \"bus_write_bytes\": %" PRIu64
          ", \"commands\": %" PRIu64 ", \"check\": \"%s\"",
          j->m, j->k, j->n, g->info.dim, c->cycles, c->busy, c->macs, g->res.fig.utilization, c->dma_rd, c->dma_wr,
          c->cmds, g->verdict);
@@ -543,7 +639,7 @@ static void print_gemm_json(const gemm_run_t *g) {
          p->mt, p->kc, p->m_tiles, p->n_blocks, p->k_chunks, p->spad_bufs, p->acc_bufs, p->cmds,
          p->dma_rd_bytes, p->dma_wr_bytes, p->est_cycles);
   print_time_json(c);
-  print_wall_json(&g->res.fig, g->info.is_sim);
+  print_wall_json(&g->res.fig, &g->info);
   fprintf(g_cli_out, "}\n");
 }
 
@@ -565,10 +661,11 @@ static void print_gemm_text(const gemm_run_t *g, bool checked) {
          g->res.plan.m_tiles, g->res.plan.mt, g->res.plan.kc, g->res.plan.k_chunks,
          g->res.plan.k_chunks == 1 ? "" : "s", g->res.plan.cmds);
   fprintf(g_cli_out, "  bit-exact: %s\n", !checked ? "skipped (use --check)" : g->mm.count != 0u ? "NO" : "yes");
-  fprintf(g_cli_out, "  cycles: %" PRIu64 ", utilization %.1f %%, DMA %" PRIu64 " B read, %" PRIu64
+  fprintf(g_cli_out, "  cycles: %" PRIu64 ", utilization %.1f %%, bus %" PRIu64 " B read, %" PRIu64
          " B written, %.2f s\n",
          c->cycles, 100.0 * g->res.fig.utilization, c->dma_rd, c->dma_wr, g->res.fig.wall_seconds);
   print_time_text(c);
+  print_link_note(&g->info);
 }
 
 int cmd_gemm(const args_t *ar) {

@@ -36,8 +36,10 @@ void die_line(const char *fmt, ...) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage:\n"
-          "  tessera gemm --a A.npy --b B.npy [--bias BIAS.npy] [--mult M | --mult-npy F]\n"
-          "               [--shift S | --shift-npy F] [--out-zp Z] [--act-min LO --act-max HI]\n"
+          "  tessera gemm --a A.npy --b B.npy [--bias BIAS.npy] [--a-zp Z]\n"
+          "               [--mult M | --mult-npy F] [--shift S | --shift-npy F]\n"
+          "               [--a-scale S (--w-scale S | --w-scale-npy F) --out-scale S]\n"
+          "               [--out-zp Z] [--act-min LO --act-max HI]\n"
           "               [--act NAME --out-scale S [--act-out-scale S --act-out-zp Z]\n"
           "                | --act-lut T.npy] [--leaky ALPHA]\n"
           "               [--out C.npy] [--check] [--plan] [common options]\n"
@@ -45,20 +47,24 @@ static void usage(FILE *f) {
           "  tessera sfu --op NAME --in X.npy --in-scale S [--in-zp Z] --out-scale S [--out-zp Z]\n"
           "              [--out Y.npy] [--check] [common options]\n"
           "  tessera sfu --op lut --lut T.npy --in X.npy [--out Y.npy] [--check] [common options]\n"
-          "  tessera softmax --in X.npy --in-scale S [--beta B] [--out Y.npy] [--check]\n"
+          "  tessera softmax --in X.npy --in-scale S [--in-zp Z] [--beta B] [--out Y.npy] [--check]\n"
           "              [common options]\n"
           "  tessera layernorm --in X.npy --in-scale S --gamma G.npy --gamma-scale S\n"
           "              [--gamma-zp Z] --beta B.npy [--eps E] --out-scale S [--out-zp Z]\n"
           "              [--out Y.npy] [--check] [common options]\n"
           "  tessera add --a A.npy --a-scale S [--a-zp Z] --b B.npy --b-scale S [--b-zp Z]\n"
-          "              --out-scale S [--out-zp Z] [--out Y.npy] [--check] [common options]\n"
+          "              --out-scale S [--out-zp Z] [--act-min LO --act-max HI] [--out Y.npy]\n"
+          "              [--check] [common options]\n"
           "  tessera reduce --in X.npy [--out Y.npy] [--check] [common options]\n"
           "  tessera info [common options]\n"
           "  tessera bench [--dim N] [--out DIR] [--quick] [--json]\n"
           "\n"
           "gemm: A is int8 (M,K), B int8 (K,N), BIAS int32 (N,), per-channel multipliers and\n"
           "shifts int32 (N,). Without --mult the output is int32 (acc + bias); with it, int8\n"
-          "through TFLite requantization (--mult without --shift means shift 0). --m/--k/--n\n"
+          "through TFLite requantization (--mult without --shift means shift 0; --mult is 0 or in\n"
+          "2^30..2^31-1), or with the real scales of A, B (per tensor, or float32 (N,) per\n"
+          "channel) and C, as TFLite derives it (float32 scales, QuantizeMultiplier). --a-zp is\n"
+          "A's zero point, folded into the bias exactly. --m/--k/--n\n"
           "makes random operands and requantization parameters from --seed and always compares\n"
           "with the golden model (--raw: int32 output instead). Fused in the output stage (needs\n"
           "--mult): --act NAME tabulates NAME for the int8 output of real scale --out-scale and\n"
@@ -76,8 +82,8 @@ static void usage(FILE *f) {
           "(len,), B float32 (quantized to gamma-scale * 2^-12) or int32 (len,), default eps\n"
           "1e-5. add: TFLite int8 ADD of equal shapes. reduce: int32 (rows, 3) per row: max,\n"
           "sum, sum of squares. Zero points default to 0. --check compares with the golden\n"
-          "model; --json reports op, rows, len, cycles, cycles_per_element, dma_rd_bytes,\n"
-          "dma_wr_bytes and the plan.\n"
+          "model; --json reports op, rows, len, cycles, cycles_per_element, bus_read_bytes,\n"
+          "bus_write_bytes and the plan.\n"
           "\n"
           "bench: the GEMM sweep of docs/performance.md (square 16^3..1024^3, M = 1..256 at\n"
           "K = N = 1024, ResNet-50 and BERT-base GEMMs, 1..16 bytes per cycle at 256^3), each\n"
@@ -139,8 +145,8 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_SHIFT] = {"shift", true, C_GEMM},
     [O_SHIFT_NPY] = {"shift-npy", true, C_GEMM},
     [O_OUT_ZP] = {"out-zp", true, C_GEMM | C_SFU | C_LAYERNORM | C_ADD},
-    [O_ACT_MIN] = {"act-min", true, C_GEMM},
-    [O_ACT_MAX] = {"act-max", true, C_GEMM},
+    [O_ACT_MIN] = {"act-min", true, C_GEMM | C_ADD},
+    [O_ACT_MAX] = {"act-max", true, C_GEMM | C_ADD},
     [O_OUT] = {"out", true, C_GEMM | C_SFUS | C_BENCH},
     [O_M] = {"m", true, C_GEMM},
     [O_K] = {"k", true, C_GEMM},
@@ -162,7 +168,7 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_OP] = {"op", true, C_SFU},
     [O_IN] = {"in", true, C_SFU | C_SOFTMAX | C_LAYERNORM | C_REDUCE},
     [O_IN_SCALE] = {"in-scale", true, C_SFU | C_SOFTMAX | C_LAYERNORM},
-    [O_IN_ZP] = {"in-zp", true, C_SFU},
+    [O_IN_ZP] = {"in-zp", true, C_SFU | C_SOFTMAX},
     [O_OUT_SCALE] = {"out-scale", true, C_GEMM | C_SFU | C_LAYERNORM | C_ADD},
     [O_LUT] = {"lut", true, C_SFU},
     [O_BETA] = {"beta", true, C_SOFTMAX | C_LAYERNORM},
@@ -170,10 +176,12 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_GAMMA_SCALE] = {"gamma-scale", true, C_LAYERNORM},
     [O_GAMMA_ZP] = {"gamma-zp", true, C_LAYERNORM},
     [O_EPS] = {"eps", true, C_LAYERNORM},
-    [O_A_SCALE] = {"a-scale", true, C_ADD},
-    [O_A_ZP] = {"a-zp", true, C_ADD},
+    [O_A_SCALE] = {"a-scale", true, C_GEMM | C_ADD},
+    [O_A_ZP] = {"a-zp", true, C_GEMM | C_ADD},
     [O_B_SCALE] = {"b-scale", true, C_ADD},
     [O_B_ZP] = {"b-zp", true, C_ADD},
+    [O_W_SCALE] = {"w-scale", true, C_GEMM},
+    [O_W_SCALE_NPY] = {"w-scale-npy", true, C_GEMM},
     [O_ACT] = {"act", true, C_GEMM},
     [O_ACT_LUT] = {"act-lut", true, C_GEMM},
     [O_ACT_OUT_SCALE] = {"act-out-scale", true, C_GEMM},

@@ -177,8 +177,9 @@ static int sfu_job_map(const args_t *ar, sfu_job_t *j) {
 static int sfu_job_softmax(const args_t *ar, sfu_job_t *j) {
   double in_scale = 0.0;
   double beta = 1.0;
+  int32_t in_zp = 0; /* accepted and checked; softmax depends only on differences, so it cancels */
   if (need(ar, O_IN_SCALE, j->cmd, "the real scale of the int8 input") != 0 ||
-      get_scale(ar, O_IN_SCALE, &in_scale) != 0) {
+      get_scale(ar, O_IN_SCALE, &in_scale) != 0 || get_zp(ar, O_IN_ZP, &in_zp) != 0) {
     return -1;
   }
   if (ar->set[O_BETA]) {
@@ -303,6 +304,17 @@ static int sfu_job_add(const args_t *ar, sfu_job_t *j) {
       get_zp(ar, O_B_ZP, &zb) != 0 || get_zp(ar, O_OUT_ZP, &zo) != 0) {
     return -1;
   }
+  /* The fused activation's clamp (RELU: act-min = the output zero point). */
+  int32_t act_min = INT8_MIN;
+  int32_t act_max = INT8_MAX;
+  if (get_i32_opt(ar, O_ACT_MIN, INT8_MIN, INT8_MAX, &act_min) != 0 ||
+      get_i32_opt(ar, O_ACT_MAX, INT8_MIN, INT8_MAX, &act_max) != 0) {
+    return -1;
+  }
+  if (act_min > act_max) {
+    die_line("add: --act-min %d is greater than --act-max %d", act_min, act_max);
+    return -1;
+  }
   uint32_t rows2 = 0;
   uint32_t len2 = 0;
   int ndim2 = 0;
@@ -324,6 +336,8 @@ static int sfu_job_add(const args_t *ar, sfu_job_t *j) {
              sa, sb, so);
     return -1;
   }
+  p.act_min = act_min;
+  p.act_max = act_max;
   j->func = TSR_FUNC_ADD;
   j->op = "add";
   j->param_words = TSR_ADD_PARAM_WORDS;
@@ -331,6 +345,8 @@ static int sfu_job_add(const args_t *ar, sfu_job_t *j) {
   tsr_add_params_t gp;
   memset(&gp, 0, sizeof gp);
   j->gold_failed = tsr_golden_add_params(sa, za, sb, zb, so, zo, &gp) != 0;
+  gp.act_min = act_min;
+  gp.act_max = act_max;
   memcpy(j->gold_param, &gp, sizeof gp);
   return 0;
 }
@@ -384,7 +400,7 @@ static void sfu_print_json(const sfu_job_t *j, const tessera_info_t *info,
   fprintf(g_cli_out,
           "{\"op\": \"%s\", \"func\": \"%s\", \"rows\": %u, \"len\": %u, \"dim\": %u"
           ", \"cycles\": %" PRIu64 ", \"busy_cycles\": %" PRIu64 ", \"cycles_per_element\": %.4f"
-          ", \"dma_rd_bytes\": %" PRIu64 ", \"dma_wr_bytes\": %" PRIu64 ", \"commands\": %" PRIu64
+          ", \"bus_read_bytes\": %" PRIu64 ", \"bus_write_bytes\": %" PRIu64 ", \"commands\": %" PRIu64
           ", \"check\": \"%s\"",
           j->op, tessera_sfu_func_name(j->func), j->rows, j->len, info->dim, c->cycles, c->busy, cpe,
           c->dma_rd, c->dma_wr, c->cmds, verdict);
@@ -401,11 +417,11 @@ static void sfu_print_json(const sfu_job_t *j, const tessera_info_t *info,
   }
   fprintf(g_cli_out,
           ", \"plan\": {\"blocks\": %u, \"block_rows\": %u, \"bufs\": %u, \"chunks\": %u"
-          ", \"commands\": %" PRIu64 ", \"dma_rd_bytes\": %" PRIu64 ", \"dma_wr_bytes\": %" PRIu64
+          ", \"commands\": %" PRIu64 ", \"dma_read_bytes\": %" PRIu64 ", \"dma_write_bytes\": %" PRIu64
           "}",
           p->blocks, p->block_rows, p->bufs, p->chunks, p->cmds, p->dma_rd_bytes, p->dma_wr_bytes);
   print_time_json(c);
-  print_wall_json(&res->fig, info->is_sim);
+  print_wall_json(&res->fig, info);
   fprintf(g_cli_out, "}\n");
 }
 
@@ -422,10 +438,11 @@ static void sfu_print_text(const sfu_job_t *j, unsigned cmd, const tessera_info_
   fprintf(g_cli_out, "  bit-exact: %s\n",
           !check ? "skipped (use --check)" : mm->count != 0u ? "NO" : "yes");
   fprintf(g_cli_out,
-          "  cycles: %" PRIu64 ", %.2f per element, DMA %" PRIu64 " B read, %" PRIu64
+          "  cycles: %" PRIu64 ", %.2f per element, bus %" PRIu64 " B read, %" PRIu64
           " B written, %.2f s\n",
           c->cycles, cpe, c->dma_rd, c->dma_wr, res->fig.wall_seconds);
   print_time_text(c);
+  print_link_note(info);
 }
 
 /* sfu, softmax, layernorm, add, reduce: one SFU job through fw/tsr_sfu_ops.c. */

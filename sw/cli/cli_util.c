@@ -356,9 +356,20 @@ void print_time_text(const tsr_counters_t *c) {
           pct(c->rd_stall, c->busy), pct(c->wr_stall, c->busy));
 }
 
-void print_wall_json(const tessera_figures_t *f, bool is_sim) {
+void print_link_note(const tessera_info_t *info) {
+  if (strcmp(info->backend, "uart") == 0) {
+    fprintf(g_cli_out, "  note: over the serial link the host's register and memory traffic sets the pace;"
+                       " the cycles and utilization above include the chip waiting for the link"
+                       " (--hal sim gives the chip's own)\n");
+  }
+}
+
+void print_wall_json(const tessera_figures_t *f, const tessera_info_t *info) {
   fprintf(g_cli_out, ", \"wall_seconds\": %.3f", f->wall_seconds);
-  if (is_sim) {
+  if (strcmp(info->backend, "uart") == 0) {
+    fprintf(g_cli_out, ", \"paced_by\": \"serial link\"");
+  }
+  if (info->is_sim) {
     fprintf(g_cli_out, ", \"sim_cycles\": %" PRIu64 ", \"sim_cycles_per_second\": %.0f",
             f->sim_cycles, f->wall_seconds > 0 ? (double)f->sim_cycles / f->wall_seconds : 0.0);
   }

@@ -189,6 +189,9 @@ int tsr_golden_lut(tsr_lut_fn_t fn, double in_scale, int32_t in_zp, double out_s
 /* ---- SOFTMAX ---- */
 
 int tsr_golden_softmax_params(double beta, double in_scale, tsr_softmax_params_t *p) {
+  /* The scales as TFLite keeps them: float32. */
+  beta = (float)beta;
+  in_scale = (float)in_scale;
   if (p == NULL || !scale_ok(beta) || !scale_ok(in_scale)) {
     return -1;
   }
@@ -218,6 +221,10 @@ int tsr_golden_softmax_params(double beta, double in_scale, tsr_softmax_params_t
 
 int tsr_golden_layernorm_params(size_t len, double in_scale, double eps, int32_t gamma_zp, double gamma_scale,
                                 double out_scale, int32_t out_zp, tsr_layernorm_params_t *p) {
+  /* The scales as TFLite keeps them: float32. */
+  in_scale = (float)in_scale;
+  gamma_scale = (float)gamma_scale;
+  out_scale = (float)out_scale;
   if (p == NULL || len == 0 || len > TSR_SFU_LEN_MAX || !scale_ok(in_scale) || !scale_ok(gamma_scale) ||
       !scale_ok(out_scale) || !isfinite(eps) || eps < 0.0 || !zero_point_ok(gamma_zp) || !zero_point_ok(out_zp)) {
     return -1;
@@ -249,6 +256,7 @@ int tsr_golden_layernorm_params(size_t len, double in_scale, double eps, int32_t
 }
 
 int tsr_golden_layernorm_beta(size_t len, const float *beta_f, double gamma_scale, int32_t *beta_q) {
+  gamma_scale = (float)gamma_scale; /* as TFLite keeps a scale */
   if (beta_f == NULL || beta_q == NULL || !scale_ok(gamma_scale)) {
     return -1;
   }
@@ -267,6 +275,10 @@ int tsr_golden_layernorm_beta(size_t len, const float *beta_f, double gamma_scal
 
 int tsr_golden_add_params(double s1, int32_t zp1, double s2, int32_t zp2, double s_out, int32_t zp_out,
                           tsr_add_params_t *p) {
+  /* The scales as TFLite keeps them: float32. */
+  s1 = (float)s1;
+  s2 = (float)s2;
+  s_out = (float)s_out;
   if (p == NULL || !scale_ok(s1) || !scale_ok(s2) || !scale_ok(s_out) || !zero_point_ok(zp1) ||
       !zero_point_ok(zp2) || !zero_point_ok(zp_out)) {
     return -1;

@@ -53,7 +53,8 @@ int tsr_golden_lut(tsr_lut_fn_t fn, double in_scale, int32_t in_zp, double out_s
  * 2^31 - 1, which must be above 1, as (mult, left_shift) with left_shift
  * 0..31, and diff_min = -floor(31 * 2^26 / 2^left_shift). Returns 0, or -1
  * leaving *p untouched if p is NULL, beta or in_scale is not positive and
- * finite, or the real multiplier is not above 1.
+ * finite, or the real multiplier is not above 1. Scales and beta are rounded
+ * to float32 first, as TFLite stores them.
  */
 int tsr_golden_softmax_params(double beta, double in_scale, tsr_softmax_params_t *p);
 
@@ -65,6 +66,7 @@ int tsr_golden_softmax_params(double beta, double in_scale, tsr_softmax_params_t
  * *p untouched if p is NULL, len is 0 or above TSR_SFU_LEN_MAX, a scale is
  * not positive and finite, eps is negative or not finite, E reaches 2^63, a
  * zero point is outside -128..127 or the output multiplier is 2^30 or more.
+ * The scales are rounded to float32 first.
  */
 int tsr_golden_layernorm_params(size_t len, double in_scale, double eps, int32_t gamma_zp, double gamma_scale,
                                 double out_scale, int32_t out_zp, tsr_layernorm_params_t *p);
@@ -82,7 +84,8 @@ int tsr_golden_layernorm_beta(size_t len, const float *beta_f, double gamma_scal
  * scales by s_i / t, the output by t / (2^20 s_out); offsets -zp1, -zp2,
  * zp_out; activation range -128..127. Returns 0, or -1 leaving *p untouched
  * if p is NULL, a scale is not positive and finite, a zero point is outside
- * -128..127 or the output multiplier is 2^30 or more.
+ * -128..127 or the output multiplier is 2^30 or more. The scales are rounded
+ * to float32 first, as TFLite stores them.
  */
 int tsr_golden_add_params(double s1, int32_t zp1, double s2, int32_t zp2, double s_out, int32_t zp_out,
                           tsr_add_params_t *p);

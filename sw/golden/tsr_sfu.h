@@ -176,9 +176,11 @@ int tsr_lut_populate(tsr_lut_fn_t fn, float in_scale, int32_t in_zp, float out_s
  * QuantizeMultiplierGreaterThanOne) and diff_min = -CalculateInputRadius(5,
  * left_shift, 31). Returns 0, or -1 leaving *p untouched if p is NULL, beta
  * or in_scale is not a positive finite number, or the real multiplier is not
- * above 1 (left shift would be negative).
+ * above 1 (left shift would be negative). beta and in_scale are float, as TFLite
+ * keeps them (a double argument is rounded to float32 by the call); the
+ * arithmetic is in double, as TFLite's.
  */
-int tsr_softmax_prepare(double beta, double in_scale, tsr_softmax_params_t *p);
+int tsr_softmax_prepare(float beta, float in_scale, tsr_softmax_params_t *p);
 
 /**
  * LAYERNORM parameters for rows of `len` elements: E = round(eps /
@@ -188,9 +190,10 @@ int tsr_softmax_prepare(double beta, double in_scale, tsr_softmax_params_t *p);
  * len is 0 or above TSR_SFU_LEN_MAX, a scale is not positive and finite, eps
  * is negative or not finite, E does not fit int64, a zero point is outside
  * -128..127 or the output multiplier is not representable (shift above 30).
+ * The scales are float32 like every quantization scale here; eps is double.
  */
-int tsr_layernorm_prepare(size_t len, double in_scale, double eps, int32_t gamma_zp, double gamma_scale,
-                          double out_scale, int32_t out_zp, tsr_layernorm_params_t *p);
+int tsr_layernorm_prepare(size_t len, float in_scale, double eps, int32_t gamma_zp, float gamma_scale,
+                          float out_scale, int32_t out_zp, tsr_layernorm_params_t *p);
 
 /**
  * Quantize len float betas to the LAYERNORM accumulator scale gamma_scale *
@@ -199,7 +202,7 @@ int tsr_layernorm_prepare(size_t len, double in_scale, double eps, int32_t gamma
  * NULL, gamma_scale is not positive and finite, or a value is NaN or does not
  * fit int32.
  */
-int tsr_layernorm_quantize_beta(size_t len, const float *beta_f, double gamma_scale, int32_t *beta_q);
+int tsr_layernorm_quantize_beta(size_t len, const float *beta_f, float gamma_scale, int32_t *beta_q);
 
 /**
  * TFLite ADD Prepare for int8 (left shift 20): twice_max = 2 max(s1, s2),
@@ -207,9 +210,11 @@ int tsr_layernorm_quantize_beta(size_t len, const float *beta_f, double gamma_sc
  * twice_max / (2^20 s_out)), offsets -zp1, -zp2, zp_out, act range
  * -128..127. Returns 0, or -1 leaving *p untouched if p is NULL, a scale is
  * not positive and finite, a zero point is outside -128..127 or the output
- * multiplier is not representable (shift above 30).
+ * multiplier is not representable (shift above 30). The scales are float, as
+ * TFLite keeps them (a double argument is rounded to float32 by the call); the
+ * arithmetic is in double, as TFLite's.
  */
-int tsr_add_prepare(double s1, int32_t zp1, double s2, int32_t zp2, double s_out, int32_t zp_out,
+int tsr_add_prepare(float s1, int32_t zp1, float s2, int32_t zp2, float s_out, int32_t zp_out,
                     tsr_add_params_t *p);
 
 #ifdef __cplusplus

@@ -15,7 +15,7 @@
 /* The library of each array size exports exactly the functions of tb/tsr_sim.h. */
 typedef struct sim_api {
   void (*cfg_default)(tsr_sim_cfg_t *);
-  tsr_sim_t *(*create)(const tsr_sim_cfg_t *);
+  tsr_sim_t *(*open)(const tsr_sim_cfg_t *, char *, size_t);
   void (*destroy)(tsr_sim_t *);
   int (*reg_write)(tsr_sim_t *, uint32_t, uint32_t);
   int (*reg_read)(tsr_sim_t *, uint32_t, uint32_t *);
@@ -177,8 +177,16 @@ tsr_status_t tsr_hal_sim_open(unsigned dim, const struct tsr_sim_cfg *cfg, tsr_h
   char cwd[PATH_MAX];
   const char *shown = display_path(path, cwd, sizeof cwd);
   if (access(path, R_OK) != 0) {
-    snprintf(err, errlen, "no simulator build for --dim %u (%s); run 'make sim DIM=%u'", dim, shown,
-             dim);
+    if (dim == 4u || dim == 8u || dim == 16u) {
+      snprintf(err, errlen, "no simulator build for --dim %u (%s); run 'make sim DIM=%u'", dim,
+               shown, dim);
+    } else {
+      /* Only the tested sizes are suggested; another one builds but nothing checks it. */
+      snprintf(err, errlen,
+               "no simulator build for --dim %u (%s); the tested array sizes are 4, 8 and 16"
+               " ('make sim DIM=4|8|16')",
+               dim, shown);
+    }
     return TSR_NO_DEVICE;
   }
 
@@ -195,7 +203,7 @@ tsr_status_t tsr_hal_sim_open(unsigned dim, const struct tsr_sim_cfg *cfg, tsr_h
     return TSR_NO_DEVICE;
   }
   LOAD_SYM(cfg_default, "tsr_sim_cfg_default");
-  LOAD_SYM(create, "tsr_sim_create");
+  LOAD_SYM(open, "tsr_sim_open");
   LOAD_SYM(destroy, "tsr_sim_destroy");
   LOAD_SYM(reg_write, "tsr_sim_reg_write");
   LOAD_SYM(reg_read, "tsr_sim_reg_read");
@@ -218,9 +226,8 @@ tsr_status_t tsr_hal_sim_open(unsigned dim, const struct tsr_sim_cfg *cfg, tsr_h
     c->api.cfg_default(&defaults);
     cfg = &defaults;
   }
-  c->sim = c->api.create(cfg);
+  c->sim = c->api.open(cfg, err, errlen);
   if (c->sim == NULL) {
-    snprintf(err, errlen, "%s: creating the model failed (see the message above)", shown);
     sim_close(c);
     return TSR_NO_DEVICE;
   }

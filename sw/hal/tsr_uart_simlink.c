@@ -24,7 +24,7 @@
 #define SIMLINK_MAX_FAULTS 16
 
 typedef struct usim_api {
-  tsr_usim_t *(*create)(const char *);
+  tsr_usim_t *(*open)(const char *, char *, size_t);
   void (*destroy)(tsr_usim_t *);
   int (*send)(tsr_usim_t *, const uint8_t *, size_t);
   size_t (*recv)(tsr_usim_t *, uint8_t *, size_t, uint64_t);
@@ -182,7 +182,7 @@ tsr_status_t tsr_uart_simlink_open(unsigned dim, const char *trace_path, tsr_uar
     free(l);
     return TSR_NO_DEVICE;
   }
-  LOAD_SYM(create, "tsr_usim_create");
+  LOAD_SYM(open, "tsr_usim_open");
   LOAD_SYM(destroy, "tsr_usim_destroy");
   LOAD_SYM(send, "tsr_usim_send");
   LOAD_SYM(recv, "tsr_usim_recv");
@@ -197,9 +197,8 @@ tsr_status_t tsr_uart_simlink_open(unsigned dim, const char *trace_path, tsr_uar
     return TSR_NO_DEVICE;
   }
   l->cycles_per_char = 10u * (uint64_t)l->api.clk_per_bit();
-  l->sim = l->api.create(trace_path);
+  l->sim = l->api.open(trace_path, err, errlen);
   if (l->sim == NULL) {
-    snprintf(err, errlen, "%s: creating the board failed (see the message above)", path);
     link_close(l);
     return TSR_NO_DEVICE;
   }

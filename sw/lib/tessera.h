@@ -194,6 +194,36 @@ size_t tessera_gemm_out_elem(const tessera_gemm_t *job);
 tsr_status_t tessera_gemm_mem_bytes(const tessera_gemm_t *job, uint64_t *bytes, char *err,
                                     size_t errlen);
 
+/**
+ * The job's requantization parameters as the chip takes them: each multiplier
+ * 0 or in [2^30, 2^31) (what QuantizeMultiplier makes), each shift -31..30.
+ * TSR_BAD_ARG with one line naming the column otherwise. tessera_gemm_run
+ * calls it too; call it first to refuse a job before opening a device.
+ */
+tsr_status_t tessera_gemm_validate(const tessera_gemm_t *job, char *err, size_t errlen);
+
+/**
+ * The input zero point folded into the bias, exactly in wrapping int32:
+ * bias_out[j] = bias[j] - a_zp * sum_k b[k][j] (bias NULL: zeros), so that
+ * (A - a_zp) B + bias = A B + bias_out. b is int8 (k, n) row-major; a_zp is
+ * -128..127 (TSR_BAD_ARG otherwise). bias_out may be bias.
+ */
+tsr_status_t tessera_gemm_fold_a_zp(uint32_t k, uint32_t n, const int8_t *b, const int32_t *bias,
+                                    int32_t a_zp, int32_t *bias_out, char *err, size_t errlen);
+
+/**
+ * Per-channel requantization from real scales as TFLite prepares a
+ * convolution: each scale is first rounded to float32 (as a .tflite file
+ * stores it), then mult/shift[j] = QuantizeMultiplier((double)a_scale *
+ * (double)w_scale[j] / (double)out_scale). w_scale has n_w values: 1 (per
+ * tensor, broadcast to all n) or n. TSR_BAD_ARG for a scale that is not
+ * positive and finite (as float32) or a multiplier the hardware cannot
+ * represent, naming the column.
+ */
+tsr_status_t tessera_gemm_quantize_scales(uint32_t n, double a_scale, const double *w_scale,
+                                          uint32_t n_w, double out_scale, int32_t *mult,
+                                          int32_t *shift, char *err, size_t errlen);
+
 /** Negative-side multipliers of leaky ReLU: alpha (0..1) times each column's
  *  multiplier, into mult_neg and shift_neg (n each). */
 tsr_status_t tessera_gemm_leaky(const tessera_gemm_t *job, double alpha, int32_t *mult_neg,

@@ -42,8 +42,8 @@ enum {
   TESSERA_FIG_CYCLES,
   TESSERA_FIG_BUSY,
   TESSERA_FIG_MACS,
-  TESSERA_FIG_DMA_RD,
-  TESSERA_FIG_DMA_WR,
+  TESSERA_FIG_BUS_RD,
+  TESSERA_FIG_BUS_WR,
   TESSERA_FIG_CMDS,
   TESSERA_FIG_TIME0, /* the six classes of tessera_time_classes, in its order */
   TESSERA_FIG_RD_STALL = TESSERA_FIG_TIME0 + TESSERA_TIME_CLASSES,
@@ -88,28 +88,6 @@ tsr_status_t tessera_flat_info(tessera_flat_t *h, char *backend, size_t backend_
                                double info[TESSERA_FLAT_INFOS]);
 
 /* ---- GEMM ------------------------------------------------------------------------------------ */
-
-/**
- * The input zero point folded into the bias, exactly in wrapping int32:
- * bias_out[j] = bias[j] - a_zp * sum_k b[k][j] (bias NULL: zeros), so that
- * (A - a_zp) B + bias = A B + bias_out. b is int8 (k, n) row-major; a_zp is
- * -128..127 (TSR_BAD_ARG otherwise). bias_out may be bias.
- */
-tsr_status_t tessera_gemm_fold_a_zp(uint32_t k, uint32_t n, const int8_t *b, const int32_t *bias,
-                                    int32_t a_zp, int32_t *bias_out, char *err, size_t errlen);
-
-/**
- * Per-channel requantization from real scales as TFLite prepares a
- * convolution: each scale is first rounded to float32 (as a .tflite file
- * stores it), then mult/shift[j] = QuantizeMultiplier((double)a_scale *
- * (double)w_scale[j] / (double)out_scale). w_scale has n_w values: 1 (per
- * tensor, broadcast to all n) or n. TSR_BAD_ARG for a scale that is not
- * positive and finite (as float32) or a multiplier the hardware cannot
- * represent, naming the column.
- */
-tsr_status_t tessera_flat_quantize_scales(uint32_t n, double a_scale, const double *w_scale,
-                                          uint32_t n_w, double out_scale, int32_t *mult,
-                                          int32_t *shift, char *err, size_t errlen);
 
 /**
  * Run C = requant((A - a_zp) B + bias) on the device: a (m, k), b (k, n) int8;

@@ -26,7 +26,7 @@ struct tessera_flat {
 /* ---- Names ----------------------------------------------------------------------------------- */
 
 static const char *const k_fig_names[TESSERA_FLAT_FIGURES] = {
-    "cycles",        "busy_cycles",  "macs",           "dma_rd_bytes", "dma_wr_bytes",
+    "cycles",        "busy_cycles",  "macs",           "bus_read_bytes", "bus_write_bytes",
     "commands",      "time.compute", "time.fill",      "time.load_wait", "time.store",
     "time.sfu",      "time.control", "rd_stall_cycles", "wr_stall_cycles", "utilization",
     "wall_seconds",  "sim_cycles",   "plan_commands",  "plan_cycles",  "plan_tiles"};
@@ -52,8 +52,8 @@ static void put_figures(const tessera_figures_t *f, double fig[TESSERA_FLAT_FIGU
   fig[TESSERA_FIG_CYCLES] = (double)c->cycles;
   fig[TESSERA_FIG_BUSY] = (double)c->busy;
   fig[TESSERA_FIG_MACS] = (double)c->macs;
-  fig[TESSERA_FIG_DMA_RD] = (double)c->dma_rd;
-  fig[TESSERA_FIG_DMA_WR] = (double)c->dma_wr;
+  fig[TESSERA_FIG_BUS_RD] = (double)c->dma_rd;
+  fig[TESSERA_FIG_BUS_WR] = (double)c->dma_wr;
   fig[TESSERA_FIG_CMDS] = (double)c->cmds;
   tessera_time_class_t t[TESSERA_TIME_CLASSES];
   tessera_time_classes(c, t);
@@ -275,79 +275,6 @@ tsr_status_t tessera_flat_lut(const char *name, double in_scale, int32_t in_zp, 
 }
 
 /* ---- GEMM ------------------------------------------------------------------------------------------ */
-
-tsr_status_t tessera_gemm_fold_a_zp(uint32_t k, uint32_t n, const int8_t *b, const int32_t *bias,
-                                    int32_t a_zp, int32_t *bias_out, char *err, size_t errlen) {
-  if ((b == NULL && (size_t)k * n != 0u) || (bias_out == NULL && n != 0u)) {
-    tsr_lib_err(err, errlen, "tessera_gemm_fold_a_zp: no B or no output");
-    return TSR_BAD_ARG;
-  }
-  if (a_zp < -128 || a_zp > 127) {
-    tsr_lib_err(err, errlen, "a_zp: %" PRId32 " is outside -128..127", a_zp);
-    return TSR_BAD_ARG;
-  }
-  /* (A - zp) B = A B - zp * colsum(B); unsigned arithmetic wraps like the int32 adders. */
-  for (uint32_t j = 0; j < n; j++) {
-    uint32_t colsum = 0;
-    for (uint32_t i = 0; i < k; i++) {
-      colsum += (uint32_t)(int32_t)b[(size_t)i * n + j];
-    }
-    uint32_t v = bias != NULL ? (uint32_t)bias[j] : 0u;
-    v -= (uint32_t)a_zp * colsum;
-    bias_out[j] = (int32_t)v;
-  }
-  return TSR_OK;
-}
-
-/* A scale as a .tflite file holds it: float32, positive and finite. */
-static int tflite_scale(double s, const char *what, long idx, double *out, char *err,
-                        size_t errlen) {
-  const float f = (float)s;
-  if (!(f > 0.0f) || isinf(f)) {
-    if (idx >= 0) {
-      tsr_lib_err(err, errlen, "%s[%ld]: %g is not a valid scale (positive and finite as float32)",
-                  what, idx, s);
-    } else {
-      tsr_lib_err(err, errlen, "%s: %g is not a valid scale (positive and finite as float32)",
-                  what, s);
-    }
-    return -1;
-  }
-  *out = (double)f;
-  return 0;
-}
-
-tsr_status_t tessera_flat_quantize_scales(uint32_t n, double a_scale, const double *w_scale,
-                                          uint32_t n_w, double out_scale, int32_t *mult,
-                                          int32_t *shift, char *err, size_t errlen) {
-  if (w_scale == NULL || mult == NULL || shift == NULL || (n_w != 1u && n_w != n)) {
-    tsr_lib_err(err, errlen, "w_scale has %u values; give 1 (per tensor) or %u (per channel)",
-                n_w, n);
-    return TSR_BAD_ARG;
-  }
-  double as = 0.0;
-  double os = 0.0;
-  if (tflite_scale(a_scale, "a_scale", -1, &as, err, errlen) != 0 ||
-      tflite_scale(out_scale, "out_scale", -1, &os, err, errlen) != 0) {
-    return TSR_BAD_ARG;
-  }
-  for (uint32_t j = 0; j < n; j++) {
-    const uint32_t wi = n_w == 1u ? 0u : j;
-    double ws = 0.0;
-    if (tflite_scale(w_scale[wi], "w_scale", n_w == 1u ? -1 : (long)wi, &ws, err, errlen) != 0) {
-      return TSR_BAD_ARG;
-    }
-    const double real = as * ws / os;
-    if (tsr_requant_multiplier(real, &mult[j], &shift[j]) != TSR_OK) {
-      tsr_lib_err(err, errlen,
-                  "column %u: the multiplier a_scale * w_scale / out_scale = %g cannot be"
-                  " represented (it must be below 2^30)",
-                  j, real);
-      return TSR_BAD_ARG;
-    }
-  }
-  return TSR_OK;
-}
 
 tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32_t n,
                                const int8_t *a, const int8_t *b, const int32_t *bias, int32_t a_zp,

@@ -1,8 +1,9 @@
-/* tsr_lib_gemm.c: libtessera GEMM jobs: layout, random operands, leaky ReLU, run, golden comparison. */
+/* tsr_lib_gemm.c: libtessera GEMM jobs: layout, random operands, requantization from scales, the input zero point, leaky ReLU, run, golden comparison. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,6 +167,48 @@ static tsr_status_t gemm_upload(tessera_dev_t *dev, const tessera_gemm_t *j, con
   return tsr_lib_upload_all(dev, up, sizeof up / sizeof up[0], err, errlen);
 }
 
+/* One (mult, shift) pair: mult 0 or in [2^30, 2^31) as QuantizeMultiplier makes it
+ * (docs/programming.md), shift -31..30. col < 0: the per-tensor pair. */
+static tsr_status_t check_requant_pair(int32_t mult, int32_t shift, long col, char *err,
+                                       size_t errlen) {
+  char where[32] = "";
+  if (col >= 0) {
+    snprintf(where, sizeof where, " of column %ld", col);
+  }
+  if (mult != 0 && mult < (INT32_C(1) << 30)) {
+    tsr_lib_err(err, errlen,
+                "the multiplier%s, %" PRId32 ", is neither 0 nor in 2^30..2^31-1 "
+                "(QuantizeMultiplier's range, docs/programming.md); give scales instead",
+                where, mult);
+    return TSR_BAD_ARG;
+  }
+  if (shift < TSR_SHIFT_MIN || shift > TSR_SHIFT_MAX) {
+    tsr_lib_err(err, errlen, "the shift%s, %" PRId32 ", is outside -31..30", where, shift);
+    return TSR_BAD_ARG;
+  }
+  return TSR_OK;
+}
+
+tsr_status_t tessera_gemm_validate(const tessera_gemm_t *j, char *err, size_t errlen) {
+  if (j == NULL) {
+    tsr_lib_err(err, errlen, "tessera_gemm_validate: no job");
+    return TSR_BAD_ARG;
+  }
+  if (!j->requant) {
+    return TSR_OK;
+  }
+  if (j->mult == NULL || j->shift == NULL) {
+    return check_requant_pair(j->mult_scalar, j->shift_scalar, -1, err, errlen);
+  }
+  for (uint32_t c = 0; c < j->n; c++) {
+    tsr_status_t st = check_requant_pair(j->mult[c], j->shift[c], (long)c, err, errlen);
+    if (st != TSR_OK) {
+      return st;
+    }
+  }
+  return TSR_OK;
+}
+
 typedef struct progress_relay {
   tessera_progress_fn fn;
   void *user;
@@ -192,7 +235,10 @@ tsr_status_t tessera_gemm_run(tessera_dev_t *dev, const tessera_gemm_t *job,
   memset(res, 0, sizeof *res);
   gemm_layout_t l;
   gemm_layout(job, &l);
-  tsr_status_t st = tsr_lib_fits(l.end, "the operands", " (4 GiB)", err, errlen);
+  tsr_status_t st = tessera_gemm_validate(job, err, errlen);
+  if (st == TSR_OK) {
+    st = tsr_lib_fits(l.end, "the operands", " (4 GiB)", err, errlen);
+  }
   if (st != TSR_OK) {
     return st;
   }
@@ -247,6 +293,79 @@ tsr_status_t tessera_gemm_run(tessera_dev_t *dev, const tessera_gemm_t *job,
   res->fig.utilization = cycles == 0 ? 0.0
                                      : (double)job->m * (double)job->k * (double)job->n /
                                            (dim * dim * (double)cycles);
+  return TSR_OK;
+}
+
+tsr_status_t tessera_gemm_fold_a_zp(uint32_t k, uint32_t n, const int8_t *b, const int32_t *bias,
+                                    int32_t a_zp, int32_t *bias_out, char *err, size_t errlen) {
+  if ((b == NULL && (size_t)k * n != 0u) || (bias_out == NULL && n != 0u)) {
+    tsr_lib_err(err, errlen, "tessera_gemm_fold_a_zp: no B or no output");
+    return TSR_BAD_ARG;
+  }
+  if (a_zp < -128 || a_zp > 127) {
+    tsr_lib_err(err, errlen, "a_zp: %" PRId32 " is outside -128..127", a_zp);
+    return TSR_BAD_ARG;
+  }
+  /* (A - zp) B = A B - zp * colsum(B); unsigned arithmetic wraps like the int32 adders. */
+  for (uint32_t j = 0; j < n; j++) {
+    uint32_t colsum = 0;
+    for (uint32_t i = 0; i < k; i++) {
+      colsum += (uint32_t)(int32_t)b[(size_t)i * n + j];
+    }
+    uint32_t v = bias != NULL ? (uint32_t)bias[j] : 0u;
+    v -= (uint32_t)a_zp * colsum;
+    bias_out[j] = (int32_t)v;
+  }
+  return TSR_OK;
+}
+
+/* A scale as a .tflite file holds it: float32, positive and finite. */
+static int tflite_scale(double s, const char *what, long idx, double *out, char *err,
+                        size_t errlen) {
+  const float f = (float)s;
+  if (!(f > 0.0f) || isinf(f)) {
+    if (idx >= 0) {
+      tsr_lib_err(err, errlen, "%s[%ld]: %g is not a valid scale (positive and finite as float32)",
+                  what, idx, s);
+    } else {
+      tsr_lib_err(err, errlen, "%s: %g is not a valid scale (positive and finite as float32)",
+                  what, s);
+    }
+    return -1;
+  }
+  *out = (double)f;
+  return 0;
+}
+
+tsr_status_t tessera_gemm_quantize_scales(uint32_t n, double a_scale, const double *w_scale,
+                                          uint32_t n_w, double out_scale, int32_t *mult,
+                                          int32_t *shift, char *err, size_t errlen) {
+  if (w_scale == NULL || mult == NULL || shift == NULL || (n_w != 1u && n_w != n)) {
+    tsr_lib_err(err, errlen, "w_scale has %u values; give 1 (per tensor) or %u (per channel)",
+                n_w, n);
+    return TSR_BAD_ARG;
+  }
+  double as = 0.0;
+  double os = 0.0;
+  if (tflite_scale(a_scale, "a_scale", -1, &as, err, errlen) != 0 ||
+      tflite_scale(out_scale, "out_scale", -1, &os, err, errlen) != 0) {
+    return TSR_BAD_ARG;
+  }
+  for (uint32_t j = 0; j < n; j++) {
+    const uint32_t wi = n_w == 1u ? 0u : j;
+    double ws = 0.0;
+    if (tflite_scale(w_scale[wi], "w_scale", n_w == 1u ? -1 : (long)wi, &ws, err, errlen) != 0) {
+      return TSR_BAD_ARG;
+    }
+    const double real = as * ws / os;
+    if (tsr_requant_multiplier(real, &mult[j], &shift[j]) != TSR_OK) {
+      tsr_lib_err(err, errlen,
+                  "column %u: the multiplier a_scale * w_scale / out_scale = %g cannot be"
+                  " represented (it must be below 2^30)",
+                  j, real);
+      return TSR_BAD_ARG;
+    }
+  }
   return TSR_OK;
 }
 

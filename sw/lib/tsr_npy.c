@@ -115,6 +115,47 @@ static int descr_to_dtype(const char *s, size_t len, tsr_npy_dtype_t *dt) {
   return -1;
 }
 
+/* A descr ('<i2', '>f8', '|b1', ...) in words: "int16", "big-endian float64", "bool";
+ * *big is set for a multi-byte big-endian type. The text of an unknown kind is the descr. */
+static void descr_words(const char *s, size_t len, char *buf, size_t bufsz, int *big) {
+  *big = 0;
+  const char *kind = NULL;
+  if (len >= 3 && strchr("<>|=", s[0]) != NULL) {
+    switch (s[1]) {
+      case 'i': kind = "int"; break;
+      case 'u': kind = "uint"; break;
+      case 'f': kind = "float"; break;
+      case 'c': kind = "complex"; break;
+      case 'b': kind = "bool"; break;
+      case 'U': kind = "unicode string"; break;
+      case 'S': kind = "byte string"; break;
+      case 'O': kind = "Python object"; break;
+      case 'M': kind = "datetime64"; break;
+      case 'm': kind = "timedelta64"; break;
+      default: break;
+    }
+  }
+  unsigned bytes = 0;
+  for (size_t i = 2; kind != NULL && i < len; i++) {
+    if (s[i] < '0' || s[i] > '9' || bytes > 1000u) {
+      kind = NULL;
+    } else {
+      bytes = bytes * 10u + (unsigned)(s[i] - '0');
+    }
+  }
+  if (kind == NULL) {
+    snprintf(buf, bufsz, "'%.*s'", len > NPY_MAX_SHOWN ? NPY_MAX_SHOWN : (int)len, s);
+    return;
+  }
+  *big = s[0] == '>' && bytes > 1u;
+  const int sized = s[1] == 'i' || s[1] == 'u' || s[1] == 'f' || s[1] == 'c';
+  if (sized) {
+    snprintf(buf, bufsz, "%s%s%u", *big ? "big-endian " : "", kind, 8u * bytes);
+  } else {
+    snprintf(buf, bufsz, "%s%s", *big ? "big-endian " : "", kind);
+  }
+}
+
 /* ---- header parser ---- */
 
 typedef struct {
@@ -221,9 +262,24 @@ static int parse_descr(hdr_parser_t *p, hdr_info_t *info) {
     return -1;
   }
   if (descr_to_dtype(s, len, &info->dtype) != 0) {
-    const int shown = len > NPY_MAX_SHOWN ? NPY_MAX_SHOWN : (int)len;
-    set_err(p->err, p->errlen, p->path, "unsupported dtype '%.*s%s' (supported: '|i1' '|u1' '<i4' '<f4')", shown,
-            s, len > NPY_MAX_SHOWN ? "..." : "");
+    char words[64];
+    int big = 0;
+    descr_words(s, len, words, sizeof words, &big);
+    char little[8] = "";
+    tsr_npy_dtype_t dt;
+    if (big && len < sizeof little) {
+      memcpy(little, s, len);
+      little[0] = '<'; /* '>i4' -> '<i4': the same type, little-endian */
+      little[len] = '\0';
+    }
+    if (little[0] != '\0' && descr_to_dtype(little, len, &dt) == 0) {
+      set_err(p->err, p->errlen, p->path,
+              "unsupported dtype %s: save it little-endian, np.save(path, x.astype('%s'))", words,
+              little);
+    } else {
+      set_err(p->err, p->errlen, p->path,
+              "unsupported dtype %s (supported: int8, uint8, int32, float32)", words);
+    }
     return -1;
   }
   return 0;

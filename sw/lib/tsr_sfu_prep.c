@@ -129,7 +129,9 @@ static int quantize_multiplier_up_to_31(double real, int32_t *mult, int *shift) 
 
 /* ---- SOFTMAX ---- */
 
-int tsr_softmax_prepare(double beta, double in_scale, tsr_softmax_params_t *p) {
+int tsr_softmax_prepare(float beta_f, float in_scale_f, tsr_softmax_params_t *p) {
+  const double beta = beta_f; /* TFLite keeps both as float and computes in double */
+  const double in_scale = in_scale_f;
   if (p == NULL || !positive_finite(beta) || !positive_finite(in_scale)) {
     return -1;
   }
@@ -168,8 +170,11 @@ int tsr_softmax_prepare(double beta, double in_scale, tsr_softmax_params_t *p) {
 
 /* ---- LAYERNORM ---- */
 
-int tsr_layernorm_prepare(size_t len, double in_scale, double eps, int32_t gamma_zp, double gamma_scale,
-                          double out_scale, int32_t out_zp, tsr_layernorm_params_t *p) {
+int tsr_layernorm_prepare(size_t len, float in_scale_f, double eps, int32_t gamma_zp, float gamma_scale_f,
+                          float out_scale_f, int32_t out_zp, tsr_layernorm_params_t *p) {
+  const double in_scale = in_scale_f;
+  const double gamma_scale = gamma_scale_f;
+  const double out_scale = out_scale_f;
   if (p == NULL || len == 0 || len > TSR_SFU_LEN_MAX || !positive_finite(in_scale) || !isfinite(eps) || eps < 0.0 ||
       !positive_finite(gamma_scale) || !positive_finite(out_scale) || !is_int8(gamma_zp) || !is_int8(out_zp)) {
     return -1;
@@ -200,7 +205,8 @@ int tsr_layernorm_prepare(size_t len, double in_scale, double eps, int32_t gamma
   return 0;
 }
 
-int tsr_layernorm_quantize_beta(size_t len, const float *beta_f, double gamma_scale, int32_t *beta_q) {
+int tsr_layernorm_quantize_beta(size_t len, const float *beta_f, float gamma_scale_f, int32_t *beta_q) {
+  const double gamma_scale = gamma_scale_f;
   if (beta_f == NULL || beta_q == NULL || !positive_finite(gamma_scale)) {
     return -1;
   }
@@ -217,8 +223,11 @@ int tsr_layernorm_quantize_beta(size_t len, const float *beta_f, double gamma_sc
 
 /* ---- ADD ---- */
 
-int tsr_add_prepare(double s1, int32_t zp1, double s2, int32_t zp2, double s_out, int32_t zp_out,
+int tsr_add_prepare(float s1_f, int32_t zp1, float s2_f, int32_t zp2, float s_out_f, int32_t zp_out,
                     tsr_add_params_t *p) {
+  const double s1 = s1_f; /* TFLite keeps the scales as float and computes in double */
+  const double s2 = s2_f;
+  const double s_out = s_out_f;
   if (p == NULL || !positive_finite(s1) || !positive_finite(s2) || !positive_finite(s_out) || !is_int8(zp1) ||
       !is_int8(zp2) || !is_int8(zp_out)) {
     return -1;

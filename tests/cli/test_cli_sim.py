@@ -56,7 +56,7 @@ TEXT_RES = {
     "order": r"^  loop order: (.*)$",
     "buffers": r"^  buffers: (\d+) scratchpad A/W pairs?, (\d+) accumulator tiles?; (.*)$",
     "commands": r"^  commands: (\d+) \((\d+) LOAD, (\d+) MATMUL, (\d+) parameter LOAD, (\d+) STORE\)$",
-    "dma": r"^  DMA: (\d+) B read, (\d+) B written \(([\d.]+) MACs per byte\)$",
+    "dma": r"^  DMA payload: (\d+) B read, (\d+) B written \(([\d.]+) MACs per byte\)$",
     "roofs": r"^  roofs: compute (\d+) cycles \(MACs / N\^2\), memory (\d+) cycles \(bytes / (\d+) B per cycle\)$",
     "predicted": r"^  predicted: (\d+) cycles, utilization ([\d.]+) % ",
 }

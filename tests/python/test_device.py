@@ -197,10 +197,10 @@ def test_gemm_figures_are_filled(dev8):
     a, b = np.ones((16, 16), np.int8), np.ones((16, 8), np.int8)
     out, fig = dev8.gemm(a, b)
     assert (out == 16).all()
-    for key in ("cycles", "busy_cycles", "dma_rd_bytes", "dma_wr_bytes", "commands",
+    for key in ("cycles", "busy_cycles", "bus_read_bytes", "bus_write_bytes", "commands",
                 "plan_cycles"):
         assert fig[key] > 0, key
-    assert fig["dma_wr_bytes"] == 16 * 8 * 4
+    assert fig["bus_write_bytes"] == 16 * 8 * 4
     assert sum(fig["time"].values()) == fig["busy_cycles"]
     assert set(fig["time"]) == {"compute", "fill", "load_wait", "store", "sfu", "control"}
     assert 0 < fig["utilization"] <= 1

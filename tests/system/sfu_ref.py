@@ -366,8 +366,16 @@ def quantize_multiplier(real, max_shift=30):
     return q_fixed, shift
 
 
+def f32(x):
+    """A scale as TFLite keeps it: float32 (inf when x is beyond float32's range)."""
+    with np.errstate(over="ignore"):
+        return float(F(x))
+
+
 def softmax_prepare(beta, in_scale):
-    """PreprocessSoftmaxScaling(beta, in_scale, 5) and diff_min = -CalculateInputRadius(5, shift, 31)."""
+    """PreprocessSoftmaxScaling(beta, in_scale, 5) and diff_min = -CalculateInputRadius(5, shift, 31),
+    on beta and the scale as float32."""
+    beta, in_scale = f32(beta), f32(in_scale)
     if not (math.isfinite(beta) and beta > 0 and math.isfinite(in_scale) and in_scale > 0):
         return None
     real = min(beta * in_scale * float(1 << 26), float((1 << 31) - 1))
@@ -382,6 +390,7 @@ def softmax_prepare(beta, in_scale):
 
 
 def add_prepare(s1, zp1, s2, zp2, s_out, zp_out):
+    s1, s2, s_out = f32(s1), f32(s2), f32(s_out)  # TFLite's scales are float32
     for s in (s1, s2, s_out):
         if not (math.isfinite(s) and s > 0):
             return None
@@ -397,6 +406,7 @@ def add_prepare(s1, zp1, s2, zp2, s_out, zp_out):
 
 
 def layernorm_prepare(length, in_scale, eps, gamma_zp, gamma_scale, out_scale, out_zp):
+    in_scale, gamma_scale, out_scale = f32(in_scale), f32(gamma_scale), f32(out_scale)
     if not (1 <= length <= 65535) or not (math.isfinite(eps) and eps >= 0):
         return None
     for s in (in_scale, gamma_scale, out_scale):
@@ -418,7 +428,7 @@ def layernorm_prepare(length, in_scale, eps, gamma_zp, gamma_scale, out_scale, o
 
 
 def layernorm_quantize_beta(beta_f32, gamma_scale):
-    scale = gamma_scale * 2.0 ** -12
+    scale = f32(gamma_scale) * 2.0 ** -12
     out = []
     for b in beta_f32:
         v = float(F(b)) / scale
@@ -448,10 +458,10 @@ class CLib:
             "tsr_golden_layernorm": (ctypes.c_int, [sz, sz, i8p, i8p, i32p, i32p, i8p]),
             "tsr_golden_add": (ctypes.c_int, [sz, i8p, i8p, i32p, i8p]),
             "tsr_lut_populate": (ctypes.c_int, [ctypes.c_int, f, i32, f, i32, i8p]),
-            "tsr_softmax_prepare": (ctypes.c_int, [d, d, i32p]),
-            "tsr_add_prepare": (ctypes.c_int, [d, i32, d, i32, d, i32, i32p]),
-            "tsr_layernorm_prepare": (ctypes.c_int, [sz, d, d, i32, d, d, i32, i32p]),
-            "tsr_layernorm_quantize_beta": (ctypes.c_int, [sz, ctypes.POINTER(f), d, i32p]),
+            "tsr_softmax_prepare": (ctypes.c_int, [f, f, i32p]),
+            "tsr_add_prepare": (ctypes.c_int, [f, i32, f, i32, f, i32, i32p]),
+            "tsr_layernorm_prepare": (ctypes.c_int, [sz, f, d, i32, f, f, i32, i32p]),
+            "tsr_layernorm_quantize_beta": (ctypes.c_int, [sz, ctypes.POINTER(f), f, i32p]),
             "tsr_golden_lut": (ctypes.c_int, [ctypes.c_int, d, i32, d, i32, i8p]),
             "tsr_golden_softmax_params": (ctypes.c_int, [d, d, i32p]),
             "tsr_golden_add_params": (ctypes.c_int, [d, i32, d, i32, d, i32, i32p]),

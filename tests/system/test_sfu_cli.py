@@ -40,8 +40,8 @@ except ImportError:
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_numpy import mbqm, wrap32  # noqa: E402  (numpy reference of TFLite's requantization)
 
-JSON_KEYS = ("op", "rows", "len", "cycles", "cycles_per_element", "check", "dma_rd_bytes",
-             "dma_wr_bytes")
+JSON_KEYS = ("op", "rows", "len", "cycles", "cycles_per_element", "check", "bus_read_bytes",
+             "bus_write_bytes")
 
 
 class Fail(Exception):
@@ -97,7 +97,7 @@ class Runner:
                 raise Fail(f"{where}: JSON lacks \"{k}\": {r.stdout.strip()}")
         if j["check"] != "pass":
             raise Fail(f"{where}: check is {j['check']}: {r.stdout.strip()}")
-        if j["cycles"] <= 0 or j["dma_rd_bytes"] <= 0 or j["dma_wr_bytes"] <= 0:
+        if j["cycles"] <= 0 or j["bus_read_bytes"] <= 0 or j["bus_write_bytes"] <= 0:
             raise Fail(f"{where}: implausible counters: {r.stdout.strip()}")
         return j
 
@@ -253,6 +253,104 @@ def case_gemm_fused(R, rng, dim):
                                          0.05, "--act-out-scale", 0.03, "--act-out-zp", -10, "--check"])
 
 
+def f32(x):
+    """A scale as a .tflite file holds it."""
+    return float(np.float32(x))
+
+
+def add_prepare(sa, za, sb, zb, so, zo):
+    """TFLite's int8 ADD Prepare (left shift 20) on float32 scales, as the parameter words."""
+    sa, sb, so = f32(sa), f32(sb), f32(so)
+    twice = 2 * max(sa, sb)
+    (m1, s1), (m2, s2) = quantize_multiplier(sa / twice), quantize_multiplier(sb / twice)
+    mo, s_o = quantize_multiplier(twice / (2**20 * so))
+    return [-za, m1, s1, -zb, m2, s2, mo, s_o, zo]
+
+
+def ref_add(a, b, p, lo=-128, hi=127):
+    xa = mbqm(wrap32((a.astype(np.int64) + p[0]) << 20), p[1], p[2])
+    xb = mbqm(wrap32((b.astype(np.int64) + p[3]) << 20), p[4], p[5])
+    y = wrap32(mbqm(wrap32(xa + xb), p[6], p[7]) + p[8])
+    return np.clip(y, lo, hi).astype(np.int8)
+
+
+def case_add_tflite(R, rng, dim):
+    """Decimal scales (0.0937-style) as float32: the parameters of TFLite's Prepare, 60 sets;
+    and a fused activation (--act-min/--act-max)."""
+    a = rng.integers(-128, 128, size=(3, 16), dtype=np.int64).astype(np.int8)
+    b = rng.integers(-128, 128, size=(3, 16), dtype=np.int64).astype(np.int8)
+    pa, pb, py = R.save("a.npy", a), R.save("b.npy", b), R.path("y.npy")
+    for i in range(60):
+        sa, sb, so = (round(float(rng.uniform(0.001, 0.2)), 4) for _ in range(3))
+        za, zb, zo = (int(z) for z in rng.integers(-20, 20, size=3))
+        where = f"dim {dim} add scales {sa} {sb} {so}"
+        j = R.run_json(where, ["add", "--dim", dim, "--a", pa, "--a-scale", sa, "--a-zp", za,
+                               "--b", pb, "--b-scale", sb, "--b-zp", zb, "--out-scale", so,
+                               "--out-zp", zo, "--out", py])
+        want = add_prepare(sa, za, sb, zb, so, zo)
+        if j["params"][:9] != want:
+            raise Fail(f"{where}: parameters {j['params'][:9]}, TFLite's Prepare on float32 "
+                       f"scales gives {want}")
+        compare(where, np.load(py), ref_add(a, b, want))
+    lo, hi = 5, 100  # RELU at an output zero point of 5, capped
+    where = f"dim {dim} add --act-min {lo} --act-max {hi}"
+    R.run_json(where, ["add", "--dim", dim, "--a", pa, "--a-scale", 0.05, "--a-zp", 3, "--b", pb,
+                       "--b-scale", 0.04, "--out-scale", 0.03, "--out-zp", lo, "--act-min", lo,
+                       "--act-max", hi, "--out", py])
+    y = np.load(py)
+    compare(where, y, ref_add(a, b, add_prepare(0.05, 3, 0.04, 0, 0.03, lo), lo, hi))
+    if y.min() != lo or y.max() != hi:
+        raise Fail(f"{where}: the clamp was not reached ({y.min()}..{y.max()}): the case tests nothing")
+
+
+def case_softmax_in_zp(R, rng, dim):
+    """--in-zp is accepted and cancels: the same bytes as without it."""
+    x = rng.integers(-128, 128, size=(5, 33), dtype=np.int64).astype(np.int8)
+    px, py0, py1 = R.save("x.npy", x), R.path("y0.npy"), R.path("y1.npy")
+    R.run_json(f"dim {dim} softmax", ["softmax", "--dim", dim, "--in", px, "--in-scale", 0.07,
+                                      "--out", py0])
+    R.run_json(f"dim {dim} softmax --in-zp", ["softmax", "--dim", dim, "--in", px, "--in-scale", 0.07,
+                                              "--in-zp", -17, "--out", py1])
+    compare(f"dim {dim} softmax --in-zp -17", np.load(py1), np.load(py0))
+
+
+def case_gemm_quant(R, rng, dim):
+    """gemm --a-zp (folded into the bias) and requantization by scales, against numpy."""
+    m, k, n = 19, 70, 13
+    a = rng.integers(-128, 128, size=(m, k), dtype=np.int64).astype(np.int8)
+    b = rng.integers(-128, 128, size=(k, n), dtype=np.int64).astype(np.int8)
+    bias = rng.integers(-20000, 20000, size=n, dtype=np.int64).astype(np.int32)
+    pa, pb, pbias, pc = R.save("A.npy", a), R.save("B.npy", b), R.save("bias.npy", bias), R.path("C.npy")
+    zp = int(rng.integers(-128, 128))
+    acc = wrap32((a.astype(np.int64) - zp) @ b.astype(np.int64) + bias.astype(np.int64))
+    R.run(f"dim {dim} gemm --a-zp {zp}", ["gemm", "--dim", dim, "--a", pa, "--b", pb, "--bias", pbias,
+                                          "--a-zp", zp, "--out", pc, "--check"])
+    compare(f"dim {dim} gemm --a-zp {zp} (int32)", np.load(pc), acc.astype(np.int32))
+    a_scale, out_scale, out_zp = 0.0213, 0.731, -5
+    w = rng.uniform(0.002, 0.02, size=n).astype(np.float32)
+    for per_channel in (False, True):
+        ws = w if per_channel else np.full(n, np.float32(0.0117))
+        qm = [quantize_multiplier(f32(a_scale) * float(x) / f32(out_scale)) for x in ws]
+        mult = np.array([q[0] for q in qm], np.int64)
+        shift = np.array([q[1] for q in qm], np.int64)
+        want = np.clip(wrap32(mbqm(acc, mult, shift) + out_zp), -128, 127).astype(np.int8)
+        wopt = ["--w-scale-npy", R.save("W.npy", w)] if per_channel else ["--w-scale", 0.0117]
+        where = f"dim {dim} gemm by scales ({'per channel' if per_channel else 'per tensor'})"
+        R.run(where, ["gemm", "--dim", dim, "--a", pa, "--b", pb, "--bias", pbias, "--a-zp", zp,
+                      "--a-scale", a_scale, "--out-scale", out_scale, "--out-zp", out_zp, "--out", pc,
+                      "--check"] + wopt)
+        compare(where, np.load(pc), want)
+
+
+def case_trace_error(R, rng, dim):
+    """A trace file that cannot be created: one line, exit 2."""
+    r = R.run(f"dim {dim} gemm --trace", ["gemm", "--dim", dim, "--m", 4, "--k", 4, "--n", 4, "--trace",
+                                          R.path("no-such-dir/t.fst")], want_rc=2)
+    if r.stderr.count("\n") != 1 or "cannot open trace file" not in r.stderr or r.stdout:
+        raise Fail(f"dim {dim}: a bad --trace path: wanted one line with 'cannot open trace file', "
+                   f"got {r.stderr!r}")
+
+
 def case_device_errors(R, rng, dim):
     # One row that does not fit: a one-line error, exit 2, nothing else.
     x = rng.integers(-128, 128, size=(2, 65535), dtype=np.int64).astype(np.int8)
@@ -265,7 +363,7 @@ def case_device_errors(R, rng, dim):
 
 
 CASES = [case_lut, case_named, case_reduce, case_add, case_softmax, case_layernorm, case_gemm_fused,
-         case_device_errors]
+         case_add_tflite, case_softmax_in_zp, case_gemm_quant, case_trace_error, case_device_errors]
 
 
 def main():

@@ -465,13 +465,22 @@ static void read_rejects_unsupported_dtypes_naming_them(void **state) {
   (void)state;
   expect_read_error(make_npy("f8.npy", 1, 0, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }\n", kData24,
                              24),
-                    "unsupported dtype '<f8'");
+                    "unsupported dtype float64 (supported: int8, uint8, int32, float32)");
   expect_read_error(make_npy("be.npy", 1, 0, "{'descr': '>i4', 'fortran_order': False, 'shape': (2, 3), }\n",
                              kData24, 24),
-                    "unsupported dtype '>i4'");
+                    "unsupported dtype big-endian int32: save it little-endian, np.save(path, x.astype('<i4'))");
   expect_read_error(make_npy("i8.npy", 1, 0, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }\n", kData24,
                              24),
-                    "unsupported dtype '<i8'");
+                    "unsupported dtype int64 (supported");
+  expect_read_error(make_npy("i2.npy", 1, 0, "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }\n", kData24,
+                             6),
+                    "unsupported dtype int16 (supported");
+  expect_read_error(make_npy("bi2.npy", 1, 0, "{'descr': '>i2', 'fortran_order': False, 'shape': (3,), }\n", kData24,
+                             6),
+                    "unsupported dtype big-endian int16 (supported");
+  expect_read_error(make_npy("odd.npy", 1, 0, "{'descr': '<q9x', 'fortran_order': False, 'shape': (3,), }\n", kData24,
+                             6),
+                    "unsupported dtype '<q9x' (supported");
   expect_read_error(
       make_npy("rec.npy", 1, 0, "{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (6,), }\n", kData24, 24),
       "unsupported dtype: structured");

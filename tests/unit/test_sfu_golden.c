@@ -524,10 +524,12 @@ static void softmax_prepare_matches_tflite_for_scale_one_sixteenth(void **state)
   assert_i64(big.mult, INT32_MAX);
   assert_i64(big.left_shift, 31);
   assert_i64(big.diff_min, 0);
-  /* beta 2, scale 0.1: 0.2 * 2^26 = 13421772.8 = 0.8 * 2^24 -> round(0.8 * 2^31) */
+  /* beta 2, scale 0.1f = 0.100000001490116 (TFLite's scales are float32):
+   * 0.2000000029802 * 2^26 = 0.800000011920929 * 2^24 -> round(0.800000011920929 * 2^31) =
+   * 1717986944 (0.1 in double would give ...918) */
   tsr_softmax_params_t q;
   assert_i64(tsr_softmax_prepare(2.0, 0.1, &q), 0);
-  assert_i64(q.mult, 1717986918);
+  assert_i64(q.mult, 1717986944);
   assert_i64(q.left_shift, 24);
   assert_i64(q.diff_min, -124); /* floor(31 * 4) */
 }
