@@ -38,6 +38,7 @@ typedef struct job {
   bool leaky;
   double alpha;
   int32_t *mult_neg, *shift_neg; /* per column (leaky) */
+  int32_t *gold_mult_neg, *gold_shift_neg; /* the golden model's own (tsr_golden_leaky_params) */
   /* storage owned by the job */
   tsr_npy_t na, nb, nbias, nmult, nshift, nwscale;
   int32_t *own_bias, *own_mult, *own_shift;
@@ -58,6 +59,8 @@ static void job_free(job_t *j) {
   free(j->own_b);
   free(j->mult_neg);
   free(j->shift_neg);
+  free(j->gold_mult_neg);
+  free(j->gold_shift_neg);
 }
 
 /* The job as libtessera takes it. */
@@ -146,7 +149,10 @@ static int job_activation(const args_t *ar, job_t *j) {
     }
     j->mult_neg = malloc((size_t)j->n * sizeof *j->mult_neg);
     j->shift_neg = malloc((size_t)j->n * sizeof *j->shift_neg);
-    if (j->mult_neg == NULL || j->shift_neg == NULL) {
+    j->gold_mult_neg = malloc((size_t)j->n * sizeof *j->gold_mult_neg);
+    j->gold_shift_neg = malloc((size_t)j->n * sizeof *j->gold_shift_neg);
+    if (j->mult_neg == NULL || j->shift_neg == NULL || j->gold_mult_neg == NULL ||
+        j->gold_shift_neg == NULL) {
       die_line("gemm: out of memory");
       return -1;
     }
@@ -157,6 +163,9 @@ static int job_activation(const args_t *ar, job_t *j) {
       die_line("gemm: --leaky %g: %s", j->alpha, err);
       return -1;
     }
+    j->gold_failed |= tsr_golden_leaky_params(j->n, j->alpha, g.mult, g.shift, g.mult_scalar,
+                                              g.shift_scalar, j->gold_mult_neg,
+                                              j->gold_shift_neg) != 0;
     j->leaky = true;
   }
   return 0;
@@ -541,13 +550,17 @@ static int gemm_exec(const args_t *ar, bool show_progress, gemm_run_t *g) {
   }
   g->verdict = "skipped";
   if (g->res.ran && (random || ar->set[O_CHECK])) {
-    /* The same job with the golden model's own table (see job_t). */
+    /* The same job with the golden model's own table and leaky multipliers (see job_t). */
     if (j->gold_failed) {
-      die_line("gemm: the golden model derives no table of its own for --act %s", j->act);
+      die_line("gemm: the golden model derives no parameters of its own for %s%s%s",
+               j->act != NULL ? "--act " : "", j->act != NULL ? j->act : "",
+               j->leaky ? (j->act != NULL ? " and --leaky" : "--leaky") : "");
       return EXIT_ERROR;
     }
     tessera_gemm_t gold = g->g;
     gold.lut = g->g.lut != NULL ? j->gold_lut : NULL;
+    gold.mult_neg = j->leaky ? j->gold_mult_neg : NULL;
+    gold.shift_neg = j->leaky ? j->gold_shift_neg : NULL;
     if (tessera_gemm_check(&gold, g->out, &g->mm, err, sizeof err) != TSR_OK) {
       die_line("gemm: %s", err);
       return EXIT_ERROR;

@@ -188,6 +188,33 @@ int tsr_golden_lut(tsr_lut_fn_t fn, double in_scale, int32_t in_zp, double out_s
 
 /* ---- SOFTMAX ---- */
 
+int tsr_golden_leaky_params(size_t n, double alpha, const int32_t *mult, const int32_t *shift,
+                            int32_t mult_scalar, int32_t shift_scalar, int32_t *mult_neg,
+                            int32_t *shift_neg) {
+  if (mult_neg == NULL || shift_neg == NULL || (mult == NULL) != (shift == NULL) || !(alpha >= 0.0) ||
+      alpha > 1.0) {
+    return -1;
+  }
+  for (size_t c = 0; c < n; c++) {
+    const int32_t m = mult != NULL ? mult[c] : mult_scalar;
+    const int32_t s = shift != NULL ? shift[c] : shift_scalar;
+    /* The column's real multiplier is m / 2^31 * 2^s; the negative side's is alpha times it. */
+    double real = alpha * (double)m;
+    for (int i = 0; i < 31 - s; i++) {
+      real *= 0.5;
+    }
+    for (int i = 0; i < s - 31; i++) {
+      real *= 2.0;
+    }
+    int sh = 0;
+    if (m < 0 || golden_multiplier(real, 30, &mult_neg[c], &sh) != 0) {
+      return -1;
+    }
+    shift_neg[c] = sh;
+  }
+  return 0;
+}
+
 int tsr_golden_softmax_params(double beta, double in_scale, tsr_softmax_params_t *p) {
   /* The scales as TFLite keeps them: float32. */
   beta = (float)beta;

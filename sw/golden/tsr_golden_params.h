@@ -49,6 +49,18 @@ int tsr_golden_lut(tsr_lut_fn_t fn, double in_scale, int32_t in_zp, double out_s
                    int8_t lut[256]);
 
 /**
+ * The golden leaky ReLU of the output stage: for each of n columns, the
+ * negative side's (mult_neg, shift_neg) of alpha times the column's real
+ * multiplier m * 2^(s - 31), m and s from mult/shift (n each) or, when they
+ * are NULL, mult_scalar/shift_scalar. Returns 0, or -1 if alpha is outside
+ * 0..1, a multiplier is negative, a pointer is missing, or a shift would
+ * exceed 30.
+ */
+int tsr_golden_leaky_params(size_t n, double alpha, const int32_t *mult, const int32_t *shift,
+                            int32_t mult_scalar, int32_t shift_scalar, int32_t *mult_neg,
+                            int32_t *shift_neg);
+
+/**
  * The golden SOFTMAX block: real multiplier beta * in_scale * 2^26, capped at
  * 2^31 - 1, which must be above 1, as (mult, left_shift) with left_shift
  * 0..31, and diff_min = -floor(31 * 2^26 / 2^left_shift). Returns 0, or -1

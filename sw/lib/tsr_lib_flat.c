@@ -356,14 +356,20 @@ tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32
       st = TSR_BAD_ARG;
       goto done;
     }
-    mult_neg = malloc((size_t)n * sizeof *mult_neg);
-    shift_neg = malloc((size_t)n * sizeof *shift_neg);
+    /* The chip's negative-side multipliers, then the golden model's own after them. */
+    mult_neg = malloc(2u * (size_t)n * sizeof *mult_neg);
+    shift_neg = malloc(2u * (size_t)n * sizeof *shift_neg);
     if (mult_neg == NULL || shift_neg == NULL) {
       tsr_lib_err(err, errlen, "out of memory");
       st = TSR_NO_MEMORY;
       goto done;
     }
     if ((st = tessera_gemm_leaky(&job, leaky_alpha, mult_neg, shift_neg, err, errlen)) != TSR_OK) {
+      goto done;
+    }
+    if (check && tsr_golden_leaky_params(n, leaky_alpha, job.mult, job.shift, mult_scalar,
+                                         shift_scalar, mult_neg + n, shift_neg + n) != 0) {
+      st = golden_failed("leaky", err, errlen);
       goto done;
     }
     job.mult_neg = mult_neg;
@@ -384,9 +390,11 @@ tsr_status_t tessera_flat_gemm(tessera_flat_t *h, uint32_t m, uint32_t k, uint32
   fig[TESSERA_FIG_PLAN_CYCLES] = (double)res.plan.est_cycles;
   fig[TESSERA_FIG_PLAN_TILES] = (double)res.plan.tiles;
   if (check) {
-    /* The golden model with its own table of `act` (tsr_golden_params.h). */
+    /* The golden model with its own table of `act` and leaky multipliers (tsr_golden_params.h). */
     tessera_gemm_t gold = job;
     gold.lut = act != NULL ? gold_lut : job.lut;
+    gold.mult_neg = job.mult_neg != NULL ? mult_neg + n : NULL;
+    gold.shift_neg = job.shift_neg != NULL ? shift_neg + n : NULL;
     tessera_mismatch_t x;
     if ((st = tessera_gemm_check(&gold, out, &x, err, errlen)) == TSR_OK) {
       put_mismatch(&x, mm);

@@ -390,6 +390,35 @@ static void layernorm_beta_hand_computed(void **state) {
 
 /* ---- ADD ---- */
 
+static void leaky_params_hand_computed(void **state) {
+  (void)state;
+  int32_t mn[3];
+  int32_t sn[3];
+  /* Per tensor, m = 2^30 (0.5), s = 0: alpha 0.5 gives 0.25 = 0.5 * 2^-1 -> (2^30, -1). */
+  assert_i64(tsr_golden_leaky_params(3, 0.5, NULL, NULL, P30, 0, mn, sn), 0);
+  assert_i64(mn[2], P30);
+  assert_i64(sn[2], -1);
+  /* Per channel: alpha 0.1 of 0.5 * 2^-1 = 0.025 = 0.8 * 2^-5 -> round(0.8 * 2^31) = 1717986918;
+   * 0.1 of INT32_MAX * 2^-31 * 2^3 = 0.79999999996 -> 1717986918, shift 0; alpha 0.1 of 0 -> (0, 0). */
+  const int32_t m[3] = {P30, INT32_MAX, 0};
+  const int32_t s[3] = {-1, 3, 5};
+  assert_i64(tsr_golden_leaky_params(3, 0.1, m, s, 0, 0, mn, sn), 0);
+  assert_i64(mn[0], 1717986918);
+  assert_i64(sn[0], -5);
+  assert_i64(mn[1], 1717986918);
+  assert_i64(sn[1], 0);
+  assert_i64(mn[2], 0);
+  assert_i64(sn[2], 0);
+  /* alpha 0: every negative value goes to the zero point. */
+  assert_i64(tsr_golden_leaky_params(1, 0.0, NULL, NULL, P30, 0, mn, sn), 0);
+  assert_i64(mn[0], 0);
+  /* Refused: alpha outside 0..1 or NaN, a negative multiplier, one vector without the other. */
+  assert_i64(tsr_golden_leaky_params(1, 1.5, NULL, NULL, P30, 0, mn, sn), -1);
+  assert_i64(tsr_golden_leaky_params(1, NAN, NULL, NULL, P30, 0, mn, sn), -1);
+  assert_i64(tsr_golden_leaky_params(1, 0.5, NULL, NULL, -5, 0, mn, sn), -1);
+  assert_i64(tsr_golden_leaky_params(1, 0.5, m, NULL, 0, 0, mn, sn), -1);
+}
+
 static void add_params_hand_computed(void **state) {
   (void)state;
   tsr_add_params_t p;
@@ -467,6 +496,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(layernorm_params_hand_computed),
       cmocka_unit_test(layernorm_params_and_beta_equal_prep_on_random_scales),
       cmocka_unit_test(layernorm_beta_hand_computed),
+      cmocka_unit_test(leaky_params_hand_computed),
       cmocka_unit_test(add_params_hand_computed),
       cmocka_unit_test(add_params_equal_prep_on_random_scales),
   };
