@@ -72,6 +72,9 @@ UNIT_SRCS_test_sfu_fw := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c test
 UNIT_SRCS_test_hal_devmem := sw/hal/tsr_hal_devmem.c sw/hal/tsr_hal_baremetal.c sw/hal/tsr_hal.c
 UNIT_SRCS_test_lib := $(SW_LIB_SRCS)
 UNIT_LDLIBS_test_lib := -ldl
+# The roofline that tessera bench writes: no overlapping labels, leaders, the y range.
+UNIT_SRCS_test_roofline := $(SW_LIB_SRCS)
+UNIT_LDLIBS_test_roofline := -ldl
 
 # ---- CLI error handling, gemm --plan, tessera bench ------------------------------------------
 # Each case: expected exit status, a text the one-line message must contain, the arguments.

@@ -91,6 +91,10 @@ def sweep_section(meta, rows, plot, out):
         "",
         f"![roofline, N = {dim}]({plot})",
         "",
+        "Each label sits next to its point or is joined to it by a thin line in its group's "
+        "colour; points on one spot share a stack of labels. The bandwidth points are open "
+        "rings, so a ring around a dot is the 256³ job at the bus's own bandwidth.",
+        "",
         f"(`make bench` also leaves `{out}/roofline.png`, `bench.csv` and `bench.json`.)",
         "",
         "| group | shape (M×K×N) | B/cycle | MACs | DRAM bytes | MACs/B | cycles | util. | "
