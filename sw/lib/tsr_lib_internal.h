@@ -60,4 +60,18 @@ tsr_status_t tsr_lib_begin(tessera_dev_t *d, char *err, size_t errlen);
 tsr_status_t tsr_lib_end(tessera_dev_t *d, const struct timespec *t0, uint64_t cyc0,
                          tessera_figures_t *fig, char *err, size_t errlen);
 
+/* ---- The bench sweep's files (tsr_lib_bench.c, tsr_lib_roofline.c) ---- */
+
+/** The sweep's groups, in the order of roofline.dat's blocks and the plot's markers. */
+#define TSR_LIB_BENCH_GROUPS 5
+extern const char *const tsr_lib_bench_groups[TSR_LIB_BENCH_GROUPS];
+
+/** x rounded to `places` decimals, written the shortest way ("64", "4.2667"), as Python's
+ *  round() and str() write it; returns buf. */
+const char *tsr_lib_fmt_round(char buf[40], double x, int places);
+
+/** roofline.gp for the rows (it reads roofline.dat from its own directory). */
+void tsr_lib_roofline_gp(FILE *f, const tessera_bench_meta_t *meta, const tessera_bench_row_t *rows,
+                         size_t n);
+
 #endif /* TSR_LIB_INTERNAL_H */
