@@ -311,6 +311,7 @@ static int fused_case(sys_env_t *e, uint32_t seed) {
             tsr_counters_read(&e->dev, &cnt) == TSR_OK,
         "%s: fused run: %s", what, tsr_dev_error(&e->dev));
   const job_cost_t fused = {cnt.cycles, cnt.dma_rd + cnt.dma_wr};
+  const uint64_t fused_wr = cnt.dma_wr;
   CHECK(check_region(e, OUT_ADDR, want, (size_t)m * n, what) == 0, "%s: fused output", what);
 
   d.has_lut = false;
@@ -321,13 +322,18 @@ static int fused_case(sys_env_t *e, uint32_t seed) {
             tsr_counters_read(&e->dev, &cnt) == TSR_OK,
         "%s: unfused run: %s", what, tsr_dev_error(&e->dev));
   const job_cost_t unfused = {cnt.cycles, cnt.dma_rd + cnt.dma_wr};
+  const uint64_t unfused_wr = cnt.dma_wr;
   CHECK(check_region(e, MID_ADDR, plain, (size_t)m * n, what) == 0, "%s: GEMM output", what);
   CHECK(check_region(e, OUT2_ADDR, want, (size_t)m * n, what) == 0, "%s: MAP output", what);
   free(plain);
   free(want);
-  CHECK(unfused.bytes >= fused.bytes + 2u * (uint64_t)m * n,
-        "%s: fused %" PRIu64 " DMA bytes, unfused %" PRIu64 ": the intermediate was not saved", what,
-        fused.bytes, unfused.bytes);
+  /* Fused, only the output is written; unfused, the intermediate too (and read back). The
+   * written bytes are exact (strobed); the read bytes depend on the tiling, which the
+   * table's room in the scratchpad can change, so they are not compared. */
+  CHECK(fused_wr == (uint64_t)m * n && unfused_wr == 2u * (uint64_t)m * n,
+        "%s: fused wrote %" PRIu64 " bytes, unfused %" PRIu64 " (want %u and %u): the intermediate "
+        "was not saved",
+        what, fused_wr, unfused_wr, m * n, 2u * m * n);
   g_fused.cycles += fused.cycles;
   g_fused.bytes += fused.bytes;
   g_unfused.cycles += unfused.cycles;
