@@ -106,7 +106,7 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 	  np.save(d+"/empty.npy", np.ones((0,4), np.int8)); np.save(d+"/long.npy", np.ones((1,65536), np.int8)); \
 	  np.save(d+"/g5.npy", np.ones(5, np.int8)); np.save(d+"/b4u8.npy", np.ones(4, np.uint8)); \
 	  np.save(d+"/b4i32.npy", np.ones(4, np.int32)); \
-	  np.save(d+"/mult7.npy", np.array([7, 1 << 30], np.int32)); np.save(d+"/ws3.npy", np.ones(3, np.float32)); \
+	  np.save(d+"/ws3.npy", np.ones(3, np.float32)); \
 	  np.save(d+"/a34i16.npy", np.ones((3,4), np.int16)); np.save(d+"/bias2be.npy", np.ones(2, ">i4"))'
 	@set -u; fail=0; n=0; \
 	check() { want_rc=$$1; want_msg=$$2; shift 2; n=$$((n+1)); \
@@ -135,7 +135,6 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 	check 2 "--act-min 5 is greater than --act-max 4" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1073741824 --act-min 5 --act-max 4; \
 	check 2 "--mult: '1.5' is not an integer" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1.5; \
 	check 2 "--mult: 2147483648 is outside" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 2147483648; \
-	check 2 "the multiplier, -5, is neither 0 nor in 2^30..2^31-1" $$G0 --mult -5; \
 	check 2 "--a-zp: 200 is outside -128..127" $$G0 --a-zp 200; \
 	check 2 "--a-zp applies to --a/--b operands" gemm --m 3 --k 4 --n 5 --a-zp 1; \
 	check 2 "give --mult/--shift or --a-scale/--w-scale/--out-scale, not both" $$G0 --mult 1073741824 --a-scale 0.1 --w-scale 0.1 --out-scale 1; \
@@ -146,9 +145,6 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 	check 2 "cannot be represented" $$G0 --a-scale 1 --w-scale 1 --out-scale 1e-12; \
 	check 2 "unsupported dtype int16 (supported: int8, uint8, int32, float32)" gemm --a $$D/a34i16.npy --b $$D/b42.npy; \
 	check 2 "unsupported dtype big-endian int32: save it little-endian, np.save(path, x.astype('<i4'))" $$G0 --bias $$D/bias2be.npy; \
-	check 2 "the multiplier, 1000, is neither 0 nor in 2^30..2^31-1" $$G0 --mult 1000; \
-	check 2 "the multiplier, -2147483648, is neither 0" $$G0 --mult -2147483648; \
-	check 2 "the multiplier of column 0, 7, is neither 0" $$G0 --mult-npy $$D/mult7.npy; \
 	check 2 "--mem-bw: 5000 is outside 0..4096" gemm --m 3 --k 4 --n 5 --mem-bw 5000; \
 	check 2 "--mem-latency: -1 is outside 0..100000" gemm --m 3 --k 4 --n 5 --mem-latency -1; \
 	check 2 "--mem-latency: 'x' is not an integer" gemm --m 3 --k 4 --n 5 --mem-latency x; \

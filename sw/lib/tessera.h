@@ -195,10 +195,10 @@ tsr_status_t tessera_gemm_mem_bytes(const tessera_gemm_t *job, uint64_t *bytes, 
                                     size_t errlen);
 
 /**
- * The job's requantization parameters as the chip takes them: each multiplier
- * 0 or in [2^30, 2^31) (what QuantizeMultiplier makes), each shift -31..30.
- * TSR_BAD_ARG with one line naming the column otherwise. tessera_gemm_run
- * calls it too; call it first to refuse a job before opening a device.
+ * The job's requantization parameters as the chip takes them: each shift
+ * -31..30 (any int32 multiplier is valid, docs/programming.md). TSR_BAD_ARG
+ * with one line naming the column otherwise. tessera_gemm_run calls it too;
+ * call it first to refuse a job before opening a device.
  */
 tsr_status_t tessera_gemm_validate(const tessera_gemm_t *job, char *err, size_t errlen);
 

@@ -167,20 +167,12 @@ static tsr_status_t gemm_upload(tessera_dev_t *dev, const tessera_gemm_t *j, con
   return tsr_lib_upload_all(dev, up, sizeof up / sizeof up[0], err, errlen);
 }
 
-/* One (mult, shift) pair: mult 0 or in [2^30, 2^31) as QuantizeMultiplier makes it
- * (docs/programming.md), shift -31..30. col < 0: the per-tensor pair. */
-static tsr_status_t check_requant_pair(int32_t mult, int32_t shift, long col, char *err,
-                                       size_t errlen) {
+/* One shift: -31..30. col < 0: the per-tensor one. Every int32 multiplier is valid: the
+ * chip applies gemmlowp's arithmetic to any (docs/programming.md, "Multipliers"). */
+static tsr_status_t check_requant_pair(int32_t shift, long col, char *err, size_t errlen) {
   char where[32] = "";
   if (col >= 0) {
     snprintf(where, sizeof where, " of column %ld", col);
-  }
-  if (mult != 0 && mult < (INT32_C(1) << 30)) {
-    tsr_lib_err(err, errlen,
-                "the multiplier%s, %" PRId32 ", is neither 0 nor in 2^30..2^31-1 "
-                "(QuantizeMultiplier's range, docs/programming.md); give scales instead",
-                where, mult);
-    return TSR_BAD_ARG;
   }
   if (shift < TSR_SHIFT_MIN || shift > TSR_SHIFT_MAX) {
     tsr_lib_err(err, errlen, "the shift%s, %" PRId32 ", is outside -31..30", where, shift);
@@ -198,10 +190,10 @@ tsr_status_t tessera_gemm_validate(const tessera_gemm_t *j, char *err, size_t er
     return TSR_OK;
   }
   if (j->mult == NULL || j->shift == NULL) {
-    return check_requant_pair(j->mult_scalar, j->shift_scalar, -1, err, errlen);
+    return check_requant_pair(j->shift_scalar, -1, err, errlen);
   }
   for (uint32_t c = 0; c < j->n; c++) {
-    tsr_status_t st = check_requant_pair(j->mult[c], j->shift[c], (long)c, err, errlen);
+    tsr_status_t st = check_requant_pair(j->shift[c], (long)c, err, errlen);
     if (st != TSR_OK) {
       return st;
     }

@@ -342,6 +342,21 @@ def case_gemm_quant(R, rng, dim):
         compare(where, np.load(pc), want)
 
 
+def case_gemm_any_mult(R, rng, dim):
+    """Multipliers outside QuantizeMultiplier's range are applied as gemmlowp's arithmetic says."""
+    m, k, n = 9, 40, 7
+    a = rng.integers(-128, 128, size=(m, k), dtype=np.int64).astype(np.int8)
+    b = rng.integers(-128, 128, size=(k, n), dtype=np.int64).astype(np.int8)
+    pa, pb, pc = R.save("A.npy", a), R.save("B.npy", b), R.path("C.npy")
+    acc = wrap32(a.astype(np.int64) @ b.astype(np.int64))
+    for mult, shift in [(-5, 20), (1000, 16), (-2**31, 0), (-2**31, -7)]:
+        where = f"dim {dim} gemm --mult {mult} --shift {shift}"
+        R.run(where, ["gemm", "--dim", dim, "--a", pa, "--b", pb, "--mult", mult, "--shift", shift,
+                      "--out", pc, "--check"])
+        want = np.clip(wrap32(mbqm(acc, np.int64(mult), np.int64(shift))), -128, 127).astype(np.int8)
+        compare(where, np.load(pc), want)
+
+
 def case_trace_error(R, rng, dim):
     """A trace file that cannot be created: one line, exit 2."""
     r = R.run(f"dim {dim} gemm --trace", ["gemm", "--dim", dim, "--m", 4, "--k", 4, "--n", 4, "--trace",
@@ -363,7 +378,7 @@ def case_device_errors(R, rng, dim):
 
 
 CASES = [case_lut, case_named, case_reduce, case_add, case_softmax, case_layernorm, case_gemm_fused,
-         case_add_tflite, case_softmax_in_zp, case_gemm_quant, case_trace_error, case_device_errors]
+         case_add_tflite, case_softmax_in_zp, case_gemm_quant, case_gemm_any_mult, case_trace_error, case_device_errors]
 
 
 def main():
