@@ -107,8 +107,9 @@ $(UART_SO): $(UART_SIM_DIR)/tsr_uart_shim.o $(UART_SIM_DIR)/tsr_uart_sim.o $(UAR
 	  diff $(UART_SIM_DIR)/tsr_usim.exports $(UART_SIM_DIR)/tsr_usim.exported >&2; rm -f $@; exit 1; }
 	@echo "uart: $@ ready (ArrayDim=$(UART_DIM), $(UART_MEM) bytes on chip, $(UART_CLK_PER_BIT) cycles per bit)"
 
-# The direct path's model (the ordinary sim library) in the UART build tree.
-$(UART_DIRECT_SO): $(UART_DIRECT_RTL)
+# The direct path's model (the ordinary sim library) in the UART build tree; it is stale
+# when the RTL or the C bench around it (tb/tsr_sim*, tb/tsr_axi_mem*) changes.
+$(UART_DIRECT_SO): $(UART_DIRECT_RTL) $(TB_HDRS) tb/tsr_sim.c tb/tsr_sim_shim.cpp tb/tsr_axi_mem.c
 	@$(MAKE) --no-print-directory sim BUILD=$(UART_BUILD) DIM=$(UART_DIM) TB_RTL_SRCS='$(UART_DIRECT_RTL)' \
 	  VERILATOR='$(UART_NICE) $(VERILATOR)'
 
