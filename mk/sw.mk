@@ -19,7 +19,7 @@ SW_CFLAGS    = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) -fPIC $(INCS)
 # libtessera: everything below the CLI (sw/lib/tessera.h is its API). The bare-metal HAL
 # is firmware-only.
 SW_LIB_SRCS := $(sort $(wildcard sw/lib/*.c)) $(FW_SRCS) $(sort $(wildcard sw/golden/*.c)) \
-               sw/driver/tsr_driver.c sw/driver/tsr_quant.c \
+               sw/driver/tsr_driver.c sw/driver/tsr_ring.c sw/driver/tsr_quant.c \
                $(filter-out sw/hal/tsr_hal_baremetal.c,$(sort $(wildcard sw/hal/*.c)))
 # The CLI: its entry point (sw/cli/tessera.c) and the rest, which tests/fuzz/fuzz_cli.c links.
 SW_CLI_SRCS := $(filter-out sw/cli/tessera.c,$(sort $(wildcard sw/cli/*.c)))
@@ -213,7 +213,7 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 # ---- firmware size (RV32IM, freestanding) ------------------------------------------------
 FW_RV_PREFIX ?= riscv64-unknown-elf-
 FW_RV_FLAGS  := -march=rv32im -mabi=ilp32 -ffreestanding -nostdlib -Os
-FW_RV_SRCS   := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c sw/hal/tsr_hal_baremetal.c \
+FW_RV_SRCS   := $(FW_SRCS) sw/driver/tsr_driver.c sw/driver/tsr_ring.c sw/hal/tsr_hal.c sw/hal/tsr_hal_baremetal.c \
                 sw/driver/tsr_quant.c
 FW_RV_DIR    := $(BUILD)/fw/rv32im
 FW_RV_OBJS   := $(patsubst %.c,$(FW_RV_DIR)/%.o,$(FW_RV_SRCS))

@@ -33,12 +33,12 @@ SYS_DIMS        ?= 4 8 16
 SYS_DIR         := $(BUILD)/tests/system
 SYS_OBJ_DIR     := $(SYS_DIR)/obj
 SYS_CFLAGS       = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
-SYS_LIB_SRCS    := tests/system/sys_util.c tests/system/sys_reset.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/driver/tsr_driver.c \
+SYS_LIB_SRCS    := tests/system/sys_util.c tests/system/sys_reset.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/driver/tsr_driver.c sw/driver/tsr_ring.c \
                    $(FW_SRCS) sw/golden/tsr_golden.c sw/driver/tsr_quant.c sw/golden/tsr_sfu_golden.c \
                    sw/lib/tsr_sfu_prep.c sw/golden/tsr_golden_params.c
 SYS_LIB_OBJS    := $(patsubst %.c,$(SYS_OBJ_DIR)/%.o,$(SYS_LIB_SRCS))
-SYS_SUITES      := gemm errors wrap counters directed reset busfault sfu perf
-SYS_CMOCKA      := errors wrap counters directed reset busfault nosfu
+SYS_SUITES      := gemm errors wrap counters directed reset busfault sfu perf ring
+SYS_CMOCKA      := errors wrap counters directed reset busfault nosfu ring
 SYS_BINS        := $(patsubst %,$(SYS_DIR)/test_sys_%,$(SYS_SUITES))
 SYS_ARGS        ?=
 SYS_GEMM_COUNT_4  ?= 200

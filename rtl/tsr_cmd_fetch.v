@@ -1,0 +1,276 @@
+// tsr_cmd_fetch: command ring fetcher: AXI4 read bursts from a ring in memory into the command queue.
+`default_nettype none
+
+// Theory of operation (docs/programming.md, "Command ring").
+// The ring is RING_SIZE bytes at RING_BASE, one 32-byte command per slot.
+// Software writes commands at RING_TAIL and then advances RING_TAIL; this
+// block reads the commands from RING_HEAD up to RING_TAIL and hands each one,
+// whole, to the controller's command queue (push_valid_o/push_ready_i), the
+// same queue the CMDQ_PUSH register fills. RING_HEAD (head_o) advances as a
+// command enters the queue, so software may overwrite every slot behind it.
+//
+// A burst is planned in StIdle from registers only: it starts at base+head
+// and takes at most FetchBurst commands, and no more than are written (up to
+// the tail or the ring's end), than fit before the next 4 KiB boundary (AXI)
+// or than lie inside the DMA window. It is issued only when the queue has a
+// free slot for every command of it (q_free_i), and those slots are reserved
+// (rsv_o) until the commands arrive, so R beats are never held back waiting
+// for room and the shared R channel stays free for the DMA.
+//
+// Checks, in this order, before any read: RING_BASE and RING_SIZE multiples
+// of 32 and RING_SIZE non-zero (RING_ALIGN, address = RING_BASE); RING_TAIL a
+// multiple of 32 below RING_SIZE and the head below RING_SIZE (RING_TAIL,
+// address = base+tail); the next command inside the DMA window (RING_WINDOW,
+// address = that command). An R beat with RRESP != OKAY gives FETCH_BUS at
+// the address of the command it belongs to; the rest of that burst is read
+// and dropped. After an error nothing more is read until a soft reset; err_o
+// holds the error for the controller, which reports it once every command
+// fetched before it has run (ERR_CODE, ERR_ADDR).
+//
+// Soft reset (soft_reset_i) and ENABLE = 0 drop what is fetched and not yet
+// queued; a burst in flight is read to its end and dropped (AXI has no abort),
+// idle_o is low until then. Soft reset sets the head to the tail (the ring is
+// empty: nothing runs twice), ENABLE = 0 holds it at 0.
+//
+// AXI4 read master: INCR bursts of whole commands (32 / AxiBytes beats each),
+// one burst in flight, ARVALID and the address held until ARREADY.
+module tsr_cmd_fetch #(
+  parameter integer AxiDataWidth = 64,   // 32, 64 or 128
+  parameter integer FetchBurst   = 4,    // commands per burst at most (1..CmdQDepth)
+  localparam integer AxiBytes    = AxiDataWidth / 8,
+  localparam integer BeatsPerCmd = 32 / AxiBytes,
+  localparam integer BeatW       = $clog2(BeatsPerCmd)
+) (
+  input  wire                    clk_i,
+  input  wire                    rst_ni,
+  // registers
+  input  wire                    enable_i,       // RING_CTRL.ENABLE
+  input  wire [31:0]             base_i,         // RING_BASE
+  input  wire [31:0]             size_i,         // RING_SIZE
+  input  wire [31:0]             tail_i,         // RING_TAIL
+  input  wire [31:0]             win_base_i,     // DMA window, inclusive
+  input  wire [31:0]             win_limit_i,
+  input  wire                    soft_reset_i,
+  input  wire                    halt_i,         // the controller stopped: start no burst
+  output wire [31:0]             head_o,         // RING_HEAD
+  output wire                    busy_o,         // commands to fetch, fetched, or an error to report
+  output wire                    idle_o,         // no burst in flight
+  output wire                    err_o,
+  output wire [7:0]              err_code_o,
+  output wire [31:0]             err_addr_o,
+  // command queue: one whole command per handshake
+  input  wire [15:0]             q_free_i,       // free queue slots (not counting rsv_o)
+  output wire [15:0]             rsv_o,          // slots reserved for commands in flight
+  output wire                    push_valid_o,
+  input  wire                    push_ready_i,
+  output wire [255:0]            push_cmd_o,
+  output wire [31:0]             push_addr_o,    // the command's byte address
+  // AXI4 read master
+  output wire                    m_axi_arvalid,
+  input  wire                    m_axi_arready,
+  output wire [31:0]             m_axi_araddr,
+  output wire [7:0]              m_axi_arlen,
+  output wire [2:0]              m_axi_arsize,
+  output wire [1:0]              m_axi_arburst,
+  input  wire                    m_axi_rvalid,
+  output wire                    m_axi_rready,
+  input  wire [AxiDataWidth-1:0] m_axi_rdata,
+  input  wire [1:0]              m_axi_rresp,
+  input  wire                    m_axi_rlast
+);
+`include "rtl/regs/tsr_cmd_fields.vh"
+
+  localparam [1:0] StIdle = 2'd0, StAr = 2'd1, StData = 2'd2;
+  localparam [7:0] Burst8 = FetchBurst[7:0];
+  localparam [7:0] Bpc8   = BeatsPerCmd[7:0];
+  localparam integer ArSizeI = $clog2(AxiBytes);
+  localparam [31:0]  ArSize32 = ArSizeI;
+
+  // Element widths must divide a command; FetchBurst * BeatsPerCmd <= 256 beats.
+  generate
+    if (AxiBytes < 4 || AxiBytes > 16 || FetchBurst < 1 || FetchBurst * BeatsPerCmd > 256) begin : gen_bad_params
+      AxiDataWidth_32_64_128_and_FetchBurst_1_to_256_beats u_bad_params ();
+    end
+  endgenerate
+
+  reg [1:0]        st_q, st_d;
+  reg [31:0]       head_q, head_d;
+  reg              err_q, err_d;
+  reg [7:0]        code_q, code_d;
+  reg [31:0]       eaddr_q, eaddr_d;
+  reg              drop_q, drop_d;          // read the burst's remaining beats and drop them
+  reg [31:0]       araddr_q, araddr_d;
+  reg [7:0]        arlen_q, arlen_d;
+  reg [7:0]        rsv_q, rsv_d;            // commands of the burst not yet queued
+  reg [BeatW-1:0]  beat_q, beat_d;          // beat within the command being assembled
+  reg              full_q, full_d;          // buf_q holds a whole command for the queue
+  reg [255:0]      buf_q;
+
+  // ---------------------------------------------------------------- planning
+  wire [32:0] addr33    = {1'b0, base_i} + {1'b0, head_q};
+  wire [31:0] addr      = addr33[31:0];
+  wire [33:0] cmd_last  = {1'b0, addr33} + 34'd31;                 // last byte of the command
+  wire        bad_align = (base_i[4:0] != 5'd0) || (size_i[4:0] != 5'd0) || (size_i == 32'h0);
+  wire        bad_tail  = (tail_i[4:0] != 5'd0) || (tail_i >= size_i) || (head_q >= size_i);
+  wire        outside   = (addr33 < {1'b0, win_base_i}) || (cmd_last > {2'b00, win_limit_i});
+  // Commands to the tail, or to the ring's end when the tail is behind the head.
+  wire [31:0] lin_bytes = (tail_i > head_q) ? tail_i - head_q : size_i - head_q;
+  wire [12:0] to_4k     = 13'h1000 - {1'b0, addr[11:0]};
+  wire [32:0] win_bytes = {1'b0, win_limit_i} - addr33 + 33'd1;      // valid when !outside
+  function automatic [7:0] cap(input [32:0] cmds);
+    cap = (cmds >= {25'h0, Burst8}) ? Burst8 : cmds[7:0];
+  endfunction
+  wire [7:0]  n_lin  = cap({6'h0, lin_bytes[31:5]});
+  wire [7:0]  n_4k   = cap({25'h0, to_4k[12:5]});
+  wire [7:0]  n_win  = cap({5'h0, win_bytes[32:5]});
+  wire [7:0]  n_ab   = (n_lin < n_4k) ? n_lin : n_4k;
+  wire [7:0]  want   = (n_ab < n_win) ? n_ab : n_win;                // >= 1 when the checks pass
+  wire        pending = enable_i && (head_q != tail_i);
+  wire        plan_ok = (st_q == StIdle) && !full_q && !err_q && !halt_i && pending && !soft_reset_i;
+  wire        issue   = plan_ok && !bad_align && !bad_tail && !outside && ({8'h0, want} <= q_free_i);
+
+  // ---------------------------------------------------------------- data path
+  wire        r_hs     = m_axi_rvalid && m_axi_rready;
+  wire        r_bad    = m_axi_rresp != 2'b00;
+  wire        last_bpc = (beat_q == BeatsPerCmd[BeatW-1:0] - {{(BeatW-1){1'b0}}, 1'b1});
+  wire        push     = full_q && push_ready_i;
+  wire [31:0] head_inc = head_q + 32'd32;
+  wire [31:0] head_nx  = (head_inc >= size_i) ? 32'h0 : head_inc;
+
+  always @(*) begin
+    st_d     = st_q;
+    head_d   = head_q;
+    err_d    = err_q;
+    code_d   = code_q;
+    eaddr_d  = eaddr_q;
+    drop_d   = drop_q;
+    araddr_d = araddr_q;
+    arlen_d  = arlen_q;
+    rsv_d    = rsv_q;
+    beat_d   = beat_q;
+    full_d   = full_q;
+    if (push) begin
+      full_d = 1'b0;
+      head_d = head_nx;
+      rsv_d  = rsv_q - 8'd1;
+    end
+    case (st_q)
+      StIdle: begin
+        if (plan_ok && bad_align) begin
+          err_d   = 1'b1;
+          code_d  = ErrRingAlign;
+          eaddr_d = base_i;
+        end else if (plan_ok && bad_tail) begin
+          err_d   = 1'b1;
+          code_d  = ErrRingTail;
+          eaddr_d = base_i + tail_i;
+        end else if (plan_ok && outside) begin
+          err_d   = 1'b1;
+          code_d  = ErrRingWindow;
+          eaddr_d = addr;
+        end else if (issue) begin
+          araddr_d = addr;
+          arlen_d  = want * Bpc8 - 8'd1;
+          rsv_d    = want;
+          beat_d   = {BeatW{1'b0}};
+          drop_d   = 1'b0;
+          st_d     = StAr;
+        end
+      end
+      StAr: if (m_axi_arready) st_d = StData;
+      StData: begin
+        if (r_hs) begin
+          if (!drop_q) begin
+            if (r_bad) begin
+              err_d   = 1'b1;
+              code_d  = ErrFetchBus;
+              eaddr_d = base_i + head_q;
+              drop_d  = 1'b1;
+              rsv_d   = 8'd0;
+            end else begin
+              beat_d = beat_q + {{(BeatW-1){1'b0}}, 1'b1};
+              if (last_bpc) begin
+                full_d = 1'b1;
+                beat_d = {BeatW{1'b0}};
+              end
+            end
+          end
+          if (m_axi_rlast) st_d = StIdle;
+        end
+      end
+      default: st_d = StIdle;
+    endcase
+    // Soft reset or ENABLE = 0: forget everything not queued yet.
+    if (soft_reset_i || !enable_i) begin
+      full_d  = 1'b0;
+      rsv_d   = 8'd0;
+      beat_d  = {BeatW{1'b0}};
+      drop_d  = (st_q != StIdle) || (st_d != StIdle);
+      head_d  = enable_i ? tail_i : 32'h0;
+    end
+    if (soft_reset_i) begin
+      err_d   = 1'b0;
+      code_d  = ErrNone;
+      eaddr_d = 32'h0;
+    end
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      st_q     <= StIdle;
+      head_q   <= 32'h0;
+      err_q    <= 1'b0;
+      code_q   <= ErrNone;
+      eaddr_q  <= 32'h0;
+      drop_q   <= 1'b0;
+      araddr_q <= 32'h0;
+      arlen_q  <= 8'h0;
+      rsv_q    <= 8'h0;
+      beat_q   <= {BeatW{1'b0}};
+      full_q   <= 1'b0;
+    end else begin
+      st_q     <= st_d;
+      head_q   <= head_d;
+      err_q    <= err_d;
+      code_q   <= code_d;
+      eaddr_q  <= eaddr_d;
+      drop_q   <= drop_d;
+      araddr_q <= araddr_d;
+      arlen_q  <= arlen_d;
+      rsv_q    <= rsv_d;
+      beat_q   <= beat_d;
+      full_q   <= full_d;
+    end
+  end
+
+  // The command being assembled (datapath: full_q qualifies it, no reset).
+  always @(posedge clk_i) begin
+    if (st_q == StData && r_hs && !drop_q) begin
+      buf_q[beat_q * AxiDataWidth +: AxiDataWidth] <= m_axi_rdata;
+    end
+  end
+
+  assign head_o        = head_q;
+  assign busy_o        = pending || (st_q != StIdle) || full_q || err_q;
+  assign idle_o        = (st_q == StIdle);
+  assign err_o         = err_q;
+  assign err_code_o    = code_q;
+  assign err_addr_o    = eaddr_q;
+  assign rsv_o         = issue ? {8'h0, want} : {8'h0, rsv_q};
+  assign push_valid_o  = full_q;
+  assign push_cmd_o    = buf_q;
+  assign push_addr_o   = base_i + head_q;
+  assign m_axi_arvalid = (st_q == StAr);
+  assign m_axi_araddr  = araddr_q;
+  assign m_axi_arlen   = arlen_q;
+  assign m_axi_arsize  = ArSize32[2:0];
+  assign m_axi_arburst = 2'b01;
+  assign m_axi_rready  = (st_q == StData) && !full_q;
+
+  // The cmd_*() functions of the include are not used here.
+  /* verilator tracing_off */
+  wire unused_bits = ^{cmd_last[33:32], to_4k[4:0], win_bytes[4:0], lin_bytes[4:0]};
+  /* verilator tracing_on */
+endmodule
+
+`default_nettype wire
