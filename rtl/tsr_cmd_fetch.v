@@ -30,7 +30,8 @@
 // Soft reset (soft_reset_i) and ENABLE = 0 drop what is fetched and not yet
 // queued; a burst in flight is read to its end and dropped (AXI has no abort),
 // idle_o is low until then. Soft reset sets the head to the tail (the ring is
-// empty: nothing runs twice), ENABLE = 0 holds it at 0.
+// empty: nothing runs twice; to 0 if the tail is not a valid offset, which is
+// then reported as RING_TAIL), ENABLE = 0 holds it at 0.
 //
 // AXI4 read master: INCR bursts of whole commands (32 / AxiBytes beats each),
 // one burst in flight, ARVALID and the address held until ARREADY.
@@ -111,7 +112,8 @@ module tsr_cmd_fetch #(
   wire [31:0] addr      = addr33[31:0];
   wire [33:0] cmd_last  = {1'b0, addr33} + 34'd31;                 // last byte of the command
   wire        bad_align = (base_i[4:0] != 5'd0) || (size_i[4:0] != 5'd0) || (size_i == 32'h0);
-  wire        bad_tail  = (tail_i[4:0] != 5'd0) || (tail_i >= size_i) || (head_q >= size_i);
+  wire        tail_ok   = (tail_i[4:0] == 5'd0) && (tail_i < size_i);
+  wire        bad_tail  = !tail_ok || (head_q >= size_i);
   wire        outside   = (addr33 < {1'b0, win_base_i}) || (cmd_last > {2'b00, win_limit_i});
   // Commands to the tail, or to the ring's end when the tail is behind the head.
   wire [31:0] lin_bytes = (tail_i > head_q) ? tail_i - head_q : size_i - head_q;
@@ -206,7 +208,7 @@ module tsr_cmd_fetch #(
       rsv_d   = 8'd0;
       beat_d  = {BeatW{1'b0}};
       drop_d  = (st_q != StIdle) || (st_d != StIdle);
-      head_d  = enable_i ? tail_i : 32'h0;
+      head_d  = (enable_i && tail_ok) ? tail_i : 32'h0;
     end
     if (soft_reset_i) begin
       err_d   = 1'b0;
@@ -271,6 +273,124 @@ module tsr_cmd_fetch #(
   /* verilator tracing_off */
   wire unused_bits = ^{cmd_last[33:32], to_4k[4:0], win_bytes[4:0], lin_bytes[4:0]};
   /* verilator tracing_on */
+
+`ifdef FORMAL
+  // ---- Formal properties: `make formal` proves them by k-induction (mk/formal.mk,
+  // docs/formal.md). The ring and window registers hold still (software changes them
+  // only with ENABLE = 0; a change under a running ring is not covered); the tail, ENABLE,
+  // soft reset, halt, the queue and the memory's timing and responses are free.
+  localparam integer OffW = $clog2(AxiBytes);
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) assume (!rst_ni);
+  reg [127:0] f_regs;     // last cycle's ring and window registers
+  always @(posedge clk_i) f_regs <= {base_i, size_i, win_base_i, win_limit_i};
+  always @(*) if (f_past_valid) assume ({base_i, size_i, win_base_i, win_limit_i} == f_regs);
+  // The controller takes a command only while it has reserved room for it: q_free_i
+  // counts free slots not yet reserved, so it never drops below the reservation.
+  always @(*) assume (q_free_i <= 16'd64);
+
+  // Slave model: R beats only for an accepted AR, RLAST on the burst's last beat, RVALID
+  // and the beat held until RREADY.
+  wire       f_ar_hs = m_axi_arvalid & m_axi_arready;
+  wire       f_r_hs  = m_axi_rvalid & m_axi_rready;
+  wire [1:0] f_ar_out;
+  reg  [7:0] f_len, f_rbeat;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_rbeat <= 8'd0;
+      f_len   <= 8'd0;
+    end else begin
+      if (f_ar_hs) f_len <= m_axi_arlen;
+      if (f_r_hs) f_rbeat <= m_axi_rlast ? 8'd0 : f_rbeat + 8'd1;
+    end
+  end
+  always @(*) begin
+    if (!rst_ni) assume (!m_axi_rvalid);
+    if (m_axi_rvalid) begin
+      assume (f_ar_out != 2'd0);
+      assume (m_axi_rlast == (f_rbeat == f_len));
+    end
+  end
+  always @(posedge clk_i) begin
+    if (f_past_valid && $past(rst_ni) && rst_ni && $past(m_axi_rvalid && !m_axi_rready))
+      assume (m_axi_rvalid && m_axi_rlast == $past(m_axi_rlast) &&
+              m_axi_rresp == $past(m_axi_rresp) && m_axi_rdata == $past(m_axi_rdata));
+  end
+
+  // The region a fetch may read: the ring, inside the DMA window (beat addresses).
+  wire [32:0] f_ring_end = {1'b0, base_i} + {1'b0, size_i} - 33'd1;
+  wire [32:0] f_hi33     = (f_ring_end < {1'b0, win_limit_i}) ? f_ring_end : {1'b0, win_limit_i};
+  wire [31:0] f_lo       = (base_i > win_base_i) ? base_i : win_base_i;
+  wire [31:0] f_hi       = {f_hi33[31:OffW], {OffW{1'b0}}};
+
+  // The AXI4 master rules, shared with the DMA masters: INCR bursts of full-width beats,
+  // aligned, 1..FetchBurst commands, no 4 KiB crossing, inside the ring and the window,
+  // VALID and payload held until READY, one burst in flight.
+  tsr_axi_master_props #(
+    .AxiDataWidth   (AxiDataWidth),
+    .MaxBurstBeats  (FetchBurst * BeatsPerCmd),
+    .MaxOutstanding (1)
+  ) u_f_ar (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .valid_i       (m_axi_arvalid),
+    .ready_i       (m_axi_arready),
+    .addr_i        (m_axi_araddr),
+    .len_i         (m_axi_arlen),
+    .size_i        (m_axi_arsize),
+    .burst_i       (m_axi_arburst),
+    .region_lo_i   (f_lo),
+    .region_hi_i   (f_hi),
+    .answer_i      (f_r_hs & m_axi_rlast),
+    .outstanding_o (f_ar_out)
+  );
+
+  // Ring pointers. With a valid ring (base and size multiples of 32, size > 0):
+  //   - the head stays inside the ring, on a command boundary;
+  //   - the head never passes the tail: the commands reserved for the burst in flight
+  //     lie between the head and the tail the burst was planned with (f_tail), so every
+  //     command queued was published;
+  //   - a command is queued only from a planned burst, at the head's address.
+  wire        f_ring_ok = !bad_align;
+  reg  [31:0] f_tail;
+  always @(posedge clk_i) if (issue) f_tail <= tail_i;
+  wire [31:0] f_dist = (f_tail >= head_q) ? f_tail - head_q : size_i - head_q + f_tail;
+  always @(*) begin
+    if (rst_ni) begin
+      assert (f_ar_out == ((st_q == StData) ? 2'd1 : 2'd0));
+      assert (rsv_q <= Burst8);
+      // The slave model follows the burst in flight.
+      if (st_q != StData) assert (f_rbeat == 8'd0);
+      if (st_q == StData) assert (f_len == arlen_q && f_rbeat <= f_len);
+      // Dropping: nothing reserved, nothing to queue.
+      if (drop_q && st_q != StIdle) assert (rsv_q == 8'd0 && !full_q);
+      if (full_q) assert (beat_q == {BeatW{1'b0}});
+      if (f_ring_ok) begin
+        assert (head_q[4:0] == 5'd0 && head_q < size_i);
+        if (rsv_q != 8'd0) begin
+          assert (f_tail[4:0] == 5'd0 && f_tail < size_i);
+          assert ({19'h0, rsv_q, 5'd0} <= f_dist);
+          assert (st_q != StIdle || full_q);
+        end
+      end
+      if (full_q) assert (rsv_q != 8'd0);
+      // Between bursts only the last command of one may wait for the queue.
+      if (st_q == StIdle) assert (rsv_q == {7'h0, full_q});
+      if (st_q == StAr) assert (!full_q && beat_q == {BeatW{1'b0}});
+      if (st_q == StAr && !drop_q) begin
+        assert (rsv_q != 8'd0 && araddr_q == base_i + head_q);
+        assert (arlen_q == rsv_q * Bpc8 - 8'd1);
+      end
+      if (st_q == StData && !drop_q) begin
+        // Beats left in the burst cover the reserved commands not yet assembled.
+        assert ({8'h0, f_len} - {8'h0, f_rbeat} + 16'd1 ==
+                ({8'h0, rsv_q} - {15'h0, full_q}) * {8'h0, Bpc8} - {{(16-BeatW){1'b0}}, beat_q});
+      end
+      if (push_valid_o) assert (rsv_q != 8'd0);
+    end
+  end
+`endif
 endmodule
 
 `default_nettype wire

@@ -17,7 +17,8 @@
  *     reset recovers and the next GEMM is bit-exact:
  *       FETCH_BUS (SLVERR), RING_WINDOW, RING_ALIGN (base, size), RING_TAIL,
  *       and a malformed command (ERR_OPCODE, ERR_DIM) at its ring address;
- *   - IRQ_CMD raises IRQ_STATUS.CMD, an idle ring raises DONE, and the
+ *   - IRQ_CMD raises IRQ_STATUS.CMD, an idle ring raises DONE (never while the
+ *     ring still holds commands, even when the queue runs dry), and the
  *     register path (CMDQ_PUSH) still works, with ERR_ADDR 0 for its commands;
  *   - a soft reset in the middle of a long ring empties it (RING_HEAD =
  *     RING_TAIL) and nothing runs twice.
@@ -391,6 +392,33 @@ static void irq_cmd_flag_and_idle_ring_raise_their_interrupts(void **state) {
   sys_close(&f.env);
 }
 
+static void done_rises_only_once_the_ring_is_empty_and_idle(void **state) {
+  (void)state;
+  /* A slow memory: the queue runs dry between fetch bursts while the ring still holds work. */
+  tsr_sim_cfg_t cfg;
+  sys_sim_cfg_default(&cfg);
+  cfg.rd_latency = 80u;
+  fx_t f;
+  fx_open(&f, &cfg);
+  fx_attach(&f, RING_AREA, 64u * 32u, 0u);
+  assert_int_equal(sys_wr(&f.env, TSR_IRQ_STATUS_REG_OFFSET, 0xfu), TSR_OK);
+  append_nops(&f, 40u);
+  assert_int_equal(tsr_ring_flush(&f.env.dev), TSR_OK);
+  for (unsigned i = 0; i < POLLS; i++) {
+    const uint32_t irq = rd(&f, TSR_IRQ_STATUS_REG_OFFSET);
+    const uint32_t status = rd(&f, TSR_STATUS_REG_OFFSET);
+    const uint32_t cmds = rd(&f, TSR_CNT_CMDS_LO_REG_OFFSET);
+    if (((irq >> TSR_IRQ_STATUS_DONE_BIT) & 1u) != 0u || ((status >> TSR_STATUS_DONE_BIT) & 1u) != 0u) {
+      if (cmds != 40u) {
+        fail_msg("DONE (IRQ_STATUS 0x%x, STATUS 0x%x) with %u of 40 commands retired", irq, status, cmds);
+      }
+      sys_close(&f.env);
+      return;
+    }
+  }
+  fail_msg("no DONE after 40 NOPs");
+}
+
 /* LOADs of `rows` rows: each keeps the chip busy while the host appends the next. */
 static void append_loads(fx_t *f, unsigned n, uint32_t rows) {
   for (unsigned i = 0; i < n; i++) {
@@ -519,6 +547,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(tail_past_the_end_or_misaligned_stops_with_ring_tail),
       cmocka_unit_test(malformed_command_is_reported_at_its_ring_address),
       cmocka_unit_test(irq_cmd_flag_and_idle_ring_raise_their_interrupts),
+      cmocka_unit_test(done_rises_only_once_the_ring_is_empty_and_idle),
       cmocka_unit_test(appends_while_the_chip_runs_are_all_executed_once),
       cmocka_unit_test(soft_reset_mid_ring_empties_it_and_nothing_runs_twice),
       cmocka_unit_test(ring_needs_fewer_host_accesses_than_registers),
