@@ -22,6 +22,9 @@
 #                      against the golden model; bad parameters, FUNC and ranges
 #   test_sys_reset     hard reset (rst_ni) and soft reset at random cycles of random jobs: bus
 #                      quiet, chip idle, nothing outside C written, the next job bit-exact
+#   test_sys_ring      the command ring: random GEMMs fetched from memory bit-exact, each fetch
+#                      error (FETCH_BUS, RING_WINDOW, RING_ALIGN, RING_TAIL, malformed command)
+#                      with its address and a recovery, IRQ_CMD and DONE, appends while running
 #   test_numpy.py      CLI results against numpy's matmul and requantization written in numpy
 #   test_sfu_cli.py    the SFU commands of the CLI (sfu, softmax, layernorm, add, reduce, gemm
 #                      --act/--leaky): --check against the golden model, and numpy where exact

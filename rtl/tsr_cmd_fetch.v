@@ -30,8 +30,8 @@
 // Soft reset (soft_reset_i) and ENABLE = 0 drop what is fetched and not yet
 // queued; a burst in flight is read to its end and dropped (AXI has no abort),
 // idle_o is low until then. Soft reset sets the head to the tail (the ring is
-// empty: nothing runs twice; to 0 if the tail is not a valid offset, which is
-// then reported as RING_TAIL), ENABLE = 0 holds it at 0.
+// empty: nothing runs twice, and a bad tail is not reported again until
+// software writes another), ENABLE = 0 holds it at 0.
 //
 // AXI4 read master: INCR bursts of whole commands (32 / AxiBytes beats each),
 // one burst in flight, ARVALID and the address held until ARREADY.
@@ -113,7 +113,8 @@ module tsr_cmd_fetch #(
   wire [33:0] cmd_last  = {1'b0, addr33} + 34'd31;                 // last byte of the command
   wire        bad_align = (base_i[4:0] != 5'd0) || (size_i[4:0] != 5'd0) || (size_i == 32'h0);
   wire        tail_ok   = (tail_i[4:0] == 5'd0) && (tail_i < size_i);
-  wire        bad_tail  = !tail_ok || (head_q >= size_i);
+  // The head too: a soft reset sets it to whatever the tail was.
+  wire        bad_tail  = !tail_ok || (head_q[4:0] != 5'd0) || (head_q >= size_i);
   wire        outside   = (addr33 < {1'b0, win_base_i}) || (cmd_last > {2'b00, win_limit_i});
   // Commands to the tail, or to the ring's end when the tail is behind the head.
   wire [31:0] lin_bytes = (tail_i > head_q) ? tail_i - head_q : size_i - head_q;
@@ -208,7 +209,7 @@ module tsr_cmd_fetch #(
       rsv_d   = 8'd0;
       beat_d  = {BeatW{1'b0}};
       drop_d  = (st_q != StIdle) || (st_d != StIdle);
-      head_d  = (enable_i && tail_ok) ? tail_i : 32'h0;
+      head_d  = enable_i ? tail_i : 32'h0;
     end
     if (soft_reset_i) begin
       err_d   = 1'b0;
@@ -347,7 +348,9 @@ module tsr_cmd_fetch #(
   );
 
   // Ring pointers. With a valid ring (base and size multiples of 32, size > 0):
-  //   - the head stays inside the ring, on a command boundary;
+  //   - while commands are reserved, the head is inside the ring, on a command boundary
+  //     (between bursts it may equal a tail software set outside the ring by a soft
+  //     reset; the next plan then stops with RING_TAIL before any read);
   //   - the head never passes the tail: the commands reserved for the burst in flight
   //     lie between the head and the tail the burst was planned with (f_tail), so every
   //     command queued was published;
@@ -367,8 +370,8 @@ module tsr_cmd_fetch #(
       if (drop_q && st_q != StIdle) assert (rsv_q == 8'd0 && !full_q);
       if (full_q) assert (beat_q == {BeatW{1'b0}});
       if (f_ring_ok) begin
-        assert (head_q[4:0] == 5'd0 && head_q < size_i);
         if (rsv_q != 8'd0) begin
+          assert (head_q[4:0] == 5'd0 && head_q < size_i);
           assert (f_tail[4:0] == 5'd0 && f_tail < size_i);
           assert ({19'h0, rsv_q, 5'd0} <= f_dist);
           assert (st_q != StIdle || full_q);

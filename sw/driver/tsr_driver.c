@@ -371,8 +371,8 @@ tsr_status_t tsr_cmd_load(tsr_dev_t *dev, uint32_t deps, const tsr_load_args_t *
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~TSR_DEP_MASK) != 0u) {
-    return bad(dev, "LOAD", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  if ((deps & ~(TSR_DEP_MASK | TSR_DEP_IRQ_CMD)) != 0u) {
+    return bad(dev, "LOAD", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT/IRQ_CMD");
   }
   if (a->dest != TSR_LOAD_SPAD && a->dest != TSR_LOAD_ACC) {
     return bad(dev, "LOAD", "DEST must be scratchpad or accumulator");
@@ -416,8 +416,8 @@ tsr_status_t tsr_cmd_matmul(tsr_dev_t *dev, uint32_t deps, const tsr_matmul_args
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~TSR_DEP_MASK) != 0u) {
-    return bad(dev, "MATMUL", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  if ((deps & ~(TSR_DEP_MASK | TSR_DEP_IRQ_CMD)) != 0u) {
+    return bad(dev, "MATMUL", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT/IRQ_CMD");
   }
   if (a->m == 0u || a->m > TSR_CMD_MAX_ROWS) {
     return bad(dev, "MATMUL", "M must be 1..65535");
@@ -474,7 +474,7 @@ tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~(TSR_DEP_POP_PREV | TSR_DEP_PUSH_PREV)) != 0u) {
+  if ((deps & ~(TSR_DEP_POP_PREV | TSR_DEP_PUSH_PREV | TSR_DEP_IRQ_CMD)) != 0u) {
     return bad(dev, "STORE",
                "the store stage has no next stage (only POP_PREV/PUSH_PREV allowed)");
   }
@@ -602,8 +602,8 @@ tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a,
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~TSR_DEP_MASK) != 0u) {
-    return bad(dev, "SFU", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  if ((deps & ~(TSR_DEP_MASK | TSR_DEP_IRQ_CMD)) != 0u) {
+    return bad(dev, "SFU", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT/IRQ_CMD");
   }
   if (!dev->info.has_sfu) {
     err_set(dev, "SFU: ");
@@ -707,8 +707,8 @@ tsr_status_t tsr_cmd_nop(tsr_dev_t *dev, uint32_t deps, tsr_cmd_t *cmd) {
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~TSR_DEP_MASK) != 0u) {
-    return bad(dev, "NOP", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  if ((deps & ~(TSR_DEP_MASK | TSR_DEP_IRQ_CMD)) != 0u) {
+    return bad(dev, "NOP", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT/IRQ_CMD");
   }
   cmd_zero(cmd);
   cmd->w[0] = TSR_OP_NOP | deps;

@@ -41,6 +41,9 @@ extern "C" {
 #define TSR_DEP_PUSH_PREV (1u << TSR_CMD_W0_PUSH_PREV_BIT) /**< give a token to the previous stage when done */
 #define TSR_DEP_PUSH_NEXT (1u << TSR_CMD_W0_PUSH_NEXT_BIT) /**< give a token to the next stage when done */
 #define TSR_DEP_MASK (TSR_DEP_POP_PREV | TSR_DEP_POP_NEXT | TSR_DEP_PUSH_PREV | TSR_DEP_PUSH_NEXT)
+/* Not a dependency but passed the same way: any command builder's `deps` may also carry
+ * TSR_DEP_IRQ_CMD, which raises IRQ_STATUS.CMD when the command retires (word 0 IRQ_CMD). */
+#define TSR_DEP_IRQ_CMD (1u << TSR_CMD_W0_IRQ_CMD_BIT)
 /* Opcode-specific flags (word 0, in the FLAGS field). */
 #define TSR_LOAD_DEST_ACC_BIT TSR_CMD_LOAD_W0_DEST_BIT
 #define TSR_MATMUL_ACCUMULATE_BIT TSR_CMD_MATMUL_W0_ACCUMULATE_BIT

@@ -382,8 +382,7 @@ static void irq_cmd_flag_and_idle_ring_raise_their_interrupts(void **state) {
   assert_int_equal(sys_irq_level(&f.env), 0);
   assert_int_equal(sys_wr(&f.env, TSR_IRQ_STATUS_REG_OFFSET, irq), TSR_OK);
   tsr_cmd_t c;
-  nop(&f, &c);
-  c.w[0] |= 1u << TSR_CMD_W0_IRQ_CMD_BIT;
+  assert_int_equal(tsr_cmd_nop(&f.env.dev, TSR_DEP_IRQ_CMD, &c), TSR_OK);
   assert_int_equal(tsr_ring_append(&f.env.dev, &c), TSR_OK);
   assert_int_equal(tsr_wait(&f.env.dev, TSR_WAIT_POLL, 0u), TSR_OK);
   irq = rd(&f, TSR_IRQ_STATUS_REG_OFFSET);
