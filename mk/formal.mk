@@ -27,7 +27,14 @@ FORMAL_dma_wr_n8_w64 := $(FORMAL_DMA_SMALL) --top tsr_dma_wr --set ArrayDim=8 --
 FORMAL_dma_rd_chip   := $(FORMAL_DMA_CHIP) --top tsr_dma_rd rtl/tsr_dma_rd.v $(FORMAL_AXI_PROPS)
 FORMAL_dma_wr_chip   := $(FORMAL_DMA_CHIP) --top tsr_dma_wr rtl/tsr_dma_wr.v $(FORMAL_AXI_PROPS)
 
-FORMAL_PROOFS      ?= regs cmdq4 cmdq16 dma_rd_n4_w32 dma_wr_n4_w32 dma_rd_chip
+# The command ring fetcher (rtl/tsr_cmd_fetch.v): its AR side with the same AXI4 master
+# properties, one burst in flight, and the ring pointers (head inside the ring, never past
+# the tail), by k-induction; 32-bit bus with 2-command bursts, and the chip's 64-bit bus
+# with 4-command bursts.
+FORMAL_fetch_w32   := --depth 3 --top tsr_cmd_fetch --set AxiDataWidth=32 --set FetchBurst=2 rtl/tsr_cmd_fetch.v $(FORMAL_AXI_PROPS)
+FORMAL_fetch_chip  := --depth 3 --top tsr_cmd_fetch --set AxiDataWidth=64 --set FetchBurst=4 rtl/tsr_cmd_fetch.v $(FORMAL_AXI_PROPS)
+
+FORMAL_PROOFS      ?= regs cmdq4 cmdq16 dma_rd_n4_w32 dma_wr_n4_w32 dma_rd_chip fetch_w32 fetch_chip
 FORMAL_FULL_PROOFS ?= $(FORMAL_PROOFS) dma_rd_n8_w64 dma_wr_n8_w64 dma_wr_chip
 
 # One shell line per proof: run it, remember a failure, go on with the next.

@@ -19,7 +19,7 @@ SW_CFLAGS    = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) -fPIC $(INCS)
 # libtessera: everything below the CLI (sw/lib/tessera.h is its API). The bare-metal HAL
 # is firmware-only.
 SW_LIB_SRCS := $(sort $(wildcard sw/lib/*.c)) $(FW_SRCS) $(sort $(wildcard sw/golden/*.c)) \
-               sw/driver/tsr_driver.c sw/driver/tsr_quant.c \
+               sw/driver/tsr_driver.c sw/driver/tsr_ring.c sw/driver/tsr_quant.c \
                $(filter-out sw/hal/tsr_hal_baremetal.c,$(sort $(wildcard sw/hal/*.c)))
 # The CLI: its entry point (sw/cli/tessera.c) and the rest, which tests/fuzz/fuzz_cli.c links.
 SW_CLI_SRCS := $(filter-out sw/cli/tessera.c,$(sort $(wildcard sw/cli/*.c)))
@@ -136,6 +136,7 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 	check 2 "--mult: '1.5' is not an integer" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 1.5; \
 	check 2 "--mult: 2147483648 is outside" gemm --a $$D/a34.npy --b $$D/b42.npy --mult 2147483648; \
 	check 2 "--a-zp: 200 is outside -128..127" $$G0 --a-zp 200; \
+	check 2 "--submit: 'fifo' is neither stream nor regs" gemm --m 3 --k 4 --n 5 --submit fifo; \
 	check 2 "--a-zp applies to --a/--b operands" gemm --m 3 --k 4 --n 5 --a-zp 1; \
 	check 2 "give --mult/--shift or --a-scale/--w-scale/--out-scale, not both" $$G0 --mult 1073741824 --a-scale 0.1 --w-scale 0.1 --out-scale 1; \
 	check 2 "requantization by scales needs --a-scale, --w-scale (or --w-scale-npy) and --out-scale" $$G0 --a-scale 0.1 --out-scale 1; \
@@ -236,7 +237,7 @@ test-cli: $(SW_BIN) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/
 # ---- firmware size (RV32IM, freestanding) ------------------------------------------------
 FW_RV_PREFIX ?= riscv64-unknown-elf-
 FW_RV_FLAGS  := -march=rv32im -mabi=ilp32 -ffreestanding -nostdlib -Os
-FW_RV_SRCS   := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c sw/hal/tsr_hal_baremetal.c \
+FW_RV_SRCS   := $(FW_SRCS) sw/driver/tsr_driver.c sw/driver/tsr_ring.c sw/hal/tsr_hal.c sw/hal/tsr_hal_baremetal.c \
                 sw/driver/tsr_quant.c
 FW_RV_DIR    := $(BUILD)/fw/rv32im
 FW_RV_OBJS   := $(patsubst %.c,$(FW_RV_DIR)/%.o,$(FW_RV_SRCS))

@@ -22,6 +22,9 @@
 #                      against the golden model; bad parameters, FUNC and ranges
 #   test_sys_reset     hard reset (rst_ni) and soft reset at random cycles of random jobs: bus
 #                      quiet, chip idle, nothing outside C written, the next job bit-exact
+#   test_sys_ring      the command ring: random GEMMs fetched from memory bit-exact, each fetch
+#                      error (FETCH_BUS, RING_WINDOW, RING_ALIGN, RING_TAIL, malformed command)
+#                      with its address and a recovery, IRQ_CMD and DONE, appends while running
 #   test_numpy.py      CLI results against numpy's matmul and requantization written in numpy
 #   test_sfu_cli.py    the SFU commands of the CLI (sfu, softmax, layernorm, add, reduce, gemm
 #                      --act/--leaky): --check against the golden model, and numpy where exact
@@ -33,12 +36,12 @@ SYS_DIMS        ?= 4 8 16
 SYS_DIR         := $(BUILD)/tests/system
 SYS_OBJ_DIR     := $(SYS_DIR)/obj
 SYS_CFLAGS       = $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS)
-SYS_LIB_SRCS    := tests/system/sys_util.c tests/system/sys_reset.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/driver/tsr_driver.c \
+SYS_LIB_SRCS    := tests/system/sys_util.c tests/system/sys_reset.c sw/hal/tsr_hal.c sw/hal/tsr_hal_sim.c sw/driver/tsr_driver.c sw/driver/tsr_ring.c \
                    $(FW_SRCS) sw/golden/tsr_golden.c sw/driver/tsr_quant.c sw/golden/tsr_sfu_golden.c \
                    sw/lib/tsr_sfu_prep.c sw/golden/tsr_golden_params.c
 SYS_LIB_OBJS    := $(patsubst %.c,$(SYS_OBJ_DIR)/%.o,$(SYS_LIB_SRCS))
-SYS_SUITES      := gemm errors wrap counters directed reset busfault sfu perf
-SYS_CMOCKA      := errors wrap counters directed reset busfault nosfu
+SYS_SUITES      := gemm errors wrap counters directed reset busfault sfu perf ring
+SYS_CMOCKA      := errors wrap counters directed reset busfault nosfu ring
 SYS_BINS        := $(patsubst %,$(SYS_DIR)/test_sys_%,$(SYS_SUITES))
 SYS_ARGS        ?=
 SYS_GEMM_COUNT_4  ?= 200

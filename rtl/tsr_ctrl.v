@@ -57,6 +57,18 @@ module tsr_ctrl #(
   // register interface
   input  wire        cmd_we_i,
   input  wire [31:0] cmd_word_i,
+  // command ring fetcher (tsr_cmd_fetch): whole commands into the same queue
+  input  wire        ring_push_i,      // a whole command; taken when ring_ready_o
+  output wire        ring_ready_o,
+  input  wire [255:0] ring_cmd_i,
+  input  wire [31:0] ring_addr_i,      // its byte address (ERR_ADDR of its decode errors)
+  input  wire [15:0] ring_rsv_i,       // queue slots reserved for commands in flight
+  input  wire        ring_busy_i,      // the ring has commands to fetch, in flight or an error
+  input  wire        ring_idle_i,      // no fetch burst in flight
+  input  wire        ring_err_i,       // a fetch error waits to be reported
+  input  wire [7:0]  ring_err_code_i,
+  input  wire [31:0] ring_err_addr_i,
+  output wire        halt_o,           // the engine is stopped or aborting: fetch nothing new
   input  wire        soft_reset_i,
   input  wire        cnt_clear_i,
   input  wire [31:0] win_base_i,     // DMA window: lowest allowed external byte address
@@ -74,6 +86,7 @@ module tsr_ctrl #(
   output wire        irq_done_o,       // one-cycle set pulses for IRQ_STATUS
   output wire        irq_error_o,
   output wire        irq_fence_o,
+  output wire        irq_cmd_o,        // a command with IRQ_CMD retired
   output wire        irq_clear_o,      // soft reset clears IRQ_STATUS
   output wire [63:0] cnt_cycles_o,
   output wire [63:0] cnt_busy_o,
@@ -152,29 +165,39 @@ module tsr_ctrl #(
   reg [31:0]   push_idx_q, push_idx_d;      // index the next pushed command gets
   reg          ovf_q, ovf_d;                // an overflow waits to be reported
   reg [31:0]   ovf_idx_q, ovf_idx_d;
-  wire         q_full  = (count_q == CmdQDepth[QAw:0]);
+  // Slots the ring fetcher reserved count as used for the register path.
+  wire [16:0]  q_used  = {{(16-QAw){1'b0}}, count_q} + {1'b0, ring_rsv_i};
+  wire         q_full  = (q_used >= {1'b0, CmdQDepth[15:0]});
   wire         push    = cmd_we_i && (words_q == 3'd7) && !q_full;
+  // A ring command enters when the register path does not push in the same cycle.
+  wire         ring_ready = !(cmd_we_i && words_q == 3'd7) && (count_q != CmdQDepth[QAw:0]);
+  wire         ring_push  = ring_push_i && ring_ready;
   reg          q_re;                        // fetch: read the head and pop it
   reg          q_peek;                      // read a queued command without popping it
   reg  [1:0]   peek_off_q;                  // ... this many entries behind the head
   wire [QAw+1:0] peek_ptr = {2'b00, rd_ptr_q} + {{QAw{1'b0}}, peek_off_q};
-  wire [255:0] q_rdata;
+  // An entry is {source address, command}: the ring address of a fetched
+  // command, 0 for one pushed through CMDQ_PUSH.
+  wire [287:0] q_rdata_w;
+  wire [255:0] q_rdata = q_rdata_w[255:0];
+  wire [31:0]  q_rsrc  = q_rdata_w[287:256];
 
   tsr_sram #(
-    .Width (256),
+    .Width (288),
     .Depth (CmdQDepth)
   ) u_queue (
     .clk_i   (clk_i),
-    .we_i    (push),
+    .we_i    (push || ring_push),
     .waddr_i (wr_ptr_q),
-    .wdata_i ({cmd_word_i, stage_q}),
+    .wdata_i (ring_push ? {ring_addr_i, ring_cmd_i} : {32'h0, cmd_word_i, stage_q}),
     .re_i    (q_re || q_peek),
     .raddr_i (q_re ? rd_ptr_q : peek_ptr[QAw-1:0]),
-    .rdata_o (q_rdata)
+    .rdata_o (q_rdata_w)
   );
 
   // ---------------------------------------------------------------- decode
   reg  [255:0] cmd_q, cmd_d;
+  reg  [31:0]  cmd_src_q, cmd_src_d;        // cmd_q's ring address (0: pushed by register)
   wire [7:0]   opcode    = cmd_opcode(cmd_q);
   wire         pop_prev  = cmd_pop_prev(cmd_q);
   wire         pop_next  = cmd_pop_next(cmd_q);
@@ -528,13 +551,14 @@ module tsr_ctrl #(
     endcase
   end
 
-  wire units_idle = !rd_busy_i && !wr_busy_i && mm_idle_i && !st_busy_i && !sfu_busy_i;
+  wire units_idle = !rd_busy_i && !wr_busy_i && mm_idle_i && !st_busy_i && !sfu_busy_i && ring_idle_i;
   wire bg_go      = (state_q != StError) && (state_q != StAbort) && !soft_reset_i;
 
   always @(*) begin
     state_d   = state_q;
     started_d = started_q;
     cmd_d     = cmd_q;
+    cmd_src_d = cmd_src_q;
     cmd_idx_d = cmd_idx_q;
     err_code_d = err_code_q;
     err_idx_d  = err_idx_q;
@@ -574,14 +598,22 @@ module tsr_ctrl #(
           rd_ptr_d  = rd_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
           ran_d     = 1'b1;
           state_d   = StFetch;
-        end else if (ran_q && units_idle && drained) begin
+        end else if (ring_err_i) begin
+          // A fetch error, reported after every command fetched before it ran.
+          if (drained) begin
+            fail      = 1'b1;
+            fail_code = ring_err_code_i;
+            fail_addr = ring_err_addr_i;
+          end
+        end else if (ran_q && units_idle && drained && !ring_busy_i) begin
           ran_d    = 1'b0;
           done_d   = 1'b1;
           irq_done = 1'b1;
         end
       end
       StFetch: begin
-        cmd_d   = q_rdata;
+        cmd_d     = q_rdata;
+        cmd_src_d = q_rsrc;
         state_d = StCheck;
       end
       StCheck: state_d = StDecode;
@@ -591,7 +623,7 @@ module tsr_ctrl #(
           if (drained) begin
             fail      = 1'b1;
             fail_code = check_err;
-            fail_addr = (check_err == ErrDmaWindow) ? ext_addr : 32'h0;
+            fail_addr = (check_err == ErrDmaWindow) ? ext_addr : cmd_src_q;
           end
         end else if (can_start) begin
           // Program-order counters: every pop and push of this command, now.
@@ -670,6 +702,7 @@ module tsr_ctrl #(
             if (sfu_param_err_i) begin
               fail      = 1'b1;
               fail_code = ErrParam;
+              fail_addr = cmd_src_q;
             end else if (started_q && !sfu_busy_i) begin
               retire = 1'b1;
             end
@@ -689,6 +722,7 @@ module tsr_ctrl #(
             q_re      = 1'b1;
             rd_ptr_d  = rd_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
             cmd_d     = peek_q;
+            cmd_src_d = peek_src_q;
             peek_take = 1'b1;
             state_d   = StDecode;
           end
@@ -726,6 +760,7 @@ module tsr_ctrl #(
       q_re      = 1'b0;
       rd_ptr_d  = rd_ptr_q;
       cmd_d     = cmd_q;
+      cmd_src_d = cmd_src_q;
       peek_take = 1'b0;
     end
     // An error of an earlier (background) command wins over the front end's.
@@ -741,7 +776,7 @@ module tsr_ctrl #(
       irq_error  = 1'b1;
       state_d    = StError;
     end
-    if (cmd_we_i && words_q == 3'd7) begin
+    if ((cmd_we_i && words_q == 3'd7) || ring_push || ring_busy_i) begin
       done_d = 1'b0;       // a new command: no longer done
     end
     if (soft_reset_i) begin
@@ -760,6 +795,7 @@ module tsr_ctrl #(
   // MATMUL starts without its N-cycle weight load.
   reg          peek_v_q, peek_rd_q, peek_end_q, pre_sent_q;
   reg  [255:0] peek_q;
+  reg  [31:0]  peek_src_q;
   localparam integer SpadAw = $clog2(SpadRows);
   localparam [32:0]  SpadHalf = 33'h1 << (SpadAw - 1);
   // [base, base + len) lies in one scratchpad bank: 1 upper, 0 lower, else none.
@@ -820,7 +856,8 @@ module tsr_ctrl #(
   end
   always @(posedge clk_i) begin
     if (peek_rd_q && q_op == OpMatmul) begin
-      peek_q <= q_rdata;
+      peek_q     <= q_rdata;
+      peek_src_q <= q_rsrc;
     end
   end
 
@@ -952,7 +989,11 @@ module tsr_ctrl #(
         end
       end
     end
-    count_d = count_q + {{QAw{1'b0}}, push} - {{QAw{1'b0}}, q_re};
+    if (ring_push) begin
+      wr_ptr_d   = wr_ptr_q + {{(QAw-1){1'b0}}, 1'b1};
+      push_idx_d = push_idx_q + 32'd1;
+    end
+    count_d = count_q + {{QAw{1'b0}}, push || ring_push} - {{QAw{1'b0}}, q_re};
     if (soft_reset_i) begin
       words_d    = 3'd0;
       wr_ptr_d   = {QAw{1'b0}};
@@ -986,6 +1027,7 @@ module tsr_ctrl #(
       state_q    <= StIdle;
       started_q  <= 1'b0;
       cmd_q      <= 256'h0;
+      cmd_src_q  <= 32'h0;
       cmd_idx_q  <= 32'h0;
       err_code_q <= ErrNone;
       err_idx_q  <= 32'h0;
@@ -1009,6 +1051,7 @@ module tsr_ctrl #(
       state_q    <= state_d;
       started_q  <= started_d;
       cmd_q      <= cmd_d;
+      cmd_src_q  <= cmd_src_d;
       cmd_idx_q  <= cmd_idx_d;
       err_code_q <= err_code_d;
       err_idx_q  <= err_idx_d;
@@ -1035,7 +1078,7 @@ module tsr_ctrl #(
   // Busy until DONE rises (ran_q), so STATUS never reads 0 between the two.
   wire engine_busy = ((state_q != StIdle) && (state_q != StError)) || (state_q == StIdle && ran_q) ||
                      ((count_q != {(QAw+1){1'b0}} || lq_v || sq_v) && state_q != StError) ||
-                     !units_idle;
+                     !units_idle || (ring_busy_i && state_q != StError);
   reg [63:0] cnt_cycles_q, cnt_busy_q, cnt_macs_q, cnt_rd_q, cnt_wr_q, cnt_cmds_q;
   // A MATMUL's m*k*n reaches CNT_MACS two cycles after its start (timing):
   // its M and K*N are registered at the start, their product a cycle later,
@@ -1083,7 +1126,7 @@ module tsr_ctrl #(
   end
 
   assign busy_o        = engine_busy;
-  assign done_o        = done_q;
+  assign done_o        = done_q && !ring_busy_i;
   assign error_o       = (state_q == StError);
   assign err_code_o    = err_code_q;
   assign err_cmd_idx_o = err_idx_q;
@@ -1095,6 +1138,12 @@ module tsr_ctrl #(
   assign irq_done_o    = irq_done;
   assign irq_error_o   = irq_error;
   assign irq_fence_o   = irq_fence;
+  // Every command retires once: in the front end, or in the load or store stage.
+  assign irq_cmd_o     = !bg_fail && !soft_reset_i &&
+                         ((retire && cmd_irq_cmd(cmd_q)) || (lq_retire && cmd_irq_cmd(lq_cmd)) ||
+                          (sq_retire && cmd_irq_cmd(sq_cmd)));
+  assign ring_ready_o  = ring_ready;
+  assign halt_o        = (state_q == StError) || (state_q == StAbort);
   assign irq_clear_o   = (state_q == StAbort) && (state_d == StIdle);
   assign cnt_cycles_o  = cnt_cycles_q;
   assign cnt_busy_o    = cnt_busy_q;
@@ -1135,7 +1184,8 @@ module tsr_ctrl #(
     if (rst_ni) begin
       assert (count_q <= CmdQDepth[QAw:0]);
       assert (f_used == count_q[QAw-1:0]);
-      if (push) assert (count_q < CmdQDepth[QAw:0]);
+      if (push || ring_push) assert (count_q < CmdQDepth[QAw:0]);
+      if (push && ring_push) assert (1'b0);   // one write port: never both
       if (q_re) assert (count_q != {(QAw+1){1'b0}});
       if (cmd_we_i && words_q == 3'd7 && q_full) assert (!push);
       // A command read ahead (peeked) is still in the queue: only a fetch,
@@ -1161,10 +1211,10 @@ module tsr_ctrl #(
     end else begin
       if (f_a_pop) f_a_v <= 1'b0;
       if (f_b_pop) f_b_v <= 1'b0;
-      if (push && f_pick_a && !f_a_v && !f_b_v) begin
+      if ((push || ring_push) && f_pick_a && !f_a_v && !f_b_v) begin
         f_a_v <= 1'b1; f_a_slot <= wr_ptr_q;
       end
-      if (push && f_pick_b && f_a_v && !f_b_v) begin
+      if ((push || ring_push) && f_pick_b && f_a_v && !f_b_v) begin
         f_b_v <= 1'b1; f_b_slot <= wr_ptr_q;
       end
     end
@@ -1172,8 +1222,8 @@ module tsr_ctrl #(
   always @(*) begin
     if (rst_ni) begin
       // A queued entry's slot is never overwritten before it is popped ...
-      if (f_a_v) assert (!(push && wr_ptr_q == f_a_slot));
-      if (f_b_v) assert (!(push && wr_ptr_q == f_b_slot));
+      if (f_a_v) assert (!((push || ring_push) && wr_ptr_q == f_a_slot));
+      if (f_b_v) assert (!((push || ring_push) && wr_ptr_q == f_b_slot));
       // ... and entries leave in push order: B is never popped while A is still queued.
       if (f_b_pop) assert (!f_a_v);
       // Inductive invariants: a queued token lies between the read and write pointers,

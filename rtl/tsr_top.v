@@ -8,7 +8,8 @@ module tsr_top #(
   parameter integer AxiDataWidth = 64,    // AXI4 master data width: 32, 64 or 128
   parameter integer CmdQDepth    = 16,    // command queue depth in commands
   parameter integer EnableSfu    = 1,     // 0: build without the SFU (CONFIG.SFU = 0)
-  parameter integer StoreLanes   = ArrayDim   // output-stage lanes: N, or a power of two dividing N
+  parameter integer StoreLanes   = ArrayDim,  // output-stage lanes: N, or a power of two dividing N
+  parameter integer FetchBurst   = 4      // command ring: commands per fetch burst at most
 ) (
   input  wire                      clk_i,
   input  wire                      rst_ni,
@@ -32,7 +33,8 @@ module tsr_top #(
   output wire [31:0]               s_axil_rdata,
   output wire [1:0]                s_axil_rresp,
 
-  // AXI4 master for the DMA: INCR bursts, no IDs (all transactions use ID 0).
+  // AXI4 master for the DMA and the command ring fetcher: INCR bursts, no IDs
+  // (all transactions use ID 0). The two readers share AR and R (tsr_axi_rd_arb).
   output wire                      m_axi_awvalid,
   input  wire                      m_axi_awready,
   output wire [31:0]               m_axi_awaddr,
@@ -86,14 +88,16 @@ module tsr_top #(
   wire        ctrl_soft_reset, ctrl_counters_clear, ctrl_we;
   wire        cmdq_push_we;
   wire [31:0] cmdq_push_word;
-  wire        irq_done_q, irq_error_q, irq_fence_q;
-  wire        irq_en_done, irq_en_error, irq_en_fence;
+  wire        irq_done_q, irq_error_q, irq_fence_q, irq_cmd_q;
+  wire        irq_en_done, irq_en_error, irq_en_fence, irq_en_cmd;
   wire        busy, done, error;
   wire [7:0]  err_code, opcode;
   wire [31:0] err_cmd_idx, err_addr, cmd_idx;
   wire [15:0] cmdq_free;
   wire [2:0]  cmdq_words;
-  wire        irq_done_set, irq_error_set, irq_fence_set, irq_clear;
+  wire        irq_done_set, irq_error_set, irq_fence_set, irq_cmd_set, irq_clear;
+  wire [31:0] ring_base, ring_size, ring_tail, ring_head;
+  wire        ring_enable;
   wire [63:0] cnt_cycles, cnt_busy, cnt_macs, cnt_dma_rd, cnt_dma_wr, cnt_cmds;
   wire [63:0] cnt_array, cnt_fill, cnt_load_wait, cnt_store, cnt_sfu, cnt_ctrl, cnt_rd_stall,
               cnt_wr_stall;
@@ -140,12 +144,15 @@ module tsr_top #(
     .irq_status_done_set_i   (irq_done_set),
     .irq_status_error_set_i  (irq_error_set),
     .irq_status_fence_set_i  (irq_fence_set),
+    .irq_status_cmd_set_i    (irq_cmd_set),
     .irq_status_done_o       (irq_done_q),
     .irq_status_error_o      (irq_error_q),
     .irq_status_fence_o      (irq_fence_q),
+    .irq_status_cmd_o        (irq_cmd_q),
     .irq_enable_done_o       (irq_en_done),
     .irq_enable_error_o      (irq_en_error),
     .irq_enable_fence_o      (irq_en_fence),
+    .irq_enable_cmd_o        (irq_en_cmd),
     .err_code_code_i         (err_code),
     .err_cmd_idx_idx_i       (err_cmd_idx),
     .err_addr_addr_i         (err_addr),
@@ -185,14 +192,19 @@ module tsr_top #(
     .cnt_wr_stall_hi_val_i   (cnt_wr_stall[63:32]),
     .dma_win_base_addr_o     (dma_win_base),
     .dma_win_limit_addr_o    (dma_win_limit),
-    .dma_win_ctrl_lock_o     (dma_win_lock)
+    .dma_win_ctrl_lock_o     (dma_win_lock),
+    .ring_base_addr_o        (ring_base),
+    .ring_size_bytes_o       (ring_size),
+    .ring_head_offset_i      (ring_head),
+    .ring_tail_offset_o      (ring_tail),
+    .ring_ctrl_enable_o      (ring_enable)
   );
 
   // The lock acts inside tsr_regs (it refuses writes to the window registers).
   wire unused_win_lock = dma_win_lock;
 
   assign irq_o = (irq_done_q && irq_en_done) || (irq_error_q && irq_en_error) ||
-                 (irq_fence_q && irq_en_fence);
+                 (irq_fence_q && irq_en_fence) || (irq_cmd_q && irq_en_cmd);
 
   // ------------------------------------------------------------ controller
   wire [255:0] cmd, cmd_rd, cmd_st;
@@ -203,8 +215,19 @@ module tsr_top #(
   wire [31:0]  wr_err_addr;
   wire [WrBytesWidth-1:0] wr_bytes;
   wire         mm_start, mm_ready, mm_idle, mm_stream;
+  // The DMA read engine's side of the read arbiter.
+  wire         dma_arvalid, dma_arready, dma_rvalid, dma_rready;
+  wire [31:0]  dma_araddr;
+  wire [7:0]   dma_arlen;
+  wire [2:0]   dma_arsize;
+  wire [1:0]   dma_arburst;
   wire         st_start, st_busy, st_param_err, st_dma_start;
   wire         sfu_start, sfu_busy, sfu_param_err;
+  wire         ring_push, ring_ready, ring_busy, ring_idle, ring_err, ring_halt;
+  wire [255:0] ring_cmd;
+  wire [31:0]  ring_addr, ring_err_addr;
+  wire [7:0]   ring_err_code;
+  wire [15:0]  ring_rsv;
 
   tsr_ctrl #(
     .ArrayDim     (N),
@@ -218,6 +241,17 @@ module tsr_top #(
     .rst_ni         (rst_ni),
     .cmd_we_i       (cmdq_push_we),
     .cmd_word_i     (cmdq_push_word),
+    .ring_push_i    (ring_push),
+    .ring_ready_o   (ring_ready),
+    .ring_cmd_i     (ring_cmd),
+    .ring_addr_i    (ring_addr),
+    .ring_rsv_i     (ring_rsv),
+    .ring_busy_i    (ring_busy),
+    .ring_idle_i    (ring_idle),
+    .ring_err_i     (ring_err),
+    .ring_err_code_i (ring_err_code),
+    .ring_err_addr_i (ring_err_addr),
+    .halt_o         (ring_halt),
     .soft_reset_i   (ctrl_we && ctrl_soft_reset),
     .cnt_clear_i    (ctrl_we && ctrl_counters_clear),
     .win_base_i     (dma_win_base),
@@ -235,6 +269,7 @@ module tsr_top #(
     .irq_done_o     (irq_done_set),
     .irq_error_o    (irq_error_set),
     .irq_fence_o    (irq_fence_set),
+    .irq_cmd_o      (irq_cmd_set),
     .irq_clear_o    (irq_clear),
     .cnt_cycles_o   (cnt_cycles),
     .cnt_busy_o     (cnt_busy),
@@ -378,17 +413,95 @@ module tsr_top #(
     .wr_addr_o     (dma_wr_addr),
     .wr_data_o     (dma_wr_data),
     .rd_beat_o     (rd_beat),
-    .m_axi_arvalid (m_axi_arvalid),
-    .m_axi_arready (m_axi_arready),
-    .m_axi_araddr  (m_axi_araddr),
-    .m_axi_arlen   (m_axi_arlen),
-    .m_axi_arsize  (m_axi_arsize),
-    .m_axi_arburst (m_axi_arburst),
-    .m_axi_rvalid  (m_axi_rvalid),
-    .m_axi_rready  (m_axi_rready),
+    .m_axi_arvalid (dma_arvalid),
+    .m_axi_arready (dma_arready),
+    .m_axi_araddr  (dma_araddr),
+    .m_axi_arlen   (dma_arlen),
+    .m_axi_arsize  (dma_arsize),
+    .m_axi_arburst (dma_arburst),
+    .m_axi_rvalid  (dma_rvalid),
+    .m_axi_rready  (dma_rready),
     .m_axi_rdata   (m_axi_rdata),
     .m_axi_rresp   (m_axi_rresp),
     .m_axi_rlast   (m_axi_rlast)
+  );
+
+  // ------------------------------------------------------------ command ring
+  // The fetcher reads commands from the ring in memory into the controller's
+  // queue; it shares the read channels with the DMA read engine (tsr_axi_rd_arb).
+  wire        fe_arvalid, fe_arready, fe_rvalid, fe_rready;
+  wire [31:0] fe_araddr;
+  wire [7:0]  fe_arlen;
+  wire [2:0]  fe_arsize;
+  wire [1:0]  fe_arburst;
+
+  tsr_cmd_fetch #(
+    .AxiDataWidth (AxiDataWidth),
+    .FetchBurst   (FetchBurst)
+  ) u_fetch (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .enable_i      (ring_enable),
+    .base_i        (ring_base),
+    .size_i        (ring_size),
+    .tail_i        (ring_tail),
+    .win_base_i    (dma_win_base),
+    .win_limit_i   (dma_win_limit),
+    .soft_reset_i  (ctrl_we && ctrl_soft_reset),
+    .halt_i        (ring_halt),
+    .head_o        (ring_head),
+    .busy_o        (ring_busy),
+    .idle_o        (ring_idle),
+    .err_o         (ring_err),
+    .err_code_o    (ring_err_code),
+    .err_addr_o    (ring_err_addr),
+    .q_free_i      (cmdq_free),
+    .rsv_o         (ring_rsv),
+    .push_valid_o  (ring_push),
+    .push_ready_i  (ring_ready),
+    .push_cmd_o    (ring_cmd),
+    .push_addr_o   (ring_addr),
+    .m_axi_arvalid (fe_arvalid),
+    .m_axi_arready (fe_arready),
+    .m_axi_araddr  (fe_araddr),
+    .m_axi_arlen   (fe_arlen),
+    .m_axi_arsize  (fe_arsize),
+    .m_axi_arburst (fe_arburst),
+    .m_axi_rvalid  (fe_rvalid),
+    .m_axi_rready  (fe_rready),
+    .m_axi_rdata   (m_axi_rdata),
+    .m_axi_rresp   (m_axi_rresp),
+    .m_axi_rlast   (m_axi_rlast)
+  );
+
+  tsr_axi_rd_arb u_rd_arb (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .s0_arvalid (dma_arvalid),
+    .s0_arready (dma_arready),
+    .s0_araddr  (dma_araddr),
+    .s0_arlen   (dma_arlen),
+    .s0_arsize  (dma_arsize),
+    .s0_arburst (dma_arburst),
+    .s0_rvalid  (dma_rvalid),
+    .s0_rready  (dma_rready),
+    .s1_arvalid (fe_arvalid),
+    .s1_arready (fe_arready),
+    .s1_araddr  (fe_araddr),
+    .s1_arlen   (fe_arlen),
+    .s1_arsize  (fe_arsize),
+    .s1_arburst (fe_arburst),
+    .s1_rvalid  (fe_rvalid),
+    .s1_rready  (fe_rready),
+    .m_arvalid  (m_axi_arvalid),
+    .m_arready  (m_axi_arready),
+    .m_araddr   (m_axi_araddr),
+    .m_arlen    (m_axi_arlen),
+    .m_arsize   (m_axi_arsize),
+    .m_arburst  (m_axi_arburst),
+    .m_rvalid   (m_axi_rvalid),
+    .m_rready   (m_axi_rready),
+    .m_rlast    (m_axi_rlast)
   );
 
   tsr_matmul #(
@@ -579,10 +692,10 @@ module tsr_top #(
     .st_busy_i   (st_busy),
     .wr_busy_i   (wr_busy),
     .sfu_busy_i  (sfu_busy),
-    .arvalid_i   (m_axi_arvalid),
-    .arready_i   (m_axi_arready),
-    .rvalid_i    (m_axi_rvalid),
-    .rready_i    (m_axi_rready),
+    .arvalid_i   (dma_arvalid),          // the DMA's side: fetches are not DMA stalls
+    .arready_i   (dma_arready),
+    .rvalid_i    (dma_rvalid),
+    .rready_i    (dma_rready),
     .rlast_i     (m_axi_rlast),
     .awvalid_i   (m_axi_awvalid),
     .awready_i   (m_axi_awready),

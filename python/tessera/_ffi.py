@@ -39,6 +39,7 @@ def _declare(lib):
         "tessera_flat_status_str": (c_s, [c_int]),
         "tessera_flat_open": (c_int, [c_s, c_int, c_int, c_int, c_u32, c_s, c_p, c_p, c_sz]),
         "tessera_flat_close": (None, [c_p]),
+        "tessera_flat_set_submit": (None, [c_p, c_int]),
         "tessera_flat_info": (c_int, [c_p, c_p, c_sz, c_p]),
         "tessera_gemm_fold_a_zp": (c_int, [c_u32, c_u32, c_p, c_p, c_i32, c_p, c_p, c_sz]),
         "tessera_gemm_quantize_scales": (c_int, [c_u32, c_dbl, c_p, c_u32, c_dbl, c_p, c_p, c_p,

@@ -67,8 +67,9 @@ class Result:
 
     figures: cycles, busy_cycles, macs, bus_read_bytes, bus_write_bytes, commands,
     rd_stall_cycles, wr_stall_cycles, sim_cycles, plan_commands, plan_cycles
-    (GEMM: the cost model's prediction), plan_tiles (GEMM: stores; SFU: blocks)
-    as ints; utilization (GEMM: MACs / (N^2 cycles)) and wall_seconds as floats;
+    (GEMM: the cost model's prediction), plan_tiles (GEMM: stores; SFU: blocks),
+    host_reg_accesses (register reads and writes the host made), streamed (1:
+    through a command ring) as ints; utilization (GEMM: MACs / (N^2 cycles)) and wall_seconds as floats;
     time: {compute, fill, load_wait, store, sfu, control} busy cycles by class;
     check: "pass" or "skipped". A Result unpacks as (out, figures).
     """
@@ -209,11 +210,13 @@ class Device:
     Simulator options: mem_latency (cycles), mem_bw (bytes per cycle, 0: the bus
     width), stall_pct (0..100), seed (of the stalls), trace (an FST file). The
     simulator is opened again with more memory when a job needs it (a trace then
-    starts over). Use as a context manager or call close().
+    starts over). submit: "regs" (default: eight register writes per command) or
+    "stream" (each job's commands go into a command ring in device memory that the
+    chip fetches). Use as a context manager or call close().
     """
 
     def __init__(self, spec="sim:8", *, mem_latency=None, mem_bw=None, stall_pct=None, seed=1,
-                 trace=None):
+                 trace=None, submit="regs"):
         if not isinstance(spec, str):
             _bad(f"spec: expected a string such as 'sim:8', got {type(spec).__name__}")
         opt = [-1 if v is None else _int(name, v, 0, hi)
@@ -226,6 +229,9 @@ class Device:
         _call(self._lib.tessera_flat_open, spec.encode(), opt[0], opt[1], opt[2], seed,
               None if trace is None else str(trace).encode(), ctypes.byref(self._h))
         self._fig_names = _ffi.names(self._lib.tessera_flat_figure_name)
+        if submit not in ("stream", "regs"):
+            _bad(f"submit: expected 'stream' or 'regs', got {submit!r}")
+        self._lib.tessera_flat_set_submit(self._h, 1 if submit == "regs" else 0)
 
     # -- life cycle --
     def close(self):

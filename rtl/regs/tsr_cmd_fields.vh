@@ -46,13 +46,18 @@ localparam [7:0] ErrCmdqOverflow = 8'd10;   // command word written while the qu
 localparam [7:0] ErrNoWeights = 8'd11;   // KEEP_WEIGHTS before any weights were loaded
 localparam [7:0] ErrDmaWindow = 8'd12;   // LOAD or STORE region outside DMA_WIN_BASE..DMA_WIN_LIMIT
 localparam [7:0] ErrNoUnit = 8'd13;   // the command needs the SFU, which this build leaves out (CONFIG.SFU = 0)
+localparam [7:0] ErrFetchBus = 8'd14;   // SLVERR or DECERR while fetching a command from the ring
+localparam [7:0] ErrRingWindow = 8'd15;   // command ring outside DMA_WIN_BASE..DMA_WIN_LIMIT
+localparam [7:0] ErrRingAlign = 8'd16;   // RING_BASE or RING_SIZE not a multiple of 32, or RING_SIZE is 0
+localparam [7:0] ErrRingTail = 8'd17;   // RING_TAIL not a multiple of 32 or not below RING_SIZE
 // Field positions in the 256-bit command.
 localparam integer CmdOpcodeLsb = 0, CmdOpcodeWidth = 8;   // word 0 [7:0]
 localparam integer CmdPopPrevLsb = 8, CmdPopPrevWidth = 1;   // word 0 [8]
 localparam integer CmdPopNextLsb = 9, CmdPopNextWidth = 1;   // word 0 [9]
 localparam integer CmdPushPrevLsb = 10, CmdPushPrevWidth = 1;   // word 0 [10]
 localparam integer CmdPushNextLsb = 11, CmdPushNextWidth = 1;   // word 0 [11]
-localparam integer CmdReservedLsb = 12, CmdReservedWidth = 4;   // word 0 [15:12]
+localparam integer CmdIrqCmdLsb = 12, CmdIrqCmdWidth = 1;   // word 0 [12]
+localparam integer CmdReservedLsb = 13, CmdReservedWidth = 3;   // word 0 [15:13]
 localparam integer CmdFlagsLsb = 16, CmdFlagsWidth = 16;   // word 0 [31:16]
 localparam integer CmdLoadDestLsb = 16, CmdLoadDestWidth = 1;   // word 0 [16]
 localparam integer CmdLoadAddrLsb = 32, CmdLoadAddrWidth = 32;   // word 1 [31:0]
@@ -112,8 +117,11 @@ endfunction
 function automatic cmd_push_next(input [255:0] c);   // give a token to the next stage when done
   cmd_push_next = c[11];
 endfunction
-function automatic [3:0] cmd_reserved(input [255:0] c);   // reserved, write 0
-  cmd_reserved = c[15:12];
+function automatic cmd_irq_cmd(input [255:0] c);   // set IRQ_STATUS.CMD when this command retires (any opcode)
+  cmd_irq_cmd = c[12];
+endfunction
+function automatic [2:0] cmd_reserved(input [255:0] c);   // reserved, write 0
+  cmd_reserved = c[15:13];
 endfunction
 function automatic [15:0] cmd_flags(input [255:0] c);   // opcode-specific flags
   cmd_flags = c[31:16];
@@ -270,10 +278,16 @@ function automatic [255:0] cmd_push_next_put(input [255:0] c, input v);
     cmd_push_next_put[11] = v;
   end
 endfunction
-function automatic [255:0] cmd_reserved_put(input [255:0] c, input [3:0] v);
+function automatic [255:0] cmd_irq_cmd_put(input [255:0] c, input v);
+  begin
+    cmd_irq_cmd_put = c;
+    cmd_irq_cmd_put[12] = v;
+  end
+endfunction
+function automatic [255:0] cmd_reserved_put(input [255:0] c, input [2:0] v);
   begin
     cmd_reserved_put = c;
-    cmd_reserved_put[15:12] = v;
+    cmd_reserved_put[15:13] = v;
   end
 endfunction
 function automatic [255:0] cmd_flags_put(input [255:0] c, input [15:0] v);

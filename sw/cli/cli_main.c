@@ -106,6 +106,9 @@ static void usage(FILE *f) {
           "                       fpga/tsr_uart_top.v, default 115200 baud) or uart-sim (that\n"
           "                       board simulated; make uart-sim); may also come before the\n"
           "                       command: tessera --hal uart:/dev/ttyUSB1 gemm ...\n"
+          "  --submit regs|stream how commands reach the chip: register writes each (default),\n"
+          "                       or a command ring in device memory that the chip fetches;\n"
+          "                       --json reports submit and host_reg_accesses\n"
           "  --device SPEC        real hardware: uio:/dev/uioN or devmem:BASE[,SIZE]\n"
           "  --dma SPEC           with --device: external memory devmem:BASE,SIZE\n"
           "\n"
@@ -165,6 +168,7 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_DEVICE] = {"device", true, C_ALL},
     [O_DMA] = {"dma", true, C_ALL},
     [O_HAL] = {"hal", true, C_ALL},
+    [O_SUBMIT] = {"submit", true, C_ALL},
     [O_OP] = {"op", true, C_SFU},
     [O_IN] = {"in", true, C_SFU | C_SOFTMAX | C_LAYERNORM | C_REDUCE},
     [O_IN_SCALE] = {"in-scale", true, C_SFU | C_SOFTMAX | C_LAYERNORM},

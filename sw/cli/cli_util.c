@@ -268,6 +268,14 @@ int cli_open(const args_t *ar, uint64_t mem_bytes, tessera_dev_t **dev, tessera_
     }
   }
   o.trace_path = ar->set[O_TRACE] ? ar->val[O_TRACE] : NULL;
+  if (ar->set[O_SUBMIT]) {
+    if (strcmp(ar->val[O_SUBMIT], "stream") == 0) {
+      o.submit = TESSERA_SUBMIT_STREAM;
+    } else if (strcmp(ar->val[O_SUBMIT], "regs") != 0) {
+      die_line("--submit: '%s' is neither stream nor regs", ar->val[O_SUBMIT]);
+      return -1;
+    }
+  }
   char err[TESSERA_ERRLEN];
   if (tessera_open(spec, &o, dev, err, sizeof err) != TSR_OK) {
     die_line("%s", err);
@@ -365,7 +373,8 @@ void print_link_note(const tessera_info_t *info) {
 }
 
 void print_wall_json(const tessera_figures_t *f, const tessera_info_t *info) {
-  fprintf(g_cli_out, ", \"wall_seconds\": %.3f", f->wall_seconds);
+  fprintf(g_cli_out, ", \"submit\": \"%s\", \"host_reg_accesses\": %" PRIu64 ", \"wall_seconds\": %.3f",
+          f->streamed ? "stream" : "regs", f->host_reg_accesses, f->wall_seconds);
   if (strcmp(info->backend, "uart") == 0) {
     fprintf(g_cli_out, ", \"paced_by\": \"serial link\"");
   }

@@ -145,6 +145,7 @@ static bool dev_ready(const tsr_dev_t *dev) {
 }
 
 static tsr_status_t rd(tsr_dev_t *dev, uint32_t off, uint32_t *val) {
+  dev->reg_reads++;
   tsr_status_t st = tsr_hal_read32(&dev->hal, off, val);
   if (st != TSR_OK) {
     err_set(dev, "register read at ");
@@ -156,6 +157,7 @@ static tsr_status_t rd(tsr_dev_t *dev, uint32_t off, uint32_t *val) {
 }
 
 static tsr_status_t wr(tsr_dev_t *dev, uint32_t off, uint32_t val) {
+  dev->reg_writes++;
   tsr_status_t st = tsr_hal_write32(&dev->hal, off, val);
   if (st != TSR_OK) {
     err_set(dev, "register write at ");
@@ -193,6 +195,10 @@ tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal) {
   dev->info.store_lanes = 0u;
   dev->poll_limit = TSR_DEFAULT_POLL_LIMIT;
   dev->cmds_pushed = 0u;
+  dev->reg_reads = 0u;
+  dev->reg_writes = 0u;
+  dev->path = NULL;
+  dev->path_ctx = NULL;
   err_clear(dev);
   if (!tsr_hal_valid(hal)) {
     err_set(dev, "open: HAL without read32/write32");
@@ -266,6 +272,24 @@ tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal) {
   return TSR_OK;
 }
 
+uint64_t tsr_host_reg_accesses(const tsr_dev_t *dev) {
+  return dev == NULL ? 0u : dev->reg_reads + dev->reg_writes;
+}
+
+tsr_status_t tsr_reg_read(tsr_dev_t *dev, uint32_t off, uint32_t *val) {
+  if (!dev_ready(dev) || val == NULL) {
+    return TSR_BAD_ARG;
+  }
+  return rd(dev, off, val);
+}
+
+tsr_status_t tsr_reg_write(tsr_dev_t *dev, uint32_t off, uint32_t val) {
+  if (!dev_ready(dev)) {
+    return TSR_BAD_ARG;
+  }
+  return wr(dev, off, val);
+}
+
 tsr_status_t tsr_soft_reset(tsr_dev_t *dev) {
   if (!dev_ready(dev)) {
     return TSR_BAD_ARG;
@@ -274,6 +298,10 @@ tsr_status_t tsr_soft_reset(tsr_dev_t *dev) {
   tsr_status_t st = wr(dev, TSR_CTRL_REG_OFFSET, 1u << TSR_CTRL_SOFT_RESET_BIT);
   if (st == TSR_OK) {
     dev->cmds_pushed = 0u;
+    /* The chip set RING_HEAD to RING_TAIL: what the ring had not handed over is gone. */
+    if (dev->path != NULL && dev->path->reset != NULL) {
+      dev->path->reset(dev);
+    }
   }
   return st;
 }
@@ -343,8 +371,8 @@ tsr_status_t tsr_cmd_load(tsr_dev_t *dev, uint32_t deps, const tsr_load_args_t *
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~TSR_DEP_MASK) != 0u) {
-    return bad(dev, "LOAD", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  if ((deps & ~(TSR_DEP_MASK | TSR_DEP_IRQ_CMD)) != 0u) {
+    return bad(dev, "LOAD", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT/IRQ_CMD");
   }
   if (a->dest != TSR_LOAD_SPAD && a->dest != TSR_LOAD_ACC) {
     return bad(dev, "LOAD", "DEST must be scratchpad or accumulator");
@@ -388,8 +416,8 @@ tsr_status_t tsr_cmd_matmul(tsr_dev_t *dev, uint32_t deps, const tsr_matmul_args
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~TSR_DEP_MASK) != 0u) {
-    return bad(dev, "MATMUL", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  if ((deps & ~(TSR_DEP_MASK | TSR_DEP_IRQ_CMD)) != 0u) {
+    return bad(dev, "MATMUL", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT/IRQ_CMD");
   }
   if (a->m == 0u || a->m > TSR_CMD_MAX_ROWS) {
     return bad(dev, "MATMUL", "M must be 1..65535");
@@ -446,7 +474,7 @@ tsr_status_t tsr_cmd_store(tsr_dev_t *dev, uint32_t deps, const tsr_store_args_t
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~(TSR_DEP_POP_PREV | TSR_DEP_PUSH_PREV)) != 0u) {
+  if ((deps & ~(TSR_DEP_POP_PREV | TSR_DEP_PUSH_PREV | TSR_DEP_IRQ_CMD)) != 0u) {
     return bad(dev, "STORE",
                "the store stage has no next stage (only POP_PREV/PUSH_PREV allowed)");
   }
@@ -574,8 +602,8 @@ tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a,
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~TSR_DEP_MASK) != 0u) {
-    return bad(dev, "SFU", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  if ((deps & ~(TSR_DEP_MASK | TSR_DEP_IRQ_CMD)) != 0u) {
+    return bad(dev, "SFU", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT/IRQ_CMD");
   }
   if (!dev->info.has_sfu) {
     err_set(dev, "SFU: ");
@@ -679,8 +707,8 @@ tsr_status_t tsr_cmd_nop(tsr_dev_t *dev, uint32_t deps, tsr_cmd_t *cmd) {
     return TSR_BAD_ARG;
   }
   err_clear(dev);
-  if ((deps & ~TSR_DEP_MASK) != 0u) {
-    return bad(dev, "NOP", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT");
+  if ((deps & ~(TSR_DEP_MASK | TSR_DEP_IRQ_CMD)) != 0u) {
+    return bad(dev, "NOP", "deps has bits outside POP_PREV/POP_NEXT/PUSH_PREV/PUSH_NEXT/IRQ_CMD");
   }
   cmd_zero(cmd);
   cmd->w[0] = TSR_OP_NOP | deps;
@@ -729,7 +757,9 @@ static tsr_status_t report_hw_error(tsr_dev_t *dev) {
   err_add(dev, tsr_hw_error_str(code));
   err_add(dev, ") at command ");
   err_u32(dev, idx);
-  if (code == TSR_ERR_BUS_READ || code == TSR_ERR_BUS_WRITE) {
+  if (code == TSR_ERR_BUS_READ || code == TSR_ERR_BUS_WRITE || code == TSR_ERR_FETCH_BUS ||
+      code == TSR_ERR_RING_WINDOW || code == TSR_ERR_RING_ALIGN || code == TSR_ERR_RING_TAIL ||
+      addr != 0u) {
     err_add(dev, ", ERR_ADDR ");
     err_hex(dev, addr);
   }
@@ -773,6 +803,9 @@ tsr_status_t tsr_submit(tsr_dev_t *dev, const tsr_cmd_t *cmd) {
     return TSR_BAD_ARG;
   }
   err_clear(dev);
+  if (dev->path != NULL) {
+    return dev->path->submit(dev, cmd);
+  }
   uint32_t polls = 0u;
   for (;;) {
     uint32_t q = 0u;
@@ -888,6 +921,7 @@ static tsr_status_t wait_irq(tsr_dev_t *dev, uint64_t max) {
     st = report_timeout(dev, "wait: interrupt without idle engine", 4u, "wake-ups");
   }
   /* Restore the caller's mask; keep the first failure as the result. */
+  dev->reg_writes++;
   tsr_status_t rs = tsr_hal_write32(&dev->hal, TSR_IRQ_ENABLE_REG_OFFSET, old_en);
   if (st == TSR_OK && rs != TSR_OK) {
     err_set(dev, "wait: restoring IRQ_ENABLE failed");
@@ -901,6 +935,12 @@ tsr_status_t tsr_wait(tsr_dev_t *dev, tsr_wait_mode_t mode, uint64_t max) {
     return TSR_BAD_ARG;
   }
   err_clear(dev);
+  if (dev->path != NULL && dev->path->flush != NULL) {
+    tsr_status_t st = dev->path->flush(dev);
+    if (st != TSR_OK) {
+      return st;
+    }
+  }
   if (mode == TSR_WAIT_IRQ && dev->hal.ops->wait_irq != NULL) {
     return wait_irq(dev, max);
   }

@@ -41,6 +41,9 @@ extern "C" {
 #define TSR_DEP_PUSH_PREV (1u << TSR_CMD_W0_PUSH_PREV_BIT) /**< give a token to the previous stage when done */
 #define TSR_DEP_PUSH_NEXT (1u << TSR_CMD_W0_PUSH_NEXT_BIT) /**< give a token to the next stage when done */
 #define TSR_DEP_MASK (TSR_DEP_POP_PREV | TSR_DEP_POP_NEXT | TSR_DEP_PUSH_PREV | TSR_DEP_PUSH_NEXT)
+/* Not a dependency but passed the same way: any command builder's `deps` may also carry
+ * TSR_DEP_IRQ_CMD, which raises IRQ_STATUS.CMD when the command retires (word 0 IRQ_CMD). */
+#define TSR_DEP_IRQ_CMD (1u << TSR_CMD_W0_IRQ_CMD_BIT)
 /* Opcode-specific flags (word 0, in the FLAGS field). */
 #define TSR_LOAD_DEST_ACC_BIT TSR_CMD_LOAD_W0_DEST_BIT
 #define TSR_MATMUL_ACCUMULATE_BIT TSR_CMD_MATMUL_W0_ACCUMULATE_BIT
@@ -163,6 +166,22 @@ typedef struct tsr_dev_info {
 
 #define TSR_DEV_ERRLEN 192u
 
+struct tsr_dev;
+
+/**
+ * Where tsr_submit sends commands when it does not write CMDQ_PUSH. The
+ * command ring (tsr_ring.h, tsr_ring_attach) installs one; the driver calls
+ * it through this table, so that a program without a ring links no ring code.
+ */
+typedef struct tsr_submit_path {
+  /** Take one command (tsr_submit). */
+  tsr_status_t (*submit)(struct tsr_dev *dev, const tsr_cmd_t *cmd);
+  /** Hand every command taken so far to the chip (tsr_wait calls it first). */
+  tsr_status_t (*flush)(struct tsr_dev *dev);
+  /** The chip was soft reset: forget the commands not yet handed over. */
+  void (*reset)(struct tsr_dev *dev);
+} tsr_submit_path_t;
+
 /** A device handle. The caller owns the storage; nothing is allocated. */
 typedef struct tsr_dev {
   tsr_hal_t hal;
@@ -170,6 +189,10 @@ typedef struct tsr_dev {
   uint32_t poll_limit;  /**< register reads a poll may take before TSR_TIMEOUT */
   uint32_t cmds_pushed; /**< commands pushed since open/soft reset (= index of the next one) */
   char err[TSR_DEV_ERRLEN];  /**< last error, one line, NUL-terminated */
+  uint64_t reg_reads;   /**< register reads the driver made since open (tsr_host_reg_accesses) */
+  uint64_t reg_writes;  /**< register writes the driver made since open */
+  const tsr_submit_path_t *path; /**< NULL: tsr_submit writes CMDQ_PUSH; else the ring's path */
+  void *path_ctx;       /**< the path's state (a tsr_ring_t) */
 } tsr_dev_t;
 
 /** Default poll_limit set by tsr_dev_open. */
@@ -187,6 +210,15 @@ const char *tsr_dev_error(const tsr_dev_t *dev);
  * TSR_ID_MAJOR_SUPPORTED, or CONFIG is implausible.
  */
 tsr_status_t tsr_dev_open(tsr_dev_t *dev, const tsr_hal_t *hal);
+
+/** Register reads plus writes the driver made on `dev` since tsr_dev_open (0 for NULL). */
+uint64_t tsr_host_reg_accesses(const tsr_dev_t *dev);
+
+/** Read a register (counted in reg_reads; a failure leaves a message in dev->err). */
+tsr_status_t tsr_reg_read(tsr_dev_t *dev, uint32_t off, uint32_t *val);
+
+/** Write a register (counted in reg_writes; a failure leaves a message in dev->err). */
+tsr_status_t tsr_reg_write(tsr_dev_t *dev, uint32_t off, uint32_t val);
 
 /** Write CTRL.SOFT_RESET: flush the queue, clear errors, tokens and IRQ_STATUS. */
 tsr_status_t tsr_soft_reset(tsr_dev_t *dev);
@@ -232,6 +264,8 @@ tsr_status_t tsr_cmd_nop(tsr_dev_t *dev, uint32_t deps, tsr_cmd_t *cmd);
  * Wait (at most dev->poll_limit reads) until CMDQ_STATUS.FREE > 0, then write
  * the 8 words to CMDQ_PUSH. TSR_HW_ERROR if the engine stopped on an error
  * while the queue was full; TSR_TIMEOUT if the queue stayed full.
+ * With a command ring attached (tsr_ring_attach), append the command to the
+ * ring instead (tsr_ring_append); tsr_wait then hands it to the chip.
  */
 tsr_status_t tsr_submit(tsr_dev_t *dev, const tsr_cmd_t *cmd);
 
@@ -242,7 +276,8 @@ typedef enum tsr_wait_mode {
 } tsr_wait_mode_t;
 
 /**
- * Wait until the engine is idle. `max`: POLL: STATUS reads (0 = dev->poll_limit);
+ * Wait until the engine is idle; with a ring attached, first advance RING_TAIL
+ * over every appended command (tsr_ring_flush). `max`: POLL: STATUS reads (0 = dev->poll_limit);
  * IRQ: passed to the HAL's wait_irq (sim: cycles; 0 = backend default). With
  * IRQ and no wait_irq op the driver polls. Returns TSR_OK, TSR_HW_ERROR (read
  * the cause with tsr_read_error) or TSR_TIMEOUT (the message names CMD_IDX,

@@ -56,8 +56,11 @@ extern "C" {
 #define TSR_CMD_W0_PUSH_NEXT_BIT    11
 #define TSR_CMD_W0_PUSH_NEXT_OFFSET 11
 #define TSR_CMD_W0_PUSH_NEXT_MASK   0x1u
-#define TSR_CMD_W0_RESERVED_OFFSET  12
-#define TSR_CMD_W0_RESERVED_MASK    0xfu
+#define TSR_CMD_W0_IRQ_CMD_BIT      12
+#define TSR_CMD_W0_IRQ_CMD_OFFSET   12
+#define TSR_CMD_W0_IRQ_CMD_MASK     0x1u
+#define TSR_CMD_W0_RESERVED_OFFSET  13
+#define TSR_CMD_W0_RESERVED_MASK    0x7u
 #define TSR_CMD_W0_FLAGS_OFFSET     16
 #define TSR_CMD_W0_FLAGS_MASK       0xffffu
 
@@ -202,8 +205,12 @@ extern "C" {
   X(CMDQ_OVERFLOW, 10, "command word written while the queue was full") \
   X(NO_WEIGHTS, 11, "KEEP_WEIGHTS before any weights were loaded") \
   X(DMA_WINDOW, 12, "LOAD or STORE region outside DMA_WIN_BASE..DMA_WIN_LIMIT") \
-  X(NO_UNIT, 13, "the command needs the SFU, which this build leaves out (CONFIG.SFU = 0)")
-#define TSR_ERR_COUNT 14u
+  X(NO_UNIT, 13, "the command needs the SFU, which this build leaves out (CONFIG.SFU = 0)") \
+  X(FETCH_BUS, 14, "SLVERR or DECERR while fetching a command from the ring") \
+  X(RING_WINDOW, 15, "command ring outside DMA_WIN_BASE..DMA_WIN_LIMIT") \
+  X(RING_ALIGN, 16, "RING_BASE or RING_SIZE not a multiple of 32, or RING_SIZE is 0") \
+  X(RING_TAIL, 17, "RING_TAIL not a multiple of 32 or not below RING_SIZE")
+#define TSR_ERR_COUNT 18u
 
 #ifdef __cplusplus
 }  /* extern "C" */

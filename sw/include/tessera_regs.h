@@ -18,7 +18,7 @@ extern "C" {
 #define TSR_REG_SPACE_BYTES 0x1000u
 
 /** Number of registers in the map. */
-#define TSR_REG_COUNT 46u
+#define TSR_REG_COUNT 51u
 
 /* ID (ro): Identification: vendor code and version of the register map. */
 #define TSR_ID_REG_OFFSET    0x000u
@@ -85,6 +85,9 @@ extern "C" {
 #define TSR_IRQ_STATUS_FENCE_BIT    2
 #define TSR_IRQ_STATUS_FENCE_OFFSET 2
 #define TSR_IRQ_STATUS_FENCE_MASK   0x1u
+#define TSR_IRQ_STATUS_CMD_BIT      3
+#define TSR_IRQ_STATUS_CMD_OFFSET   3
+#define TSR_IRQ_STATUS_CMD_MASK     0x1u
 
 /* IRQ_ENABLE (rw): Interrupt mask: 1 lets the cause drive irq_o. */
 #define TSR_IRQ_ENABLE_REG_OFFSET   0x01cu
@@ -97,6 +100,9 @@ extern "C" {
 #define TSR_IRQ_ENABLE_FENCE_BIT    2
 #define TSR_IRQ_ENABLE_FENCE_OFFSET 2
 #define TSR_IRQ_ENABLE_FENCE_MASK   0x1u
+#define TSR_IRQ_ENABLE_CMD_BIT      3
+#define TSR_IRQ_ENABLE_CMD_OFFSET   3
+#define TSR_IRQ_ENABLE_CMD_MASK     0x1u
 
 /* ERR_CODE (ro): Why the engine stopped (0: no error). Codes are listed in docs/commands.md (source: rtl/regs/tessera_cmds.toml). */
 #define TSR_ERR_CODE_REG_OFFSET  0x020u
@@ -108,7 +114,7 @@ extern "C" {
 #define TSR_ERR_CMD_IDX_IDX_OFFSET 0
 #define TSR_ERR_CMD_IDX_IDX_MASK   0xffffffffu
 
-/* ERR_ADDR (ro): For bus errors: the address of the failing AXI burst. Otherwise 0. */
+/* ERR_ADDR (ro): DMA bus errors: the address of the failing AXI burst. DMA_WINDOW: the region start. Errors of the command ring (FETCH_BUS, RING_WINDOW, RING_ALIGN, RING_TAIL) and decode errors of a command fetched from the ring: the command's byte address in memory (RING_ALIGN: RING_BASE). Otherwise 0. */
 #define TSR_ERR_ADDR_REG_OFFSET  0x028u
 #define TSR_ERR_ADDR_ADDR_OFFSET 0
 #define TSR_ERR_ADDR_ADDR_MASK   0xffffffffu
@@ -291,6 +297,32 @@ extern "C" {
 #define TSR_CNT_WR_STALL_HI_VAL_OFFSET 0
 #define TSR_CNT_WR_STALL_HI_VAL_MASK   0xffffffffu
 
+/* RING_BASE (rw): Command ring: byte address of the ring in external memory, a multiple of 32 (else ERR_CODE = RING_ALIGN). The whole ring must lie inside the DMA window (else RING_WINDOW at the first command outside). Change it only while RING_CTRL.ENABLE = 0. */
+#define TSR_RING_BASE_REG_OFFSET  0x0c0u
+#define TSR_RING_BASE_ADDR_OFFSET 0
+#define TSR_RING_BASE_ADDR_MASK   0xffffffffu
+
+/* RING_SIZE (rw): Command ring: size in bytes, a non-zero multiple of 32 (else ERR_CODE = RING_ALIGN). Change it only while RING_CTRL.ENABLE = 0. */
+#define TSR_RING_SIZE_REG_OFFSET   0x0c4u
+#define TSR_RING_SIZE_BYTES_OFFSET 0
+#define TSR_RING_SIZE_BYTES_MASK   0xffffffffu
+
+/* RING_HEAD (ro): Command ring: offset of the next command the chip fetches. Every slot from the old head up to (not including) RING_HEAD is in the command queue and may be overwritten. 0 while RING_CTRL.ENABLE = 0; a soft reset sets it to RING_TAIL (the ring is then empty). */
+#define TSR_RING_HEAD_REG_OFFSET    0x0c8u
+#define TSR_RING_HEAD_OFFSET_OFFSET 0
+#define TSR_RING_HEAD_OFFSET_MASK   0xffffffffu
+
+/* RING_TAIL (rw): Command ring: offset one past the last command software has written. Write it after the commands are in memory; the chip then fetches up to it. A multiple of 32 below RING_SIZE (else ERR_CODE = RING_TAIL). The ring is empty when RING_HEAD = RING_TAIL, so it holds at most RING_SIZE / 32 - 1 unfetched commands. */
+#define TSR_RING_TAIL_REG_OFFSET    0x0ccu
+#define TSR_RING_TAIL_OFFSET_OFFSET 0
+#define TSR_RING_TAIL_OFFSET_MASK   0xffffffffu
+
+/* RING_CTRL (rw): Command ring control. */
+#define TSR_RING_CTRL_REG_OFFSET    0x0d0u
+#define TSR_RING_CTRL_ENABLE_BIT    0
+#define TSR_RING_CTRL_ENABLE_OFFSET 0
+#define TSR_RING_CTRL_ENABLE_MASK   0x1u
+
 /**
  * X-macro over every register, in offset order: X(name, offset), where name is
  * the bare register name (token-paste TSR_##name##_REG_OFFSET, stringize #name).
@@ -341,7 +373,12 @@ extern "C" {
   X(CNT_RD_STALL_LO, 0x0b0u) \
   X(CNT_RD_STALL_HI, 0x0b4u) \
   X(CNT_WR_STALL_LO, 0x0b8u) \
-  X(CNT_WR_STALL_HI, 0x0bcu)
+  X(CNT_WR_STALL_HI, 0x0bcu) \
+  X(RING_BASE, 0x0c0u) \
+  X(RING_SIZE, 0x0c4u) \
+  X(RING_HEAD, 0x0c8u) \
+  X(RING_TAIL, 0x0ccu) \
+  X(RING_CTRL, 0x0d0u)
 
 #ifdef __cplusplus
 }  /* extern "C" */

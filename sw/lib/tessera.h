@@ -43,6 +43,13 @@ extern "C" {
 typedef struct tessera_dev tessera_dev_t;
 
 /** Options of tessera_open. Fill with tessera_open_opts_default, then change fields. */
+/** How a job's commands reach the chip. */
+typedef enum tessera_submit {
+  TESSERA_SUBMIT_REGS = 0,   /**< each command written to CMDQ_PUSH (eight register writes) */
+  TESSERA_SUBMIT_STREAM = 1  /**< a command ring in device memory after the job's tensors,
+                                  fetched by the chip (docs/programming.md, "Command ring") */
+} tessera_submit_t;
+
 typedef struct tessera_open_opts {
   unsigned dim;             /**< "sim" and "uart-sim": which build to load (default 8) */
   uint64_t mem_bytes;       /**< sim: external memory of at least this many bytes (the
@@ -55,9 +62,14 @@ typedef struct tessera_open_opts {
   const char *dma_spec;     /**< uio:/devmem: the external memory "devmem:BASE,SIZE", or NULL */
   const char *mem_hint;     /**< added to the message when the backend cannot reach device
                                  memory (NULL: a sentence about dma_spec) */
+  tessera_submit_t submit;  /**< default REGS (STREAM is slower on mid-size jobs until the
+                                 fetcher stops starving behind DMA reads, issue #19); with
+                                 STREAM, a device whose memory size is unknown (uio:,
+                                 devmem:) or without room for a ring takes REGS */
 } tessera_open_opts_t;
 
 /** Fill `o` with the defaults (the simulator's from tb/tsr_sim.h). */
+
 void tessera_open_opts_default(tessera_open_opts_t *o);
 
 /**
@@ -94,6 +106,9 @@ typedef struct tessera_info {
 
 /** Fill `info` for an open device. */
 tsr_status_t tessera_info(const tessera_dev_t *dev, tessera_info_t *info);
+
+/** How the next jobs' commands reach the chip (tessera_open_opts_t.submit). */
+void tessera_set_submit(tessera_dev_t *dev, tessera_submit_t submit);
 
 /** The driver's handle of an open device (its info, poll limit, last error), for
  *  programs that submit their own commands. NULL for NULL. */
@@ -149,6 +164,8 @@ typedef struct tessera_figures {
   double utilization;   /**< GEMM: MACs / (N^2 x cycles); SFU: 0 */
   double wall_seconds;  /**< host time the run took */
   uint64_t sim_cycles;  /**< clock cycles the backend stepped (0 when it does not count) */
+  uint64_t host_reg_accesses; /**< register reads and writes the host made for the job */
+  bool streamed;        /**< the commands went through a command ring */
 } tessera_figures_t;
 
 /** Called while a GEMM runs: tiles submitted of the total, backend cycles so far. */

@@ -54,10 +54,12 @@ enum {
   TESSERA_FIG_PLAN_CMDS,
   TESSERA_FIG_PLAN_CYCLES, /* GEMM: the cost model's prediction; SFU: 0 */
   TESSERA_FIG_PLAN_TILES,  /* GEMM: STOREs; SFU: blocks */
+  TESSERA_FIG_HOST_REGS,   /* register reads and writes the host made for the job */
+  TESSERA_FIG_STREAMED,    /* 1: the commands went through a command ring */
   TESSERA_FLAT_FIGURES
 };
 
-/** Name of figure i ("cycles", "dma_rd_bytes", "time.load_wait", ...); NULL past the end. */
+/** Name of figure i ("cycles", "bus_read_bytes", "time.load_wait", ...); NULL past the end. */
 const char *tessera_flat_figure_name(unsigned i);
 
 /** What a device is: info[TESSERA_FLAT_INFOS], named by tessera_flat_info_name. */
@@ -79,6 +81,10 @@ const char *tessera_flat_status_str(int status);
 tsr_status_t tessera_flat_open(const char *spec, int mem_latency, int mem_bw, int stall_pct,
                                uint32_t seed, const char *trace, tessera_flat_t **h, char *err,
                                size_t errlen);
+
+/** Submit the next jobs' commands through registers (regs != 0, the default) or a command
+ *  ring (0). */
+void tessera_flat_set_submit(tessera_flat_t *h, int regs);
 
 /** Close and free. NULL is accepted. */
 void tessera_flat_close(tessera_flat_t *h);

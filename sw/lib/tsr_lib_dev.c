@@ -127,6 +127,7 @@ tsr_status_t tessera_open(const char *spec, const tessera_open_opts_t *opts, tes
     return TSR_NO_MEMORY;
   }
   d->mem_hint = o.mem_hint != NULL ? o.mem_hint : "open the device with a DMA window (dma_spec)";
+  d->submit = o.submit;
   tsr_status_t st = open_hal(spec, &o, d, err, errlen);
   if (st == TSR_OK) {
     st = tsr_dev_open(&d->dev, &d->hal);
@@ -174,6 +175,12 @@ tsr_status_t tessera_info(const tessera_dev_t *dev, tessera_info_t *info) {
   info->store_lanes = i->store_lanes;
   info->mem_bytes = dev->mem_bytes;
   return TSR_OK;
+}
+
+void tessera_set_submit(tessera_dev_t *dev, tessera_submit_t submit) {
+  if (dev != NULL) {
+    dev->submit = submit;
+  }
 }
 
 tsr_dev_t *tessera_driver(tessera_dev_t *dev) { return dev != NULL ? &dev->dev : NULL; }
@@ -259,21 +266,52 @@ void tessera_time_classes(const tsr_counters_t *c, tessera_time_class_t out[TESS
   memcpy(out, t, sizeof t);
 }
 
-tsr_status_t tsr_lib_begin(tessera_dev_t *d, char *err, size_t errlen) {
+tsr_status_t tsr_lib_begin(tessera_dev_t *d, uint64_t end, uint64_t cmds, char *err,
+                           size_t errlen) {
+  d->reg_acc0 = tsr_host_reg_accesses(&d->dev);
   tsr_status_t st;
   if ((st = tsr_soft_reset(&d->dev)) != TSR_OK || (st = tsr_counters_clear(&d->dev)) != TSR_OK) {
     tsr_lib_dev_err(d, "", err, errlen);
+    return st;
   }
-  return st;
+  if (d->submit != TESSERA_SUBMIT_STREAM || d->mem_bytes == 0u) {
+    return TSR_OK;
+  }
+  /* One slot per command plus the one a full ring keeps free, then a slot of slack. */
+  const uint64_t base = tsr_lib_align_up(end, TSR_RING_CMD_BYTES);
+  const uint64_t top = d->mem_bytes < (1ull << 32) ? d->mem_bytes : (1ull << 32);
+  uint64_t size = (cmds + 2u) * TSR_RING_CMD_BYTES;
+  if (base + size > top) {
+    size = base < top ? (top - base) / TSR_RING_CMD_BYTES * TSR_RING_CMD_BYTES : 0u;
+  }
+  if (size < TSR_RING_MIN_BYTES) {
+    return TSR_OK; /* no room: the registers */
+  }
+  memset(&d->ring, 0, sizeof d->ring);
+  if ((st = tsr_ring_attach(&d->dev, &d->ring, (uint32_t)base, (uint32_t)size)) != TSR_OK) {
+    tsr_lib_dev_err(d, "attaching the command ring: ", err, errlen);
+    return st;
+  }
+  /* The simulator's memory writes take no simulated time, so the whole job goes out with
+   * one RING_TAIL write at the end; a real link keeps the driver's batches, which let the
+   * chip start while the host still writes commands. */
+  if (d->is_sim) {
+    d->ring.batch = 0u;
+  }
+  return TSR_OK;
 }
 
 tsr_status_t tsr_lib_end(tessera_dev_t *d, const struct timespec *t0, uint64_t cyc0,
                          tessera_figures_t *fig, char *err, size_t errlen) {
   fig->wall_seconds = tsr_lib_seconds_since(t0);
   fig->sim_cycles = tsr_hal_cycles(&d->hal) - cyc0;
+  fig->streamed = d->dev.path != NULL;
   tsr_status_t st = tsr_counters_read(&d->dev, &fig->cnt);
   if (st != TSR_OK) {
     tsr_lib_dev_err(d, "reading counters: ", err, errlen);
+  } else if (fig->streamed && (st = tsr_ring_detach(&d->dev)) != TSR_OK) {
+    tsr_lib_dev_err(d, "detaching the command ring: ", err, errlen);
   }
+  fig->host_reg_accesses = tsr_host_reg_accesses(&d->dev) - d->reg_acc0;
   return st;
 }

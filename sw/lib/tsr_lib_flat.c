@@ -29,7 +29,8 @@ static const char *const k_fig_names[TESSERA_FLAT_FIGURES] = {
     "cycles",        "busy_cycles",  "macs",           "bus_read_bytes", "bus_write_bytes",
     "commands",      "time.compute", "time.fill",      "time.load_wait", "time.store",
     "time.sfu",      "time.control", "rd_stall_cycles", "wr_stall_cycles", "utilization",
-    "wall_seconds",  "sim_cycles",   "plan_commands",  "plan_cycles",  "plan_tiles"};
+    "wall_seconds",  "sim_cycles",   "plan_commands",  "plan_cycles",  "plan_tiles",
+    "host_reg_accesses", "streamed"};
 
 const char *tessera_flat_figure_name(unsigned i) {
   return i < TESSERA_FLAT_FIGURES ? k_fig_names[i] : NULL;
@@ -65,6 +66,15 @@ static void put_figures(const tessera_figures_t *f, double fig[TESSERA_FLAT_FIGU
   fig[TESSERA_FIG_UTILIZATION] = f->utilization;
   fig[TESSERA_FIG_WALL_SECONDS] = f->wall_seconds;
   fig[TESSERA_FIG_SIM_CYCLES] = (double)f->sim_cycles;
+  fig[TESSERA_FIG_HOST_REGS] = (double)f->host_reg_accesses;
+  fig[TESSERA_FIG_STREAMED] = f->streamed ? 1.0 : 0.0;
+}
+
+void tessera_flat_set_submit(tessera_flat_t *h, int regs) {
+  if (h != NULL) {
+    h->opts.submit = regs ? TESSERA_SUBMIT_REGS : TESSERA_SUBMIT_STREAM;
+    tessera_set_submit(h->dev, h->opts.submit);
+  }
 }
 
 static void put_mismatch(const tessera_mismatch_t *x, int64_t mm[5]) {

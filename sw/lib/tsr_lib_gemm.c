@@ -263,7 +263,7 @@ tsr_status_t tessera_gemm_run(tessera_dev_t *dev, const tessera_gemm_t *job,
   }
   const size_t out_bytes = (size_t)job->m * job->n * tessera_gemm_out_elem(job);
   if ((st = gemm_upload(dev, job, &l, d, out, out_bytes, err, errlen)) != TSR_OK ||
-      (st = tsr_lib_begin(dev, err, errlen)) != TSR_OK) {
+      (st = tsr_lib_begin(dev, l.end, res->plan.cmds, err, errlen)) != TSR_OK) {
     return st;
   }
   progress_relay_t relay = {o.progress, o.progress_user, &dev->hal};

@@ -10,6 +10,7 @@
 
 #include "tessera.h"
 #include "tsr_hal.h"
+#include "tsr_ring.h"
 
 /* Register polls while the queue is full before giving up on the simulator (each
  * poll is an AXI4-Lite read of a few cycles; keeps a hang below the sim watchdog). */
@@ -21,6 +22,9 @@ struct tessera_dev {
   bool is_sim;
   uint64_t mem_bytes;    /* reachable device memory, 0: unknown */
   const char *mem_hint;  /* see tessera_open_opts_t; never NULL */
+  tessera_submit_t submit;
+  tsr_ring_t ring;       /* the job's command ring while one runs (submit STREAM) */
+  uint64_t reg_acc0;     /* tsr_host_reg_accesses at the job's start */
 };
 
 /** Write one line into err (may be NULL / 0 long): newlines become spaces. */
@@ -53,10 +57,14 @@ typedef struct tsr_lib_upload {
 tsr_status_t tsr_lib_upload_all(tessera_dev_t *dev, const tsr_lib_upload_t *up, size_t n,
                                 char *err, size_t errlen);
 
-/** Soft reset and clear the counters before a job. */
-tsr_status_t tsr_lib_begin(tessera_dev_t *d, char *err, size_t errlen);
+/** Soft reset and clear the counters before a job of about `cmds` commands whose tensors end
+ *  at `end`; with submit STREAM, a ring for all of them right after `end` (smaller if the
+ *  memory ends first; none, and the registers, if not even two slots fit). */
+tsr_status_t tsr_lib_begin(tessera_dev_t *d, uint64_t end, uint64_t cmds, char *err,
+                           size_t errlen);
 
-/** Counters after a job, the wall time and backend cycles since (t0, cyc0). */
+/** Counters after a job, the wall time and backend cycles since (t0, cyc0), the host's
+ *  register accesses; the ring, if any, is detached. */
 tsr_status_t tsr_lib_end(tessera_dev_t *d, const struct timespec *t0, uint64_t cyc0,
                          tessera_figures_t *fig, char *err, size_t errlen);
 

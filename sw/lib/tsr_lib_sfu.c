@@ -95,7 +95,7 @@ tsr_status_t tessera_sfu_run(tessera_dev_t *dev, const tessera_sfu_t *job, void 
   }
   const size_t out_bytes = tessera_sfu_out_bytes(job);
   if ((st = sfu_upload(dev, job, &l, out, out_bytes, err, errlen)) != TSR_OK ||
-      (st = tsr_lib_begin(dev, err, errlen)) != TSR_OK) {
+      (st = tsr_lib_begin(dev, l.end, res->plan.cmds, err, errlen)) != TSR_OK) {
     return st;
   }
   struct timespec t0;

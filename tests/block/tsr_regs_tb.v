@@ -38,6 +38,8 @@ module tsr_regs_tb;
   localparam [31:0] OPCODE = 32'h038, CNT_FIRST = 32'h040, CNT_LAST = 32'h06c,
                     CNT2_FIRST = 32'h080, CNT2_LAST = 32'h0bc;
   localparam [31:0] DMA_WIN_BASE = 32'h070, DMA_WIN_LIMIT = 32'h074, DMA_WIN_CTRL = 32'h078;
+  localparam [31:0] RING_BASE = 32'h0c0, RING_SIZE = 32'h0c4, RING_HEAD = 32'h0c8,
+                    RING_TAIL = 32'h0cc, RING_CTRL = 32'h0d0;
 
   reg clk = 1'b0;
   always #5 clk = ~clk;
@@ -72,9 +74,12 @@ module tsr_regs_tb;
   reg  [31:0] spad_rows, acc_rows, err_cmd_idx, err_addr, cmd_idx;
   reg         st_busy, st_done, st_error;
   reg  [31:0] cnt [0:27];   // CNT_CYCLES_LO .. CNT_CMDS_HI, then CNT_ARRAY_LO .. CNT_WR_STALL_HI
-  reg  [2:0]  irq_set = 3'b000;  // {FENCE, ERROR, DONE}
+  reg  [3:0]  irq_set = 4'b0000;  // {CMD, FENCE, ERROR, DONE}
   wire        ctrl_soft_reset, ctrl_counters_clear, ctrl_we;
-  wire [2:0]  irq_status, irq_enable;
+  wire [3:0]  irq_status, irq_enable;
+  reg  [31:0] ring_head = 32'h0;
+  wire [31:0] ring_base, ring_size, ring_tail;
+  wire        ring_enable;
   wire [31:0] cmdq_word;
   wire        cmdq_we;
   wire [31:0] win_base, win_limit;
@@ -126,6 +131,14 @@ module tsr_regs_tb;
     .irq_enable_done_o      (irq_enable[0]),
     .irq_enable_error_o     (irq_enable[1]),
     .irq_enable_fence_o     (irq_enable[2]),
+    .irq_status_cmd_set_i   (irq_set[3]),
+    .irq_status_cmd_o       (irq_status[3]),
+    .irq_enable_cmd_o       (irq_enable[3]),
+    .ring_base_addr_o       (ring_base),
+    .ring_size_bytes_o      (ring_size),
+    .ring_head_offset_i     (ring_head),
+    .ring_tail_offset_o     (ring_tail),
+    .ring_ctrl_enable_o     (ring_enable),
     .err_code_code_i        (err_code),
     .err_cmd_idx_idx_i      (err_cmd_idx),
     .err_addr_addr_i        (err_addr),
@@ -357,8 +370,10 @@ module tsr_regs_tb;
   endtask
 
   // ---- reference model ----
-  reg [2:0] m_enable = 3'b000;   // IRQ_ENABLE
-  reg [2:0] m_status = 3'b000;   // IRQ_STATUS
+  reg [3:0] m_enable = 4'b0000;  // IRQ_ENABLE
+  reg [3:0] m_status = 4'b0000;  // IRQ_STATUS
+  reg [31:0] m_rbase = 32'h0, m_rsize = 32'h0, m_rtail = 32'h0;   // RING_BASE, _SIZE, _TAIL
+  reg        m_ren   = 1'b0;                                     // RING_CTRL.ENABLE
   reg [31:0] m_wbase  = 32'h0;            // DMA_WIN_BASE
   reg [31:0] m_wlimit = 32'hffff_ffff;    // DMA_WIN_LIMIT
   reg        m_lock   = 1'b0;             // DMA_WIN_CTRL.LOCK: refuses writes to all three
@@ -368,7 +383,8 @@ module tsr_regs_tb;
       is_mapped = (addr[1:0] == 2'b00) &&
                   (addr[11:0] <= OPCODE || (addr[11:0] >= CNT_FIRST && addr[11:0] <= CNT_LAST) ||
                    (addr[11:0] >= CNT2_FIRST && addr[11:0] <= CNT2_LAST) ||
-                   (addr[11:0] >= DMA_WIN_BASE && addr[11:0] <= DMA_WIN_CTRL));
+                   (addr[11:0] >= DMA_WIN_BASE && addr[11:0] <= DMA_WIN_CTRL) ||
+                   (addr[11:0] >= RING_BASE && addr[11:0] <= RING_CTRL));
     end
   endfunction
 
@@ -391,8 +407,8 @@ module tsr_regs_tb;
           ACC_ROWS:    exp_read = acc_rows;
           CTRL:        exp_read = 32'h0;
           STATUS:      exp_read = {29'h0, st_error, st_done, st_busy};
-          IRQ_STATUS:  exp_read = {29'h0, m_status};
-          IRQ_ENABLE:  exp_read = {29'h0, m_enable};
+          IRQ_STATUS:  exp_read = {28'h0, m_status};
+          IRQ_ENABLE:  exp_read = {28'h0, m_enable};
           ERR_CODE:    exp_read = {24'h0, err_code};
           ERR_CMD_IDX: exp_read = err_cmd_idx;
           ERR_ADDR:    exp_read = err_addr;
@@ -403,6 +419,11 @@ module tsr_regs_tb;
           DMA_WIN_BASE:  exp_read = m_wbase;
           DMA_WIN_LIMIT: exp_read = m_wlimit;
           DMA_WIN_CTRL:  exp_read = {31'h0, m_lock};
+          RING_BASE:   exp_read = m_rbase;
+          RING_SIZE:   exp_read = m_rsize;
+          RING_HEAD:   exp_read = ring_head;
+          RING_TAIL:   exp_read = m_rtail;
+          RING_CTRL:   exp_read = {31'h0, m_ren};
           default:     exp_read = 32'h0;
         endcase
       end
@@ -415,7 +436,8 @@ module tsr_regs_tb;
       a = addr[11:0];
       if (!is_mapped(addr)) begin
         exp_wresp = SlvErr;
-      end else if (a == IRQ_STATUS || a == IRQ_ENABLE) begin
+      end else if (a == IRQ_STATUS || a == IRQ_ENABLE || a == RING_BASE || a == RING_SIZE ||
+                   a == RING_TAIL || a == RING_CTRL) begin
         exp_wresp = Okay;
       end else if (a == DMA_WIN_BASE || a == DMA_WIN_LIMIT || a == DMA_WIN_CTRL) begin
         exp_wresp = m_lock ? SlvErr : Okay;
@@ -441,10 +463,10 @@ module tsr_regs_tb;
       check("BRESP", resp, eresp);
       mask = {{8{strb[3]}}, {8{strb[2]}}, {8{strb[1]}}, {8{strb[0]}}};
       if (eresp == Okay && addr[11:0] == IRQ_ENABLE) begin
-        m_enable = (m_enable & ~mask[2:0]) | (data[2:0] & mask[2:0]);
+        m_enable = (m_enable & ~mask[3:0]) | (data[3:0] & mask[3:0]);
       end
       if (eresp == Okay && addr[11:0] == IRQ_STATUS) begin
-        m_status = m_status & ~(data[2:0] & mask[2:0]);
+        m_status = m_status & ~(data[3:0] & mask[3:0]);
       end
       if (eresp == Okay && addr[11:0] == DMA_WIN_BASE) begin
         m_wbase = (m_wbase & ~mask) | (data & mask);
@@ -455,6 +477,10 @@ module tsr_regs_tb;
       if (eresp == Okay && addr[11:0] == DMA_WIN_CTRL) begin
         m_lock = (m_lock & ~mask[0]) | (data[0] & mask[0]);
       end
+      if (eresp == Okay && addr[11:0] == RING_BASE) m_rbase = (m_rbase & ~mask) | (data & mask);
+      if (eresp == Okay && addr[11:0] == RING_SIZE) m_rsize = (m_rsize & ~mask) | (data & mask);
+      if (eresp == Okay && addr[11:0] == RING_TAIL) m_rtail = (m_rtail & ~mask) | (data & mask);
+      if (eresp == Okay && addr[11:0] == RING_CTRL) m_ren = (m_ren & ~mask[0]) | (data[0] & mask[0]);
       check("ctrl_we_o pulses", ctrl_pulses - ctrl0,
             (eresp == Okay && addr[11:0] == CTRL) ? 1 : 0);
       if (eresp == Okay && addr[11:0] == CTRL) begin
@@ -470,6 +496,10 @@ module tsr_regs_tb;
       check("dma_win_base_addr_o", win_base, m_wbase);
       check("dma_win_limit_addr_o", win_limit, m_wlimit);
       check("dma_win_ctrl_lock_o", win_lock, m_lock);
+      check("ring_base_addr_o", ring_base, m_rbase);
+      check("ring_size_bytes_o", ring_size, m_rsize);
+      check("ring_tail_offset_o", ring_tail, m_rtail);
+      check("ring_ctrl_enable_o", ring_enable, m_ren);
     end
   endtask
 
@@ -580,12 +610,12 @@ module tsr_regs_tb;
   task automatic pclr(input [2:0] set_bits);
     push(OpW1cClr, 0, set_bits, 0, 0, 0, 0, 0, 0);
   endtask
-  task automatic pexp(input [2:0] enable, input [2:0] status);
+  task automatic pexp(input [3:0] enable, input [3:0] status);
     push(OpExpect, 0, {status, enable}, 0, 0, 0, 0, 0, 0);
   endtask
   task automatic pread_all;
     integer j;
-    for (j = 0; j <= DMA_WIN_CTRL + 4; j = j + 4) begin
+    for (j = 0; j <= RING_CTRL + 4; j = j + 4) begin
       pr(j);
     end
   endtask
@@ -630,10 +660,10 @@ module tsr_regs_tb;
             randomize_ro;
           end
           OpExpect: begin
-            check("irq_enable_*_o (directed)", irq_enable, l_data[j][2:0]);
-            check("irq_status_*_o (directed)", irq_status, l_data[j][5:3]);
-            check("model IRQ_ENABLE (directed)", m_enable, l_data[j][2:0]);
-            check("model IRQ_STATUS (directed)", m_status, l_data[j][5:3]);
+            check("irq_enable_*_o (directed)", irq_enable, l_data[j][3:0]);
+            check("irq_status_*_o (directed)", irq_status, l_data[j][7:4]);
+            check("model IRQ_ENABLE (directed)", m_enable, l_data[j][3:0]);
+            check("model IRQ_STATUS (directed)", m_status, l_data[j][7:4]);
           end
           default: begin
             fail("unknown list operation", l_op[j], 0);
@@ -782,7 +812,7 @@ module tsr_regs_tb;
     pread_all;
     // rw: write, read back; unused bits read 0.
     pw(IRQ_ENABLE, 32'h5);          pr(IRQ_ENABLE);  pexp(3'h5, 3'h0);
-    pw(IRQ_ENABLE, 32'hffff_ffff);  pr(IRQ_ENABLE);  pexp(3'h7, 3'h0);
+    pw(IRQ_ENABLE, 32'hffff_ffff);  pr(IRQ_ENABLE);  pexp(4'hf, 3'h0);
     pw(IRQ_ENABLE, 32'h2);          pr(IRQ_ENABLE);  pexp(3'h2, 3'h0);
     // Strobes: an unstrobed lane keeps its value; no strobe at all is an OKAY no-op.
     pws(IRQ_ENABLE, 32'h0000_0007, 4'b1110);  pexp(3'h2, 3'h0);
@@ -852,7 +882,12 @@ module tsr_regs_tb;
     for (i = 0; i < 10; i = i + 1) begin
       ppar(IRQ_ENABLE, i, 0, ACC_ROWS, 0);
     end
-    pr(IRQ_ENABLE);  pexp(3'h1, 3'h6);
+    pr(IRQ_ENABLE);  pexp(4'h9, 3'h6);   // the last write, 9 (four enable bits)
+    // Command ring: rw words, RING_HEAD read-only (SLVERR, no effect), one ENABLE bit.
+    pw(RING_BASE, 32'h1234_5660);  pw(RING_SIZE, 32'h0000_4000);  pw(RING_TAIL, 32'h0000_01e0);
+    pw(RING_HEAD, 32'hffff_ffff);  pw(RING_CTRL, 32'hffff_ffff);
+    pr(RING_BASE);  pr(RING_SIZE);  pr(RING_HEAD);  pr(RING_TAIL);  pr(RING_CTRL);
+    pws(RING_TAIL, 32'hffff_ff00, 4'b0010);  pr(RING_TAIL);  pw(RING_CTRL, 32'h0);  pr(RING_CTRL);
     // DMA window: rw with a non-zero reset value and strobes, unlocked.
     pr(DMA_WIN_BASE);  pr(DMA_WIN_LIMIT);  pr(DMA_WIN_CTRL);
     pw(DMA_WIN_BASE, 32'h1234_5678);  pws(DMA_WIN_LIMIT, 32'h00ab_0000, 4'b0100);

@@ -115,6 +115,25 @@ def test_gemm_raw_int32_matches_numpy_on_random_shapes(dev, seed):
         assert res.figures["macs"] == m * k * n
 
 
+def test_gemm_through_the_command_ring_is_exact_and_costs_constant_register_accesses(seed):
+    """submit="stream": the same bytes as numpy; the host's register accesses per job do not
+    grow with the job, and are fewer than with submit="regs"."""
+    accesses = {}
+    for submit in ("stream", "regs"):
+        with tessera.Device("sim:8", submit=submit) as d:
+            for case, (m, k, n) in enumerate([(3, 9, 5), (40, 70, 30)]):
+                rng = rng_for(seed, 900 + case)
+                a, b = i8(rng, (m, k)), i8(rng, (k, n))
+                res = d.gemm(a, b)
+                assert_equal(res.out, ref_gemm(a, b), f"gemm {m}x{k}x{n} submit={submit}", seed)
+                assert res.figures["streamed"] == (submit == "stream")
+                accesses[submit, case] = res.figures["host_reg_accesses"]
+    assert accesses["stream", 0] == accesses["stream", 1], accesses
+    assert accesses["regs", 1] > accesses["regs", 0] > accesses["stream", 0], accesses
+    with pytest.raises(tessera.TesseraError, match="submit: expected 'stream' or 'regs'"):
+        tessera.Device("sim:8", submit="ring")
+
+
 def test_gemm_requant_per_tensor_and_per_channel_by_mult_shift(dev, seed):
     for case, (m, k, n, per_channel) in enumerate([(7, 19, 5, False), (12, 40, 17, True),
                                                    (3, 5, 9, True), (20, 16, 8, False)]):

@@ -39,6 +39,11 @@ typedef struct sys_env {
   tsr_dev_t dev;
   unsigned dim;
   tsr_sim_cfg_t cfg;
+  /* A command ring in use (tests/system/test_sys_ring.c): sys_case_run ignores
+   * its bytes when it compares memory, and expects the chip to read 32 bytes
+   * per command on top of the DMA's reads. ring_size 0: no ring. */
+  uint32_t ring_base;
+  uint32_t ring_size;
 } sys_env_t;
 
 /* ---- Random numbers ------------------------------------------------------------ */

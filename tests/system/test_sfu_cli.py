@@ -357,6 +357,33 @@ def case_gemm_any_mult(R, rng, dim):
         compare(where, np.load(pc), want)
 
 
+def case_submit_stream(R, rng, dim):
+    """--submit stream: bit-exact like regs, and the host's register accesses do not grow with
+    the job (one RING_TAIL write; no CMDQ_PUSH or queue polls)."""
+    acc = {}
+    for sub in ("regs", "stream"):
+        for shape in ((16, 16, 16), (1, 256, 256), (64, 64, 64)):
+            where = f"dim {dim} gemm {shape} --submit {sub}"
+            r = R.run(where, ["gemm", "--dim", dim, "--m", shape[0], "--k", shape[1], "--n", shape[2],
+                              "--submit", sub, "--json"])
+            j = json.loads(r.stdout)
+            if j["check"] != "pass" or j["submit"] != sub:
+                raise Fail(f"{where}: check {j['check']}, submit {j['submit']}")
+            acc[sub, shape] = j["host_reg_accesses"]
+    sizes = sorted({s for _, s in acc})
+    stream = {acc["stream", s] for s in sizes}
+    if len(stream) != 1:
+        raise Fail(f"dim {dim}: host register accesses through the ring differ between shapes: "
+                   f"{ {s: acc['stream', s] for s in sizes} }")
+    if not all(acc["regs", s] > acc["stream", s] for s in sizes) or \
+            acc["regs", (64, 64, 64)] <= acc["regs", (16, 16, 16)]:
+        raise Fail(f"dim {dim}: register submission should cost more accesses and grow: {acc}")
+    x = rng.integers(-128, 128, size=(9, 40), dtype=np.int64).astype(np.int8)
+    px = R.save("x.npy", x)
+    R.run_json(f"dim {dim} softmax --submit stream", ["softmax", "--dim", dim, "--in", px,
+                                                      "--in-scale", 0.05, "--submit", "stream"])
+
+
 def case_trace_error(R, rng, dim):
     """A trace file that cannot be created: one line, exit 2."""
     r = R.run(f"dim {dim} gemm --trace", ["gemm", "--dim", dim, "--m", 4, "--k", 4, "--n", 4, "--trace",
@@ -378,7 +405,7 @@ def case_device_errors(R, rng, dim):
 
 
 CASES = [case_lut, case_named, case_reduce, case_add, case_softmax, case_layernorm, case_gemm_fused,
-         case_add_tflite, case_softmax_in_zp, case_gemm_quant, case_gemm_any_mult, case_trace_error, case_device_errors]
+         case_add_tflite, case_softmax_in_zp, case_gemm_quant, case_gemm_any_mult, case_submit_stream, case_trace_error, case_device_errors]
 
 
 def main():

@@ -923,7 +923,7 @@ static void soft_reset_aborts_running_commands_and_partial_words(void **state) {
 static void unmapped_register_answers_slverr_and_bus_keeps_working(void **state) {
   fx_t *f = *state;
   f->variant = "register bus";
-  static const uint32_t k_holes[] = {0x03cu, 0x07cu, 0x0c0u, 0x100u, 0x800u, 0xffcu};
+  static const uint32_t k_holes[] = {0x03cu, 0x07cu, 0x0d4u, 0x100u, 0x800u, 0xffcu};
   const uint32_t id = rd(f, TSR_ID_REG_OFFSET);
   for (size_t i = 0; i < sizeof k_holes / sizeof k_holes[0]; i++) {
     uint32_t v = 0x12345678u;

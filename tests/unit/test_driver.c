@@ -432,7 +432,10 @@ static void load_rejects_out_of_range_arguments(void **state) {
   /* The load stage has no previous stage. */
   assert_int_equal(tsr_cmd_load(&g_dev, TSR_DEP_POP_PREV, &ok, &c), TSR_BAD_ARG);
   assert_int_equal(tsr_cmd_load(&g_dev, TSR_DEP_PUSH_PREV, &ok, &c), TSR_BAD_ARG);
-  assert_int_equal(tsr_cmd_load(&g_dev, 0x1000u, &ok, &c), TSR_BAD_ARG);
+  assert_int_equal(tsr_cmd_load(&g_dev, TSR_CMD_PUT(TSR_CMD_W0_RESERVED, 1u), &ok, &c), TSR_BAD_ARG);
+  /* IRQ_CMD travels with the dependency flags. */
+  assert_int_equal(tsr_cmd_load(&g_dev, TSR_DEP_IRQ_CMD, &ok, &c), TSR_OK);
+  assert_int_equal(TSR_CMD_GET(c.w[0], TSR_CMD_W0_IRQ_CMD), 1u);
   a = ok;
   a.dest = (tsr_load_dest_t)2;
   assert_int_equal(tsr_cmd_load(&g_dev, 0, &a, &c), TSR_BAD_ARG);
@@ -1024,14 +1027,16 @@ static void every_error_code_decodes_to_its_name(void **state) {
   static const char *names[] = {"NONE",       "OPCODE",    "DIM",       "SPAD_RANGE",
                                 "ACC_RANGE",  "DRAM_RANGE", "BUS_READ", "BUS_WRITE",
                                 "PARAM",      "DEP_TOKEN", "CMDQ_OVERFLOW", "NO_WEIGHTS",
-                                "DMA_WINDOW", "NO_UNIT"};
+                                "DMA_WINDOW", "NO_UNIT",   "FETCH_BUS", "RING_WINDOW",
+                                "RING_ALIGN", "RING_TAIL"};
   static const tsr_hw_error_t codes[] = {
       TSR_ERR_NONE,       TSR_ERR_OPCODE,    TSR_ERR_DIM,       TSR_ERR_SPAD_RANGE,
       TSR_ERR_ACC_RANGE,  TSR_ERR_DRAM_RANGE, TSR_ERR_BUS_READ, TSR_ERR_BUS_WRITE,
       TSR_ERR_PARAM,      TSR_ERR_DEP_TOKEN, TSR_ERR_CMDQ_OVERFLOW, TSR_ERR_NO_WEIGHTS,
-      TSR_ERR_DMA_WINDOW, TSR_ERR_NO_UNIT};
+      TSR_ERR_DMA_WINDOW, TSR_ERR_NO_UNIT,   TSR_ERR_FETCH_BUS, TSR_ERR_RING_WINDOW,
+      TSR_ERR_RING_ALIGN, TSR_ERR_RING_TAIL};
   open_dev(8, 4096, 1024, false);
-  for (uint32_t code = 0; code < 14; code++) {
+  for (uint32_t code = 0; code < 18; code++) {
     assert_int_equal((uint32_t)codes[code], code); /* enum mirrors the doc's table */
     REG(ERR_CODE) = code;
     REG(ERR_CMD_IDX) = 100u + code;
@@ -1051,7 +1056,7 @@ static void every_error_code_decodes_to_its_name(void **state) {
       assert_string_not_equal(msg, tsr_hw_error_str(other));
     }
   }
-  assert_non_null(strstr(tsr_hw_error_str(14), "UNKNOWN"));
+  assert_non_null(strstr(tsr_hw_error_str(18), "UNKNOWN"));
   assert_non_null(strstr(tsr_hw_error_str(255), "UNKNOWN"));
   /* NULL outputs are allowed. */
   assert_int_equal(tsr_read_error(&g_dev, NULL, NULL, NULL), TSR_OK);
