@@ -198,22 +198,22 @@ module tsr_ctrl #(
   // ---------------------------------------------------------------- decode
   reg  [255:0] cmd_q, cmd_d;
   reg  [31:0]  cmd_src_q, cmd_src_d;        // cmd_q's ring address (0: pushed by register)
-  wire [7:0]   opcode    = cmd_opcode(cmd_q);
-  wire         pop_prev  = cmd_pop_prev(cmd_q);
-  wire         pop_next  = cmd_pop_next(cmd_q);
-  wire         push_prev = cmd_push_prev(cmd_q);
-  wire         push_next = cmd_push_next(cmd_q);
+  wire [7:0]   opcode    = cmd_q[CmdOpcodeLsb +: CmdOpcodeWidth];
+  wire         pop_prev  = cmd_q[CmdPopPrevLsb +: CmdPopPrevWidth];
+  wire         pop_next  = cmd_q[CmdPopNextLsb +: CmdPopNextWidth];
+  wire         push_prev = cmd_q[CmdPushPrevLsb +: CmdPushPrevWidth];
+  wire         push_next = cmd_q[CmdPushNextLsb +: CmdPushNextWidth];
   // Word-0 flags; each is read only under its opcode.
-  wire         ld_to_acc = cmd_load_dest(cmd_q);
-  wire         mm_keep   = cmd_matmul_keep_weights(cmd_q);
-  wire         st_bias   = cmd_store_bias(cmd_q);
-  wire         st_requant = cmd_store_requant(cmd_q);
-  wire         st_per_ch = cmd_store_per_channel(cmd_q);
-  wire         st_spad   = cmd_store_spad(cmd_q);
-  wire         st_lut    = cmd_store_lut(cmd_q);
-  wire         st_leaky  = cmd_store_leaky(cmd_q);
-  wire         fence_irq = cmd_fence_irq(cmd_q);
-  wire [3:0]   func      = cmd_sfu_func(cmd_q);
+  wire         ld_to_acc = cmd_q[CmdLoadDestLsb +: CmdLoadDestWidth];
+  wire         mm_keep   = cmd_q[CmdMatmulKeepWeightsLsb +: CmdMatmulKeepWeightsWidth];
+  wire         st_bias   = cmd_q[CmdStoreBiasLsb +: CmdStoreBiasWidth];
+  wire         st_requant = cmd_q[CmdStoreRequantLsb +: CmdStoreRequantWidth];
+  wire         st_per_ch = cmd_q[CmdStorePerChannelLsb +: CmdStorePerChannelWidth];
+  wire         st_spad   = cmd_q[CmdStoreSpadLsb +: CmdStoreSpadWidth];
+  wire         st_lut    = cmd_q[CmdStoreLutLsb +: CmdStoreLutWidth];
+  wire         st_leaky  = cmd_q[CmdStoreLeakyLsb +: CmdStoreLeakyWidth];
+  wire         fence_irq = cmd_q[CmdFenceIrqLsb +: CmdFenceIrqWidth];
+  wire [3:0]   func      = cmd_q[CmdSfuFuncLsb +: CmdSfuFuncWidth];
 
   // Dependency tokens: load->compute, compute->load, compute->store, store->compute.
   // The *_q counters are the real ones (popped at start, pushed at retire; one
@@ -249,21 +249,21 @@ module tsr_ctrl #(
   // (docs/commands.md), so one function reads them for all three.
   /* verilator lint_off UNUSEDSIGNAL */  // each function reads a few fields of a command
   function automatic [47:0] dram_prod(input [255:0] c);
-    dram_prod = {32'h0, cmd_load_rows(c) - 16'h1} * {16'h0, cmd_load_stride(c)};
+    dram_prod = {32'h0, c[CmdLoadRowsLsb +: CmdLoadRowsWidth] - 16'h1} * {16'h0, c[CmdLoadStrideLsb +: CmdLoadStrideWidth]};
   endfunction
   function automatic [32:0] local_prod(input [255:0] c);
     reg [16:0] ch;
     begin
-      ch = cmd_load_dest(c) ? (({1'b0, cmd_load_cols(c)} + AccChunk32[16:0] - 17'd1) >> AccChunkLog2)
-                            : (({1'b0, cmd_load_cols(c)} + N32[16:0] - 17'd1) >> SpadChunkLog2);
-      local_prod = {16'h0, ch} * {17'h0, cmd_load_rows(c)};
+      ch = c[CmdLoadDestLsb +: CmdLoadDestWidth] ? (({1'b0, c[CmdLoadColsLsb +: CmdLoadColsWidth]} + AccChunk32[16:0] - 17'd1) >> AccChunkLog2)
+                            : (({1'b0, c[CmdLoadColsLsb +: CmdLoadColsWidth]} + N32[16:0] - 17'd1) >> SpadChunkLog2);
+      local_prod = {16'h0, ch} * {17'h0, c[CmdLoadRowsLsb +: CmdLoadRowsWidth]};
     end
   endfunction
   function automatic [32:0] sfu_prod(input [255:0] c);
     reg [16:0] ch;
     begin
-      ch = ({1'b0, cmd_sfu_len(c)} + N32[16:0] - 17'd1) >> SpadChunkLog2;
-      sfu_prod = {16'h0, ch} * {17'h0, cmd_sfu_rows(c)};
+      ch = ({1'b0, c[CmdSfuLenLsb +: CmdSfuLenWidth]} + N32[16:0] - 17'd1) >> SpadChunkLog2;
+      sfu_prod = {16'h0, ch} * {17'h0, c[CmdSfuRowsLsb +: CmdSfuRowsWidth]};
     end
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
@@ -272,34 +272,34 @@ module tsr_ctrl #(
 
   // External region end: ADDR + (ROWS-1)*STRIDE + bytes per row.
   // (LOAD and STORE: ROWS, COLS and ADDR sit in the same place; SFU ROWS too.)
-  wire [15:0] rows      = cmd_load_rows(cmd_q);
-  wire [15:0] cols      = cmd_load_cols(cmd_q);
-  wire [31:0] ext_addr  = cmd_load_addr(cmd_q);
+  wire [15:0] rows      = cmd_q[CmdLoadRowsLsb +: CmdLoadRowsWidth];
+  wire [15:0] cols      = cmd_q[CmdLoadColsLsb +: CmdLoadColsWidth];
+  wire [31:0] ext_addr  = cmd_q[CmdLoadAddrLsb +: CmdLoadAddrWidth];
   wire [15:0] st_bytes  = st_requant ? cols : {cols[13:0], 2'b00};
   wire [15:0] row_bytes = (opcode == OpStore) ? st_bytes : cols;
   wire [48:0] dram_end  = {17'h0, ext_addr} + {1'b0, dram_prod_q} + {33'h0, row_bytes};
   // The region [ADDR, dram_end) must lie inside [win_base_i, win_limit_i].
   wire        outside_window = (ext_addr < win_base_i) || (dram_end > {17'h0, win_limit_i} + 49'h1);
   // LOAD: local rows used = ceil(COLS / chunk) * ROWS.
-  wire [32:0] ld_end    = {9'h0, cmd_load_local(cmd_q)} + local_prod_q;
+  wire [32:0] ld_end    = {9'h0, cmd_q[CmdLoadLocalLsb +: CmdLoadLocalWidth]} + local_prod_q;
   // MATMUL fields, and its checks but NO_WEIGHTS (a function: they run on
   // cmd_q and on a MATMUL read ahead, peek_q).
-  wire [15:0] mm_m      = cmd_matmul_m(cmd_q);
+  wire [15:0] mm_m      = cmd_q[CmdMatmulMLsb +: CmdMatmulMWidth];
   /* verilator lint_off UNUSEDSIGNAL */
   function automatic [7:0] mm_err(input [255:0] c);
     reg [15:0] m, k, n;
     reg        keep;
     begin
-      m    = cmd_matmul_m(c);
-      k    = cmd_matmul_k(c);
-      n    = cmd_matmul_n(c);
-      keep = cmd_matmul_keep_weights(c);
+      m    = c[CmdMatmulMLsb +: CmdMatmulMWidth];
+      k    = c[CmdMatmulKLsb +: CmdMatmulKWidth];
+      n    = c[CmdMatmulNLsb +: CmdMatmulNWidth];
+      keep = c[CmdMatmulKeepWeightsLsb +: CmdMatmulKeepWeightsWidth];
       if (m == 16'h0 || (!keep && (k == 16'h0 || k > DimMax || n == 16'h0 || n > DimMax))) begin
         mm_err = ErrDim;
-      end else if ({9'h0, cmd_matmul_a_addr(c)} + {17'h0, m} > spad_cap ||
-                   (!keep && {9'h0, cmd_matmul_w_addr(c)} + {17'h0, k} > spad_cap)) begin
+      end else if ({9'h0, c[CmdMatmulAAddrLsb +: CmdMatmulAAddrWidth]} + {17'h0, m} > spad_cap ||
+                   (!keep && {9'h0, c[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth]} + {17'h0, k} > spad_cap)) begin
         mm_err = ErrSpadRange;
-      end else if ({9'h0, cmd_matmul_c_addr(c)} + {17'h0, m} > acc_cap) begin
+      end else if ({9'h0, c[CmdMatmulCAddrLsb +: CmdMatmulCAddrWidth]} + {17'h0, m} > acc_cap) begin
         mm_err = ErrAccRange;
       end else begin
         mm_err = ErrNone;
@@ -308,21 +308,21 @@ module tsr_ctrl #(
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
   // STORE fields.
-  wire [32:0] st_src_end   = {9'h0, cmd_store_src(cmd_q)} + {17'h0, rows};
+  wire [32:0] st_src_end   = {9'h0, cmd_q[CmdStoreSrcLsb +: CmdStoreSrcWidth]} + {17'h0, rows};
   // PARAM..PARAM+2 are checked always, PARAM+3..+4 too with LEAKY.
-  wire [32:0] st_param_end = {9'h0, cmd_store_param(cmd_q)} + (st_leaky ? 33'd5 : 33'd3);
-  wire [7:0]  st_shift     = cmd_store_shift(cmd_q);
-  wire [7:0]  st_min       = cmd_store_act_min(cmd_q);
-  wire [7:0]  st_max       = cmd_store_act_max(cmd_q);
+  wire [32:0] st_param_end = {9'h0, cmd_q[CmdStoreParamLsb +: CmdStoreParamWidth]} + (st_leaky ? 33'd5 : 33'd3);
+  wire [7:0]  st_shift     = cmd_q[CmdStoreShiftLsb +: CmdStoreShiftWidth];
+  wire [7:0]  st_min       = cmd_q[CmdStoreActMinLsb +: CmdStoreActMinWidth];
+  wire [7:0]  st_max       = cmd_q[CmdStoreActMaxLsb +: CmdStoreActMaxWidth];
   // SFU fields: a ROWS x LEN tensor spans C * ROWS rows, C = ceil(LEN / N).
-  wire [15:0] sfu_len      = cmd_sfu_len(cmd_q);
+  wire [15:0] sfu_len      = cmd_q[CmdSfuLenLsb +: CmdSfuLenWidth];
   wire [16:0] sfu_c        = ({1'b0, sfu_len} + N32[16:0] - 17'd1) >> SpadChunkLog2;
   wire [32:0] sfu_span     = sfu_prod_q;
-  wire [32:0] sfu_a_end    = {9'h0, cmd_sfu_src(cmd_q)} + sfu_span;
-  wire [32:0] sfu_dst_end  = {9'h0, cmd_sfu_dst(cmd_q)} + ((func == FnReduce) ? {17'h0, rows} : sfu_span);
-  wire [32:0] sfu_b_end    = {9'h0, cmd_sfu_src2(cmd_q)} + ((func == FnAdd) ? sfu_span : {16'h0, sfu_c});
-  wire [32:0] sfu_aux_end  = {9'h0, cmd_sfu_aux(cmd_q)} + {16'h0, sfu_c};
-  wire [32:0] sfu_lut_end  = {9'h0, cmd_sfu_src(cmd_q)} + {1'b0, LutRows32};
+  wire [32:0] sfu_a_end    = {9'h0, cmd_q[CmdSfuSrcLsb +: CmdSfuSrcWidth]} + sfu_span;
+  wire [32:0] sfu_dst_end  = {9'h0, cmd_q[CmdSfuDstLsb +: CmdSfuDstWidth]} + ((func == FnReduce) ? {17'h0, rows} : sfu_span);
+  wire [32:0] sfu_b_end    = {9'h0, cmd_q[CmdSfuSrc2Lsb +: CmdSfuSrc2Width]} + ((func == FnAdd) ? sfu_span : {16'h0, sfu_c});
+  wire [32:0] sfu_aux_end  = {9'h0, cmd_q[CmdSfuAuxLsb +: CmdSfuAuxWidth]} + {16'h0, sfu_c};
+  wire [32:0] sfu_lut_end  = {9'h0, cmd_q[CmdSfuSrcLsb +: CmdSfuSrcWidth]} + {1'b0, LutRows32};
   reg  [32:0] sfu_prows;        // parameter block rows: ceil(P / N)
   always @(*) begin
     case (func)
@@ -331,7 +331,7 @@ module tsr_ctrl #(
       default:     sfu_prows = {1'b0, PRows11_32};
     endcase
   end
-  wire [32:0] sfu_param_end = {9'h0, cmd_sfu_param(cmd_q)} + sfu_prows;
+  wire [32:0] sfu_param_end = {9'h0, cmd_q[CmdSfuParamLsb +: CmdSfuParamWidth]} + sfu_prows;
   wire        sfu_has_params = (func == FnSoftmax) || (func == FnLayernorm) || (func == FnAdd);
   wire        sfu_spad_bad  = (sfu_a_end > spad_cap) ||
                               (func != FnReduce && sfu_dst_end > spad_cap) ||
@@ -506,12 +506,12 @@ module tsr_ctrl #(
   /* verilator lint_off UNUSEDSIGNAL */  // each function reads a few fields of a command
   // A MATMUL writes (and with ACCUMULATE reads) C_ADDR..+M.
   function automatic [1:0] mm_banks_of(input [255:0] c);
-    mm_banks_of = acc_banks(cmd_matmul_c_addr(c), {17'h0, cmd_matmul_m(c)});
+    mm_banks_of = acc_banks(c[CmdMatmulCAddrLsb +: CmdMatmulCAddrWidth], {17'h0, c[CmdMatmulMLsb +: CmdMatmulMWidth]});
   endfunction
   // A STORE reads SRC..+ROWS (not with SPAD) and its parameter rows.
   function automatic [1:0] st_banks_of(input [255:0] c);
-    st_banks_of = (cmd_store_spad(c) ? 2'b00 : acc_banks(cmd_store_src(c), {17'h0, cmd_store_rows(c)})) |
-                  acc_banks(cmd_store_param(c), cmd_store_leaky(c) ? 33'd5 : 33'd3);
+    st_banks_of = (c[CmdStoreSpadLsb +: CmdStoreSpadWidth] ? 2'b00 : acc_banks(c[CmdStoreSrcLsb +: CmdStoreSrcWidth], {17'h0, c[CmdStoreRowsLsb +: CmdStoreRowsWidth]})) |
+                  acc_banks(c[CmdStoreParamLsb +: CmdStoreParamWidth], c[CmdStoreLeakyLsb +: CmdStoreLeakyWidth] ? 33'd5 : 33'd3);
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
   // The banks are registered, so no start waits for their adders (FPGA
@@ -522,7 +522,7 @@ module tsr_ctrl #(
   always @(posedge clk_i) begin
     mm_banks_new <= mm_banks_of(peek_take ? peek_q : cmd_q);
   end
-  wire        sq_spad  = cmd_store_spad(sq_cmd);
+  wire        sq_spad  = sq_cmd[CmdStoreSpadLsb +: CmdStoreSpadWidth];
   wire [1:0]  sq_banks = sq_head[EntryW+1:EntryW];
   reg  [1:0]  mm_banks_q;       // banks of the MATMULs in flight (until mm_idle_i)
   reg  [1:0]  st_banks_q;       // banks of the running STORE (while st_busy_i)
@@ -804,23 +804,23 @@ module tsr_ctrl #(
     else if ({9'h0, base} >= SpadHalf) spad_bank = 2'b10;
     else spad_bank = 2'b00;
   endfunction
-  wire [15:0] pk_k      = cmd_matmul_k(peek_q);
-  wire [15:0] pk_n      = cmd_matmul_n(peek_q);
-  wire [1:0]  pk_wbank  = spad_bank(cmd_matmul_w_addr(peek_q), pk_k);
-  wire [1:0]  cur_abank = spad_bank(cmd_matmul_a_addr(cmd_q), mm_m);
-  wire        pk_tokenless = !(cmd_pop_prev(peek_q) || cmd_pop_next(peek_q) ||
-                               cmd_push_prev(peek_q) || cmd_push_next(peek_q));
-  wire        pk_ready  = peek_v_q && cmd_opcode(peek_q) == OpMatmul && !cmd_matmul_keep_weights(peek_q) &&
+  wire [15:0] pk_k      = peek_q[CmdMatmulKLsb +: CmdMatmulKWidth];
+  wire [15:0] pk_n      = peek_q[CmdMatmulNLsb +: CmdMatmulNWidth];
+  wire [1:0]  pk_wbank  = spad_bank(peek_q[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth], pk_k);
+  wire [1:0]  cur_abank = spad_bank(cmd_q[CmdMatmulAAddrLsb +: CmdMatmulAAddrWidth], mm_m);
+  wire        pk_tokenless = !(peek_q[CmdPopPrevLsb +: CmdPopPrevWidth] || peek_q[CmdPopNextLsb +: CmdPopNextWidth] ||
+                               peek_q[CmdPushPrevLsb +: CmdPushPrevWidth] || peek_q[CmdPushNextLsb +: CmdPushNextWidth]);
+  wire        pk_ready  = peek_v_q && peek_q[CmdOpcodeLsb +: CmdOpcodeWidth] == OpMatmul && !peek_q[CmdMatmulKeepWeightsLsb +: CmdMatmulKeepWeightsWidth] &&
                           pk_k != 16'h0 && pk_k <= DimMax && pk_n != 16'h0 && pk_n <= DimMax &&
-                          {9'h0, cmd_matmul_w_addr(peek_q)} + {17'h0, pk_k} <= spad_cap &&
+                          {9'h0, peek_q[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth]} + {17'h0, pk_k} <= spad_cap &&
                           pk_wbank != 2'b00 && cur_abank != 2'b00 && pk_wbank != cur_abank &&
-                          (!cmd_pop_prev(peek_q) || l2c_q != 9'd0) && (!(pk_tokenless && quiet) || drained);
+                          (!peek_q[CmdPopPrevLsb +: CmdPopPrevWidth] || l2c_q != 9'd0) && (!(pk_tokenless && quiet) || drained);
   wire        in_matmul = (state_q == StExec) && (opcode == OpMatmul) && started_q;
   wire        mm_pre    = in_matmul && pk_ready && !pre_sent_q && mm_pre_ready_i;
-  wire [7:0]  q_op      = cmd_opcode(q_rdata);
-  wire        q_skip    = ((q_op == OpLoad && !cmd_load_dest(q_rdata)) || q_op == OpStore) &&
-                          (cmd_pop_prev(q_rdata) || cmd_pop_next(q_rdata) ||
-                           cmd_push_prev(q_rdata) || cmd_push_next(q_rdata));
+  wire [7:0]  q_op      = q_rdata[CmdOpcodeLsb +: CmdOpcodeWidth];
+  wire        q_skip    = ((q_op == OpLoad && !q_rdata[CmdLoadDestLsb +: CmdLoadDestWidth]) || q_op == OpStore) &&
+                          (q_rdata[CmdPopPrevLsb +: CmdPopPrevWidth] || q_rdata[CmdPopNextLsb +: CmdPopNextWidth] ||
+                           q_rdata[CmdPushPrevLsb +: CmdPushPrevWidth] || q_rdata[CmdPushNextLsb +: CmdPushNextWidth]);
   always @(*) begin
     q_peek = in_matmul && !peek_v_q && !peek_end_q && !peek_rd_q && !ovf_q &&
              {{(QAw-1){1'b0}}, peek_off_q} < count_q;
@@ -863,10 +863,10 @@ module tsr_ctrl #(
 
   // Background load and store stages: start the head when its tokens and its
   // unit are there, retire it (push its tokens) when the unit is done.
-  wire        lq_pop_next  = cmd_pop_next(lq_cmd);
-  wire        lq_push_next = cmd_push_next(lq_cmd);
-  wire        sq_pop_prev  = cmd_pop_prev(sq_cmd);
-  wire        sq_push_prev = cmd_push_prev(sq_cmd);
+  wire        lq_pop_next  = lq_cmd[CmdPopNextLsb +: CmdPopNextWidth];
+  wire        lq_push_next = lq_cmd[CmdPushNextLsb +: CmdPushNextWidth];
+  wire        sq_pop_prev  = sq_cmd[CmdPopPrevLsb +: CmdPopPrevWidth];
+  wire        sq_push_prev = sq_cmd[CmdPushPrevLsb +: CmdPushPrevWidth];
   wire [1:0]  mm_banks_live = (mm_idle_i ? 2'b00 : mm_banks_q) | (mm_start ? mm_banks_new : 2'b00);
   // Done and failure of the running heads (registers and unit outputs only).
   always @(*) begin
@@ -1007,8 +1007,8 @@ module tsr_ctrl #(
   // MACs of a MATMUL: M * K * N (K and N are at most ArrayDim). A KEEP_WEIGHTS
   // MATMUL ignores its K and N fields and uses those of the weights in the array.
   reg [8:0] wt_k_q, wt_n_q;
-  wire [15:0] mm_k = cmd_matmul_k(cmd_q);
-  wire [15:0] mm_n = cmd_matmul_n(cmd_q);
+  wire [15:0] mm_k = cmd_q[CmdMatmulKLsb +: CmdMatmulKWidth];
+  wire [15:0] mm_n = cmd_q[CmdMatmulNLsb +: CmdMatmulNWidth];
   always @(*) begin
     macs_add_kn = mm_keep ? wt_k_q * wt_n_q : mm_k[8:0] * mm_n[8:0];
   end
@@ -1140,8 +1140,8 @@ module tsr_ctrl #(
   assign irq_fence_o   = irq_fence;
   // Every command retires once: in the front end, or in the load or store stage.
   assign irq_cmd_o     = !bg_fail && !soft_reset_i &&
-                         ((retire && cmd_irq_cmd(cmd_q)) || (lq_retire && cmd_irq_cmd(lq_cmd)) ||
-                          (sq_retire && cmd_irq_cmd(sq_cmd)));
+                         ((retire && cmd_q[CmdIrqCmdLsb +: CmdIrqCmdWidth]) || (lq_retire && lq_cmd[CmdIrqCmdLsb +: CmdIrqCmdWidth]) ||
+                          (sq_retire && sq_cmd[CmdIrqCmdLsb +: CmdIrqCmdWidth]));
   assign ring_ready_o  = ring_ready;
   assign halt_o        = (state_q == StError) || (state_q == StAbort);
   assign irq_clear_o   = (state_q == StAbort) && (state_d == StIdle);

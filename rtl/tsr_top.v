@@ -207,7 +207,11 @@ module tsr_top #(
                  (irq_fence_q && irq_en_fence) || (irq_cmd_q && irq_en_cmd);
 
   // ------------------------------------------------------------ controller
+  // Whole commands; each unit's ports take the fields of its own opcode as part-selects at
+  // the generated positions (rtl/regs/tsr_cmd_fields.vh), so some bits are never read here.
+  /* verilator lint_off UNUSEDSIGNAL */
   wire [255:0] cmd, cmd_rd, cmd_st;
+  /* verilator lint_on UNUSEDSIGNAL */
   wire         unit_clr;
   wire         rd_start, rd_abort, rd_busy, rd_done, rd_err, rd_beat;
   wire [31:0]  rd_err_addr;
@@ -313,13 +317,13 @@ module tsr_top #(
   // flight: the front end's `cmd` (MATMUL, SFU), the LOAD starting the DMA read
   // engine (`cmd_rd`) and the store queue's head (`cmd_st`).
 `include "rtl/regs/tsr_cmd_fields.vh"
-  wire        s_bias    = cmd_store_bias(cmd_st);
-  wire        s_requant = cmd_store_requant(cmd_st);
-  wire        s_per_ch  = cmd_store_per_channel(cmd_st);
-  wire        s_spad    = cmd_store_spad(cmd_st);
-  wire        s_lut     = cmd_store_lut(cmd_st);
-  wire        s_leaky   = cmd_store_leaky(cmd_st);
-  wire [15:0] s_cols    = cmd_store_cols(cmd_st);
+  wire        s_bias    = cmd_st[CmdStoreBiasLsb +: CmdStoreBiasWidth];
+  wire        s_requant = cmd_st[CmdStoreRequantLsb +: CmdStoreRequantWidth];
+  wire        s_per_ch  = cmd_st[CmdStorePerChannelLsb +: CmdStorePerChannelWidth];
+  wire        s_spad    = cmd_st[CmdStoreSpadLsb +: CmdStoreSpadWidth];
+  wire        s_lut     = cmd_st[CmdStoreLutLsb +: CmdStoreLutWidth];
+  wire        s_leaky   = cmd_st[CmdStoreLeakyLsb +: CmdStoreLeakyWidth];
+  wire [15:0] s_cols    = cmd_st[CmdStoreColsLsb +: CmdStoreColsWidth];
   wire [7:0]  st_row_bytes = (s_requant || s_spad) ? s_cols[7:0] : {s_cols[5:0], 2'b00};
 
   // ------------------------------------------------------------ memories
@@ -329,7 +333,9 @@ module tsr_top #(
   wire                mm_spad_re, mm_w_re;
   wire [SpadAw-1:0]   mm_spad_raddr, mm_w_raddr;
   wire                mm_pre, mm_pre_ready;
+  /* verilator lint_off UNUSEDSIGNAL */
   wire [255:0]        cmd_pre;          // the next MATMUL, whose weights are preloaded
+  /* verilator lint_on UNUSEDSIGNAL */
   wire [8*N-1:0]      spad_rdata;
   wire                mm_acc_re, mm_acc_we;
   wire [AccAw-1:0]    mm_acc_raddr, mm_acc_waddr;
@@ -397,12 +403,12 @@ module tsr_top #(
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .start_i       (rd_start),
-    .to_acc_i      (cmd_load_dest(cmd_rd)),
-    .addr_i        (cmd_load_addr(cmd_rd)),
-    .stride_i      (cmd_load_stride(cmd_rd)),
-    .rows_i        (cmd_load_rows(cmd_rd)),
-    .cols_i        (cmd_load_cols(cmd_rd)),
-    .local_i       (cmd_load_local(cmd_rd)),
+    .to_acc_i      (cmd_rd[CmdLoadDestLsb +: CmdLoadDestWidth]),
+    .addr_i        (cmd_rd[CmdLoadAddrLsb +: CmdLoadAddrWidth]),
+    .stride_i      (cmd_rd[CmdLoadStrideLsb +: CmdLoadStrideWidth]),
+    .rows_i        (cmd_rd[CmdLoadRowsLsb +: CmdLoadRowsWidth]),
+    .cols_i        (cmd_rd[CmdLoadColsLsb +: CmdLoadColsWidth]),
+    .local_i       (cmd_rd[CmdLoadLocalLsb +: CmdLoadLocalWidth]),
     .abort_i       (rd_abort),
     .busy_o        (rd_busy),
     .done_o        (rd_done),
@@ -513,18 +519,18 @@ module tsr_top #(
     .rst_ni         (rst_ni),
     .clr_i          (unit_clr),
     .start_i        (mm_start),
-    .accumulate_i   (cmd_matmul_accumulate(cmd)),
-    .keep_weights_i (cmd_matmul_keep_weights(cmd)),
-    .a_addr_i       (cmd_matmul_a_addr(cmd)),
-    .w_addr_i       (cmd_matmul_w_addr(cmd)),
-    .c_addr_i       (cmd_matmul_c_addr(cmd)),
-    .m_i            (cmd_matmul_m(cmd)),
-    .k_i            (cmd_matmul_k(cmd)),
-    .n_i            (cmd_matmul_n(cmd)),
+    .accumulate_i   (cmd[CmdMatmulAccumulateLsb +: CmdMatmulAccumulateWidth]),
+    .keep_weights_i (cmd[CmdMatmulKeepWeightsLsb +: CmdMatmulKeepWeightsWidth]),
+    .a_addr_i       (cmd[CmdMatmulAAddrLsb +: CmdMatmulAAddrWidth]),
+    .w_addr_i       (cmd[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth]),
+    .c_addr_i       (cmd[CmdMatmulCAddrLsb +: CmdMatmulCAddrWidth]),
+    .m_i            (cmd[CmdMatmulMLsb +: CmdMatmulMWidth]),
+    .k_i            (cmd[CmdMatmulKLsb +: CmdMatmulKWidth]),
+    .n_i            (cmd[CmdMatmulNLsb +: CmdMatmulNWidth]),
     .pre_i          (mm_pre),
-    .pre_w_addr_i   (cmd_matmul_w_addr(cmd_pre)),
-    .pre_k_i        (cmd_matmul_k(cmd_pre)),
-    .pre_n_i        (cmd_matmul_n(cmd_pre)),
+    .pre_w_addr_i   (cmd_pre[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth]),
+    .pre_k_i        (cmd_pre[CmdMatmulKLsb +: CmdMatmulKWidth]),
+    .pre_n_i        (cmd_pre[CmdMatmulNLsb +: CmdMatmulNWidth]),
     .pre_ready_o    (mm_pre_ready),
     .ready_o        (mm_ready),
     .idle_o         (mm_idle),
@@ -559,15 +565,15 @@ module tsr_top #(
     .bias_en_i     (s_bias),
     .requant_i     (s_requant),
     .per_channel_i (s_per_ch),
-    .src_i         (cmd_store_src(cmd_st)),
-    .param_i       (cmd_store_param(cmd_st)),
-    .rows_i        (cmd_store_rows(cmd_st)),
+    .src_i         (cmd_st[CmdStoreSrcLsb +: CmdStoreSrcWidth]),
+    .param_i       (cmd_st[CmdStoreParamLsb +: CmdStoreParamWidth]),
+    .rows_i        (cmd_st[CmdStoreRowsLsb +: CmdStoreRowsWidth]),
     .cols_i        (s_cols),
-    .mult_i        (cmd_store_mult(cmd_st)),
-    .shift_i       (cmd_store_shift(cmd_st)),
-    .zp_i          (cmd_store_out_zp(cmd_st)),
-    .act_min_i     (cmd_store_act_min(cmd_st)),
-    .act_max_i     (cmd_store_act_max(cmd_st)),
+    .mult_i        (cmd_st[CmdStoreMultLsb +: CmdStoreMultWidth]),
+    .shift_i       (cmd_st[CmdStoreShiftLsb +: CmdStoreShiftWidth]),
+    .zp_i          (cmd_st[CmdStoreOutZpLsb +: CmdStoreOutZpWidth]),
+    .act_min_i     (cmd_st[CmdStoreActMinLsb +: CmdStoreActMinWidth]),
+    .act_max_i     (cmd_st[CmdStoreActMaxLsb +: CmdStoreActMaxWidth]),
     .spad_i        (s_spad),
     .leaky_i       (s_leaky),
     .lut_en_i      (s_lut),
@@ -599,14 +605,14 @@ module tsr_top #(
       .rst_ni       (rst_ni),
       .clr_i        (unit_clr),
       .start_i      (sfu_start),
-      .func_i       (cmd_sfu_func(cmd)),
-      .src_i        (cmd_sfu_src(cmd)),
-      .dst_i        (cmd_sfu_dst(cmd)),
-      .rows_i       (cmd_sfu_rows(cmd)),
-      .len_i        (cmd_sfu_len(cmd)),
-      .src2_i       (cmd_sfu_src2(cmd)),
-      .param_i      (cmd_sfu_param(cmd)),
-      .aux_i        (cmd_sfu_aux(cmd)),
+      .func_i       (cmd[CmdSfuFuncLsb +: CmdSfuFuncWidth]),
+      .src_i        (cmd[CmdSfuSrcLsb +: CmdSfuSrcWidth]),
+      .dst_i        (cmd[CmdSfuDstLsb +: CmdSfuDstWidth]),
+      .rows_i       (cmd[CmdSfuRowsLsb +: CmdSfuRowsWidth]),
+      .len_i        (cmd[CmdSfuLenLsb +: CmdSfuLenWidth]),
+      .src2_i       (cmd[CmdSfuSrc2Lsb +: CmdSfuSrc2Width]),
+      .param_i      (cmd[CmdSfuParamLsb +: CmdSfuParamWidth]),
+      .aux_i        (cmd[CmdSfuAuxLsb +: CmdSfuAuxWidth]),
       .busy_o       (sfu_busy),
       .param_err_o  (sfu_param_err),
       .spad_re_o    (sfu_spad_re),
@@ -652,9 +658,9 @@ module tsr_top #(
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .start_i       (st_dma_start),
-    .addr_i        (cmd_store_addr(cmd_st)),
-    .stride_i      (cmd_store_stride(cmd_st)),
-    .rows_i        (cmd_store_rows(cmd_st)),
+    .addr_i        (cmd_st[CmdStoreAddrLsb +: CmdStoreAddrWidth]),
+    .stride_i      (cmd_st[CmdStoreStrideLsb +: CmdStoreStrideWidth]),
+    .rows_i        (cmd_st[CmdStoreRowsLsb +: CmdStoreRowsWidth]),
     .row_bytes_i   (st_row_bytes),
     .abort_i       (wr_abort),
     .busy_o        (wr_busy),
