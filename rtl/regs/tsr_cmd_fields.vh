@@ -11,7 +11,9 @@
 //   Op<Name>, Fn<Name>, Err<Name>   opcode, SFU function and ERR_CODE values
 //   Cmd<Field>Lsb/Width             a word-0 field common to every command (bit in the vector)
 //   Cmd<Op><Field>Lsb/Width         a field of one opcode (bit in the vector)
-//   cmd_<field>(c), cmd_<op>_<field>(c)   the field of command c
+//   cmd_<field>(c), cmd_<op>_<field>(c)   the field of command c (for benches: Verilator
+//                                   copies the 256-bit argument on every call, so RTL
+//                                   reads c[Cmd<Field>Lsb +: Cmd<Field>Width] instead)
 //   cmd_<op>_<field>_put(c, v)      command c with that field replaced by v
 
 /* verilator lint_off UNUSEDPARAM */  // a module uses only the constants it needs

@@ -3,7 +3,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,35 +166,23 @@ static tsr_status_t gemm_upload(tessera_dev_t *dev, const tessera_gemm_t *j, con
   return tsr_lib_upload_all(dev, up, sizeof up / sizeof up[0], err, errlen);
 }
 
-/* One shift: -31..30. col < 0: the per-tensor one. Every int32 multiplier is valid: the
- * chip applies gemmlowp's arithmetic to any (docs/programming.md, "Multipliers"). */
-static tsr_status_t check_requant_pair(int32_t shift, long col, char *err, size_t errlen) {
-  char where[32] = "";
-  if (col >= 0) {
-    snprintf(where, sizeof where, " of column %ld", col);
-  }
-  if (shift < TSR_SHIFT_MIN || shift > TSR_SHIFT_MAX) {
-    tsr_lib_err(err, errlen, "the shift%s, %" PRId32 ", is outside -31..30", where, shift);
-    return TSR_BAD_ARG;
-  }
-  return TSR_OK;
-}
-
 tsr_status_t tessera_gemm_validate(const tessera_gemm_t *j, char *err, size_t errlen) {
   if (j == NULL) {
     tsr_lib_err(err, errlen, "tessera_gemm_validate: no job");
     return TSR_BAD_ARG;
   }
-  if (!j->requant) {
-    return TSR_OK;
-  }
-  if (j->mult == NULL || j->shift == NULL) {
-    return check_requant_pair(j->shift_scalar, -1, err, errlen);
-  }
-  for (uint32_t c = 0; c < j->n; c++) {
-    tsr_status_t st = check_requant_pair(j->shift[c], (long)c, err, errlen);
-    if (st != TSR_OK) {
-      return st;
+  /* Only the shifts: the chip applies gemmlowp's arithmetic to any int32 multiplier
+   * (docs/programming.md, "Multipliers outside QuantizeMultiplier's range"). */
+  const bool per_channel = j->requant && j->mult != NULL && j->shift != NULL;
+  for (uint32_t c = 0; j->requant && c < (per_channel ? j->n : 1u); c++) {
+    const int32_t shift = per_channel ? j->shift[c] : j->shift_scalar;
+    if (shift < TSR_SHIFT_MIN || shift > TSR_SHIFT_MAX) {
+      if (per_channel) {
+        tsr_lib_err(err, errlen, "the shift of column %u, %" PRId32 ", is outside -31..30", c, shift);
+      } else {
+        tsr_lib_err(err, errlen, "the shift, %" PRId32 ", is outside -31..30", shift);
+      }
+      return TSR_BAD_ARG;
     }
   }
   return TSR_OK;
