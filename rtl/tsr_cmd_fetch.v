@@ -108,29 +108,54 @@ module tsr_cmd_fetch #(
   reg [255:0]      buf_q;
 
   // ---------------------------------------------------------------- planning
-  wire [32:0] addr33    = {1'b0, base_i} + {1'b0, head_q};
-  wire [31:0] addr      = addr33[31:0];
-  wire [33:0] cmd_last  = {1'b0, addr33} + 34'd31;                 // last byte of the command
-  wire        bad_align = (base_i[4:0] != 5'd0) || (size_i[4:0] != 5'd0) || (size_i == 32'h0);
-  wire        tail_ok   = (tail_i[4:0] == 5'd0) && (tail_i < size_i);
-  // The head too: a soft reset sets it to whatever the tail was.
-  wire        bad_tail  = !tail_ok || (head_q[4:0] != 5'd0) || (head_q >= size_i);
-  wire        outside   = (addr33 < {1'b0, win_base_i}) || (cmd_last > {2'b00, win_limit_i});
-  // Commands to the tail, or to the ring's end when the tail is behind the head.
-  wire [31:0] lin_bytes = (tail_i > head_q) ? tail_i - head_q : size_i - head_q;
-  wire [12:0] to_4k     = 13'h1000 - {1'b0, addr[11:0]};
-  wire [32:0] win_bytes = {1'b0, win_limit_i} - addr33 + 33'd1;      // valid when !outside
+  // Computed only while a plan can be made (plan_ok): Verilator evaluates a
+  // block's statements, not its untaken branches, so with the ring disabled
+  // (the register path) the planning costs the model nothing per cycle.
   function automatic [7:0] cap(input [32:0] cmds);
     cap = (cmds >= {25'h0, Burst8}) ? Burst8 : cmds[7:0];
   endfunction
-  wire [7:0]  n_lin  = cap({6'h0, lin_bytes[31:5]});
-  wire [7:0]  n_4k   = cap({25'h0, to_4k[12:5]});
-  wire [7:0]  n_win  = cap({5'h0, win_bytes[32:5]});
-  wire [7:0]  n_ab   = (n_lin < n_4k) ? n_lin : n_4k;
-  wire [7:0]  want   = (n_ab < n_win) ? n_ab : n_win;                // >= 1 when the checks pass
   wire        pending = enable_i && (head_q != tail_i);
   wire        plan_ok = (st_q == StIdle) && !full_q && !err_q && !halt_i && pending && !soft_reset_i;
-  wire        issue   = plan_ok && !bad_align && !bad_tail && !outside && ({8'h0, want} <= q_free_i);
+  reg  [31:0] addr;          // the head's byte address
+  reg         bad_align, bad_tail, outside;
+  reg  [7:0]  want;          // commands in the burst, >= 1 when the checks pass
+  reg         issue;
+  reg  [32:0] addr33, win_bytes;
+  reg  [33:0] cmd_last;      // last byte of the command
+  reg  [31:0] lin_bytes;     // commands to the tail, or to the ring's end when the tail is behind
+  reg  [12:0] to_4k;
+  reg  [7:0]  n_ab;
+  always @(*) begin
+    addr      = 32'h0;
+    bad_align = 1'b0;
+    bad_tail  = 1'b0;
+    outside   = 1'b0;
+    want      = 8'h0;
+    issue     = 1'b0;
+    addr33    = 33'h0;
+    win_bytes = 33'h0;
+    cmd_last  = 34'h0;
+    lin_bytes = 32'h0;
+    to_4k     = 13'h0;
+    n_ab      = 8'h0;
+    if (plan_ok) begin
+      addr33    = {1'b0, base_i} + {1'b0, head_q};
+      addr      = addr33[31:0];
+      cmd_last  = {1'b0, addr33} + 34'd31;
+      bad_align = (base_i[4:0] != 5'd0) || (size_i[4:0] != 5'd0) || (size_i == 32'h0);
+      // The head too: a soft reset sets it to whatever the tail was.
+      bad_tail  = (tail_i[4:0] != 5'd0) || (tail_i >= size_i) ||
+                  (head_q[4:0] != 5'd0) || (head_q >= size_i);
+      outside   = (addr33 < {1'b0, win_base_i}) || (cmd_last > {2'b00, win_limit_i});
+      lin_bytes = (tail_i > head_q) ? tail_i - head_q : size_i - head_q;
+      to_4k     = 13'h1000 - {1'b0, addr[11:0]};
+      win_bytes = {1'b0, win_limit_i} - addr33 + 33'd1;                // valid when !outside
+      n_ab      = (cap({6'h0, lin_bytes[31:5]}) < cap({25'h0, to_4k[12:5]})) ?
+                  cap({6'h0, lin_bytes[31:5]}) : cap({25'h0, to_4k[12:5]});
+      want      = (n_ab < cap({5'h0, win_bytes[32:5]})) ? n_ab : cap({5'h0, win_bytes[32:5]});
+      issue     = !bad_align && !bad_tail && !outside && ({8'h0, want} <= q_free_i);
+    end
+  end
 
   // ---------------------------------------------------------------- data path
   wire        r_hs     = m_axi_rvalid && m_axi_rready;
@@ -159,15 +184,15 @@ module tsr_cmd_fetch #(
     end
     case (st_q)
       StIdle: begin
-        if (plan_ok && bad_align) begin
+        if (bad_align) begin
           err_d   = 1'b1;
           code_d  = ErrRingAlign;
           eaddr_d = base_i;
-        end else if (plan_ok && bad_tail) begin
+        end else if (bad_tail) begin
           err_d   = 1'b1;
           code_d  = ErrRingTail;
           eaddr_d = base_i + tail_i;
-        end else if (plan_ok && outside) begin
+        end else if (outside) begin
           err_d   = 1'b1;
           code_d  = ErrRingWindow;
           eaddr_d = addr;
@@ -355,7 +380,7 @@ module tsr_cmd_fetch #(
   //     lie between the head and the tail the burst was planned with (f_tail), so every
   //     command queued was published;
   //   - a command is queued only from a planned burst, at the head's address.
-  wire        f_ring_ok = !bad_align;
+  wire        f_ring_ok = (base_i[4:0] == 5'd0) && (size_i[4:0] == 5'd0) && (size_i != 32'h0);
   reg  [31:0] f_tail;
   always @(posedge clk_i) if (issue) f_tail <= tail_i;
   wire [31:0] f_dist = (f_tail >= head_q) ? f_tail - head_q : size_i - head_q + f_tail;
