@@ -30,11 +30,15 @@ FORMAL_dma_wr_chip   := $(FORMAL_DMA_CHIP) --top tsr_dma_wr rtl/tsr_dma_wr.v $(F
 # The command ring fetcher (rtl/tsr_cmd_fetch.v): its AR side with the same AXI4 master
 # properties, one burst in flight, and the ring pointers (head inside the ring, never past
 # the tail), by k-induction; 32-bit bus with 2-command bursts, and the chip's 64-bit bus
-# with 4-command bursts.
+# with 8-command bursts (tsr_top's FetchBurst).
 FORMAL_fetch_w32   := --depth 3 --top tsr_cmd_fetch --set AxiDataWidth=32 --set FetchBurst=2 rtl/tsr_cmd_fetch.v $(FORMAL_AXI_PROPS)
-FORMAL_fetch_chip  := --depth 3 --top tsr_cmd_fetch --set AxiDataWidth=64 --set FetchBurst=4 rtl/tsr_cmd_fetch.v $(FORMAL_AXI_PROPS)
+FORMAL_fetch_chip  := --depth 3 --top tsr_cmd_fetch --set AxiDataWidth=64 --set FetchBurst=8 rtl/tsr_cmd_fetch.v $(FORMAL_AXI_PROPS)
 
-FORMAL_PROOFS      ?= regs cmdq4 cmdq16 dma_rd_n4_w32 dma_wr_n4_w32 dma_rd_chip fetch_w32 fetch_chip
+# The read-channel arbiter between the DMA and the fetcher (rtl/tsr_axi_rd_arb.v): the port's
+# AR held until ARREADY whichever reader it serves, R beats only to the burst's reader.
+FORMAL_arb         := --depth 3 --top tsr_axi_rd_arb --set OutWidth=4 rtl/tsr_axi_rd_arb.v
+
+FORMAL_PROOFS      ?= regs cmdq4 cmdq16 dma_rd_n4_w32 dma_wr_n4_w32 dma_rd_chip fetch_w32 fetch_chip arb
 FORMAL_FULL_PROOFS ?= $(FORMAL_PROOFS) dma_rd_n8_w64 dma_wr_n8_w64 dma_wr_chip
 
 # One shell line per proof: run it, remember a failure, go on with the next.

@@ -9,7 +9,8 @@ module tsr_top #(
   parameter integer CmdQDepth    = 16,    // command queue depth in commands
   parameter integer EnableSfu    = 1,     // 0: build without the SFU (CONFIG.SFU = 0)
   parameter integer StoreLanes   = ArrayDim,  // output-stage lanes: N, or a power of two dividing N
-  parameter integer FetchBurst   = 4      // command ring: commands per fetch burst at most
+  parameter integer FetchBurst   = 8,     // command ring: commands per fetch burst at most
+  parameter integer FetchUrgent  = 4      // command ring: the fetcher goes before the DMA while fewer commands are queued
 ) (
   input  wire                      clk_i,
   input  wire                      rst_ni,
@@ -480,6 +481,9 @@ module tsr_top #(
     .m_axi_rlast   (m_axi_rlast)
   );
 
+  // The fetcher goes before the DMA while fewer than FetchUrgent commands are queued.
+  wire fe_urgent = (cmdq_free > CmdQDepth[15:0] - FetchUrgent[15:0]);
+
   tsr_axi_rd_arb u_rd_arb (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -492,6 +496,7 @@ module tsr_top #(
     .s0_rvalid  (dma_rvalid),
     .s0_rready  (dma_rready),
     .s1_arvalid (fe_arvalid),
+    .s1_urgent_i(fe_urgent),
     .s1_arready (fe_arready),
     .s1_araddr  (fe_araddr),
     .s1_arlen   (fe_arlen),
