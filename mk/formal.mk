@@ -36,7 +36,7 @@ FORMAL_fetch_chip  := --depth 3 --top tsr_cmd_fetch --set AxiDataWidth=64 --set 
 
 # The read-channel arbiter between the DMA and the fetcher (rtl/tsr_axi_rd_arb.v): the port's
 # AR held until ARREADY whichever reader it serves, R beats only to the burst's reader.
-FORMAL_arb         := --depth 3 --top tsr_axi_rd_arb --set OutWidth=4 rtl/tsr_axi_rd_arb.v
+FORMAL_arb         := --depth 3 --top tsr_axi_rd_arb --set OrdDepth=4 rtl/tsr_axi_rd_arb.v
 
 FORMAL_PROOFS      ?= regs cmdq4 cmdq16 dma_rd_n4_w32 dma_wr_n4_w32 dma_rd_chip fetch_w32 fetch_chip arb
 FORMAL_FULL_PROOFS ?= $(FORMAL_PROOFS) dma_rd_n8_w64 dma_wr_n8_w64 dma_wr_chip

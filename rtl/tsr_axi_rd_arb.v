@@ -2,21 +2,23 @@
 `default_nettype none
 
 // Reader 0 is the DMA read engine, reader 1 the command ring fetcher. The
-// transactions carry no ID, so R beats return in AR order; to route them
-// without tracking every burst, one reader owns the port until all of its
-// bursts are answered (the last R beat of each). While the port has nothing
-// outstanding, the next AR goes to reader 0 if it asks, else to reader 1:
-// the DMA never waits behind a fetch it did not see coming, and the fetcher
-// (whose bursts are short and only issued when the command queue has room)
-// takes the gaps, except when reader 1 is urgent (s1_urgent_i: the command
-// queue is running low): then reader 0's next AR waits until the port has
-// drained and reader 1 has had its turn, so the queue refills while the DMA
-// streams a long load. Once an AR is shown to the memory it stays, with its
-// address, until ARREADY (the owner cannot change under it). A reader that
-// is not granted sees ARREADY low and keeps its ARVALID and address, as AXI
-// allows. The other reader's R channel sees RVALID low.
+// transactions carry no ID, so R beats return in AR order: the arbiter keeps
+// the reader of every burst in flight, oldest first (ord_q, up to OrdDepth
+// bursts), and hands each R beat to the reader of the oldest burst; its last
+// beat (RLAST) retires the entry. Both readers' bursts may be in flight at
+// once, so switching readers costs no cycle of the port.
+//
+// The next AR goes to reader 0 (the DMA) if it asks, else to reader 1: the
+// fetcher, whose bursts are short and issued only when the command queue has
+// room for them, takes the DMA's gaps. While reader 1 is urgent (s1_urgent_i:
+// the command queue is running low) it goes first. Once an AR is shown to the
+// memory it stays, with its address, until ARREADY (the choice is held with
+// it). With OrdDepth bursts in flight no new AR is shown. A reader that is not
+// granted sees ARREADY low and keeps its ARVALID and address, as AXI allows;
+// a reader's R channel sees RVALID only for its own bursts.
 module tsr_axi_rd_arb #(
-  parameter integer OutWidth = 8          // counter of bursts in flight (> log2 of either reader's)
+  parameter integer OrdDepth = 8,         // bursts in flight on the port at most (both readers)
+  localparam integer CntW    = $clog2(OrdDepth + 1)
 ) (
   input  wire                    clk_i,
   input  wire                    rst_ni,
@@ -50,70 +52,83 @@ module tsr_axi_rd_arb #(
   output wire                    m_rready,
   input  wire                    m_rlast
 );
-  reg                owner_q;            // 1: reader 1 owns the port
   reg                hold_q;             // an AR was shown and not yet taken
-  reg [OutWidth-1:0] out_q, out_d;       // bursts accepted, last beat not yet seen
+  reg                hsel_q;             // the reader of that AR (1: reader 1)
+  reg [OrdDepth-1:0] ord_q, ord_d;       // reader of each burst in flight, oldest at bit 0
+  reg [CntW-1:0]     cnt_q, cnt_d;       // bursts in flight
 
-  wire free  = (out_q == {OutWidth{1'b0}}) && !hold_q;
-  // Reader 0 shows no new AR while reader 1 is urgent (one already shown stays).
-  wire wait0 = s1_urgent_i && s1_arvalid && !hold_q;
-  wire sel   = free ? ((!s0_arvalid || wait0) && s1_arvalid) : owner_q;
+  wire show  = hold_q || (cnt_q != OrdDepth[CntW-1:0]);   // room to record a new burst
+  wire pick1 = s1_arvalid && (!s0_arvalid || s1_urgent_i);
+  wire sel   = hold_q ? hsel_q : pick1;
+  wire head  = ord_q[0];                 // the reader the R beats belong to
 
-  assign m_arvalid  = sel ? s1_arvalid : (s0_arvalid && !wait0);
+  assign m_arvalid  = show && (sel ? s1_arvalid : s0_arvalid);
   assign m_araddr   = sel ? s1_araddr  : s0_araddr;
   assign m_arlen    = sel ? s1_arlen   : s0_arlen;
   assign m_arsize   = sel ? s1_arsize  : s0_arsize;
   assign m_arburst  = sel ? s1_arburst : s0_arburst;
-  assign s0_arready = m_arready && !sel && !wait0;
-  assign s1_arready = m_arready && sel;
-  // R beats belong to the owner (only its bursts are in flight).
-  assign s0_rvalid  = m_rvalid && !owner_q;
-  assign s1_rvalid  = m_rvalid && owner_q;
-  assign m_rready   = owner_q ? s1_rready : s0_rready;
+  assign s0_arready = m_arready && show && !sel;
+  assign s1_arready = m_arready && show && sel;
+  assign s0_rvalid  = m_rvalid && !head;
+  assign s1_rvalid  = m_rvalid && head;
+  assign m_rready   = head ? s1_rready : s0_rready;
 
+  wire ar_hs = m_arvalid && m_arready;
+  wire r_end = m_rvalid && m_rready && m_rlast;
+  integer i;
   always @(*) begin
-    out_d = out_q + {{(OutWidth-1){1'b0}}, m_arvalid && m_arready} -
-            {{(OutWidth-1){1'b0}}, m_rvalid && m_rready && m_rlast};
+    ord_d = ord_q;
+    cnt_d = cnt_q;
+    if (r_end) begin
+      ord_d = ord_q >> 1;
+      cnt_d = cnt_q - {{(CntW-1){1'b0}}, 1'b1};
+    end
+    if (ar_hs) begin
+      for (i = 0; i < OrdDepth; i = i + 1) begin
+        if (i[CntW-1:0] == cnt_d) ord_d[i] = sel;
+      end
+      cnt_d = cnt_d + {{(CntW-1){1'b0}}, 1'b1};
+    end
   end
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      owner_q <= 1'b0;
-      hold_q  <= 1'b0;
-      out_q   <= {OutWidth{1'b0}};
+      hold_q <= 1'b0;
+      hsel_q <= 1'b0;
+      ord_q  <= {OrdDepth{1'b0}};
+      cnt_q  <= {CntW{1'b0}};
     end else begin
-      owner_q <= sel;
-      hold_q  <= m_arvalid && !m_arready;
-      out_q   <= out_d;
+      hold_q <= m_arvalid && !m_arready;
+      hsel_q <= sel;
+      ord_q  <= ord_d;
+      cnt_q  <= cnt_d;
     end
   end
+
 `ifdef FORMAL
   // ---- Formal properties: `make formal` proves them by k-induction (arb). The readers
   // follow AXI (ARVALID and its payload held until ARREADY); the memory answers only
-  // bursts it accepted. Proved: the port's AR obeys the same rule (never withdrawn or
-  // changed before ARREADY, whichever reader it came from), and every R beat reaches the
-  // reader whose burst it belongs to, so neither reader ever sees another's data.
+  // bursts it accepted, in order. Proved: the port's AR obeys the same rule (never
+  // withdrawn or changed before ARREADY, whichever reader it came from), and every R beat
+  // reaches the reader whose burst it belongs to, so neither reader sees another's data.
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   always @(*) if (!f_past_valid) assume (!rst_ni);
-  reg [OutWidth-1:0] f_out0, f_out1;    // bursts of each reader accepted and not answered
+  reg [CntW-1:0] f_out0, f_out1;        // bursts of each reader accepted and not answered
   wire f_ar0 = s0_arvalid && s0_arready;
   wire f_ar1 = s1_arvalid && s1_arready;
-  wire f_rl  = m_rvalid && m_rready && m_rlast;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      f_out0 <= {OutWidth{1'b0}};
-      f_out1 <= {OutWidth{1'b0}};
+      f_out0 <= {CntW{1'b0}};
+      f_out1 <= {CntW{1'b0}};
     end else begin
-      f_out0 <= f_out0 + {{(OutWidth-1){1'b0}}, f_ar0} - {{(OutWidth-1){1'b0}}, f_rl && !owner_q};
-      f_out1 <= f_out1 + {{(OutWidth-1){1'b0}}, f_ar1} - {{(OutWidth-1){1'b0}}, f_rl && owner_q};
+      f_out0 <= f_out0 + {{(CntW-1){1'b0}}, f_ar0} - {{(CntW-1){1'b0}}, r_end && !head};
+      f_out1 <= f_out1 + {{(CntW-1){1'b0}}, f_ar1} - {{(CntW-1){1'b0}}, r_end && head};
     end
   end
   always @(*) begin
     if (!rst_ni) assume (!m_rvalid);
-    if (m_rvalid) assume (out_q != {OutWidth{1'b0}});
-    // Counters do not wrap (the readers have far fewer bursts in flight).
-    assume (f_out0 < {1'b0, {(OutWidth-1){1'b1}}} && f_out1 < {1'b0, {(OutWidth-1){1'b1}}});
+    if (m_rvalid) assume (cnt_q != {CntW{1'b0}});
   end
   // Last cycle's AR of each side, when it was shown and not taken (registered, so that
   // the rules below constrain this cycle's values, not the next one's).
@@ -130,24 +145,31 @@ module tsr_axi_rd_arb #(
     f_p1 <= f_ar1_pl;
     f_pm <= f_arm_pl;
   end
+  // Bursts in flight of reader 1 by the record: its set bits below cnt_q.
+  reg [CntW-1:0] f_ones;
+  integer f_i;
+  always @(*) begin
+    f_ones = {CntW{1'b0}};
+    for (f_i = 0; f_i < OrdDepth; f_i = f_i + 1) f_ones = f_ones + {{(CntW-1){1'b0}}, ord_q[f_i]};
+  end
   always @(*) begin
     if (f_past_valid && rst_ni) begin
       if (f_h0) assume (s0_arvalid && f_ar0_pl == f_p0);
       if (f_h1) assume (s1_arvalid && f_ar1_pl == f_p1);
       if (f_hm) assert (m_arvalid && f_arm_pl == f_pm);
     end
-  end
-  always @(*) begin
     if (rst_ni) begin
-      assert (out_q == f_out0 + f_out1);
-      // One reader's bursts at a time, and the owner is that reader.
-      assert (f_out0 == {OutWidth{1'b0}} || f_out1 == {OutWidth{1'b0}});
-      if (f_out0 != {OutWidth{1'b0}}) assert (!owner_q);
-      if (f_out1 != {OutWidth{1'b0}}) assert (owner_q);
-      if (hold_q) assert (m_arvalid);
-      if (s0_rvalid) assert (f_out0 != {OutWidth{1'b0}});
-      if (s1_rvalid) assert (f_out1 != {OutWidth{1'b0}});
+      assert (cnt_q <= OrdDepth[CntW-1:0]);
+      assert (cnt_q == f_out0 + f_out1);
+      // The record holds reader 1's bursts exactly, and nothing past its end.
+      assert (f_ones == f_out1);
+      for (f_i = 0; f_i < OrdDepth; f_i = f_i + 1) if (f_i >= cnt_q) assert (!ord_q[f_i]);
+      if (hold_q) assert (m_arvalid && cnt_q != OrdDepth[CntW-1:0]);
+      if (s0_rvalid) assert (f_out0 != {CntW{1'b0}});
+      if (s1_rvalid) assert (f_out1 != {CntW{1'b0}});
       assert (!(s0_arready && s1_arready));
+      // A beat leaves the port exactly when its reader takes it.
+      assert ((m_rvalid && m_rready) == ((s0_rvalid && s0_rready) || (s1_rvalid && s1_rready)));
     end
   end
 `endif

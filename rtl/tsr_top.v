@@ -484,7 +484,9 @@ module tsr_top #(
   // The fetcher goes before the DMA while fewer than FetchUrgent commands are queued.
   wire fe_urgent = (cmdq_free > CmdQDepth[15:0] - FetchUrgent[15:0]);
 
-  tsr_axi_rd_arb u_rd_arb (
+  tsr_axi_rd_arb #(
+    .OrdDepth (8)
+  ) u_rd_arb (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
     .s0_arvalid (dma_arvalid),

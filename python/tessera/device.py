@@ -210,13 +210,12 @@ class Device:
     Simulator options: mem_latency (cycles), mem_bw (bytes per cycle, 0: the bus
     width), stall_pct (0..100), seed (of the stalls), trace (an FST file). The
     simulator is opened again with more memory when a job needs it (a trace then
-    starts over). submit: "regs" (default: eight register writes per command) or
-    "stream" (each job's commands go into a command ring in device memory that the
-    chip fetches). Use as a context manager or call close().
+    starts over). submit: "stream" (default: each job's commands go into a command ring in
+    device memory that the chip fetches) or "regs" (eight register writes per command). Use as a context manager or call close().
     """
 
     def __init__(self, spec="sim:8", *, mem_latency=None, mem_bw=None, stall_pct=None, seed=1,
-                 trace=None, submit="regs"):
+                 trace=None, submit="stream"):
         if not isinstance(spec, str):
             _bad(f"spec: expected a string such as 'sim:8', got {type(spec).__name__}")
         opt = [-1 if v is None else _int(name, v, 0, hi)

@@ -269,9 +269,9 @@ int cli_open(const args_t *ar, uint64_t mem_bytes, tessera_dev_t **dev, tessera_
   }
   o.trace_path = ar->set[O_TRACE] ? ar->val[O_TRACE] : NULL;
   if (ar->set[O_SUBMIT]) {
-    if (strcmp(ar->val[O_SUBMIT], "stream") == 0) {
-      o.submit = TESSERA_SUBMIT_STREAM;
-    } else if (strcmp(ar->val[O_SUBMIT], "regs") != 0) {
+    if (strcmp(ar->val[O_SUBMIT], "regs") == 0) {
+      o.submit = TESSERA_SUBMIT_REGS;
+    } else if (strcmp(ar->val[O_SUBMIT], "stream") != 0) {
       die_line("--submit: '%s' is neither stream nor regs", ar->val[O_SUBMIT]);
       return -1;
     }

@@ -62,10 +62,8 @@ typedef struct tessera_open_opts {
   const char *dma_spec;     /**< uio:/devmem: the external memory "devmem:BASE,SIZE", or NULL */
   const char *mem_hint;     /**< added to the message when the backend cannot reach device
                                  memory (NULL: a sentence about dma_spec) */
-  tessera_submit_t submit;  /**< default REGS (STREAM is slower on mid-size jobs until the
-                                 fetcher stops starving behind DMA reads, issue #19); with
-                                 STREAM, a device whose memory size is unknown (uio:,
-                                 devmem:) or without room for a ring takes REGS */
+  tessera_submit_t submit;  /**< default STREAM; a device whose memory size is unknown
+                                 (uio:, devmem:) or without room for a ring takes REGS */
 } tessera_open_opts_t;
 
 /** Fill `o` with the defaults (the simulator's from tb/tsr_sim.h). */

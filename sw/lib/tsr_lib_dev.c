@@ -42,6 +42,7 @@ void tessera_open_opts_default(tessera_open_opts_t *o) {
   o->dim = 8u;
   o->mem_latency = TSR_SIM_DEFAULT_LATENCY;
   o->seed = 1u;
+  o->submit = TESSERA_SUBMIT_STREAM;
 }
 
 /* "sim:N" / "uart-sim:N": N after the prefix, else the default. -1 if N is not a number. */

@@ -358,8 +358,12 @@ def case_gemm_any_mult(R, rng, dim):
 
 
 def case_submit_stream(R, rng, dim):
-    """--submit stream: bit-exact like regs, and the host's register accesses do not grow with
-    the job (one RING_TAIL write; no CMDQ_PUSH or queue polls)."""
+    """--submit stream (the default): bit-exact like regs, and the host's register accesses do
+    not grow with the job (one RING_TAIL write; no CMDQ_PUSH or queue polls)."""
+    r = R.run(f"dim {dim} gemm, no --submit", ["gemm", "--dim", dim, "--m", 8, "--k", 8, "--n", 8,
+                                               "--json"])
+    if json.loads(r.stdout)["submit"] != "stream":
+        raise Fail(f"dim {dim}: without --submit, gemm did not go through the ring: {r.stdout.strip()}")
     acc = {}
     for sub in ("regs", "stream"):
         for shape in ((16, 16, 16), (1, 256, 256), (64, 64, 64)):
@@ -380,8 +384,8 @@ def case_submit_stream(R, rng, dim):
         raise Fail(f"dim {dim}: register submission should cost more accesses and grow: {acc}")
     x = rng.integers(-128, 128, size=(9, 40), dtype=np.int64).astype(np.int8)
     px = R.save("x.npy", x)
-    R.run_json(f"dim {dim} softmax --submit stream", ["softmax", "--dim", dim, "--in", px,
-                                                      "--in-scale", 0.05, "--submit", "stream"])
+    R.run_json(f"dim {dim} softmax --submit regs", ["softmax", "--dim", dim, "--in", px,
+                                                    "--in-scale", 0.05, "--submit", "regs"])
 
 
 def case_trace_error(R, rng, dim):
