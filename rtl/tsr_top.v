@@ -9,8 +9,7 @@ module tsr_top #(
   parameter integer CmdQDepth    = 16,    // command queue depth in commands
   parameter integer EnableSfu    = 1,     // 0: build without the SFU (CONFIG.SFU = 0)
   parameter integer StoreLanes   = ArrayDim,  // output-stage lanes: N, or a power of two dividing N
-  parameter integer FetchBurst   = 8,     // command ring: commands per fetch burst at most
-  parameter integer FetchUrgent  = 4      // command ring: the fetcher goes before the DMA while fewer commands are queued
+  parameter integer FetchBurst   = 8      // command ring: commands per fetch burst at most
 ) (
   input  wire                      clk_i,
   input  wire                      rst_ni,
@@ -481,9 +480,7 @@ module tsr_top #(
     .m_axi_rlast   (m_axi_rlast)
   );
 
-  // The fetcher goes before the DMA while fewer than FetchUrgent commands are queued.
-  wire fe_urgent = (cmdq_free > CmdQDepth[15:0] - FetchUrgent[15:0]);
-
+  // Bursts in flight on the read port: the DMA's MaxOutstanding (4) and the fetcher's one fit.
   tsr_axi_rd_arb #(
     .OrdDepth (8)
   ) u_rd_arb (
@@ -498,7 +495,6 @@ module tsr_top #(
     .s0_rvalid  (dma_rvalid),
     .s0_rready  (dma_rready),
     .s1_arvalid (fe_arvalid),
-    .s1_urgent_i(fe_urgent),
     .s1_arready (fe_arready),
     .s1_araddr  (fe_araddr),
     .s1_arlen   (fe_arlen),
