@@ -58,22 +58,35 @@ def reason(r, meta):
         return (f"the memory delivers {r['bytes_per_cycle_asked']} B/cycle, so every LOAD "
                 "takes longer than the MATMULs it feeds, and the first LOAD, the parameter "
                 "LOADs and the STOREs of each tile are not hidden.")
+    if r.get("submit") == "stream":
+        submission = (f"its {r['commands']:,} commands are {32 * r['commands']:,} bytes the chip "
+                      "fetches over the memory port that carries the data, "
+                      f"{100 * 32 * r['commands'] / r['dram_bytes']:.0f}% on top of the DRAM bytes")
+    else:
+        submission = ("the host's submission of each command (one status read and eight word "
+                      "writes over AXI4-Lite, about 35 cycles) takes about as long as a MATMUL")
     if r["m"] < 2 * dim:
         return (f"M = {r['m']} row{'' if r['m'] == 1 else 's'} per MATMUL, fewer than "
-                f"2N = {2 * dim}: a MATMUL is over "
-                "before the next one's weights can be preloaded, and the host's submission of "
-                "each command (one status read and eight word writes over AXI4-Lite, about 35 "
-                "cycles) is longer than the MATMUL itself.")
+                f"2N = {2 * dim}: a MATMUL is over before the next one's weights can be "
+                f"preloaded, and {submission}.")
     if r["m"] <= 40:
-        return (f"M = {r['m']} rows per MATMUL: a MATMUL streams about as long as the host "
-                "needs to submit the next command (one status read and eight word writes over "
-                "AXI4-Lite, about 35 cycles), so the command stream, not the array, sets the pace.")
+        return (f"M = {r['m']} rows per MATMUL, so commands are many for the work: "
+                f"{submission}.")
     if r["macs"] / (dim * dim) < 20000:
         return ("a small job: the first A and W LOADs and the last tile's parameter LOADs and "
                 "STOREs have nothing to overlap with, and they are a large share of it.")
     t = r["time"]
     loss = max(("fill", "load_wait", "store", "control"), key=lambda c: t[c])
     return f"the largest loss is {LOSS[loss]}."
+
+
+def regs_cell(r):
+    """The same job through CMDQ_PUSH: its cycles (and how they compare) and its accesses."""
+    if "regs" not in r:
+        return "–"
+    g = r["regs"]
+    return (f"{g['cycles']:,} ({100 * (r['cycles'] - g['cycles']) / g['cycles']:+.1f}% "
+            f"through the ring) / {g['host_reg_accesses']:,}")
 
 
 def sweep_section(meta, rows, plot, out):
@@ -98,8 +111,9 @@ def sweep_section(meta, rows, plot, out):
         f"(`make bench` also leaves `{out}/roofline.png`, `bench.csv` and `bench.json`.)",
         "",
         "| group | shape (M×K×N) | B/cycle | MACs | DRAM bytes | MACs/B | cycles | util. | "
-        "attainment | predicted | error | compute / fill / load wait / store | main loss |",
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|",
+        "attainment | predicted | error | compute / fill / load wait / store | main loss | "
+        "host reg. accesses | through registers: cycles / accesses |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|--:|--:|",
     ]
     for r in rows:
         t = r["time"]
@@ -115,7 +129,7 @@ def sweep_section(meta, rows, plot, out):
             f"{r['dram_bytes']:,} | {r['intensity']:.1f} | {r['cycles']:,} | "
             f"{100 * r['utilization']:.1f}% | {100 * r['attainment']:.1f}% | "
             f"{r['predicted_cycles']:,} | {100 * r['model_error']:+.1f}% | {split} | "
-            f"{LOSS[loss]} |")
+            f"{LOSS[loss]} | {r['host_reg_accesses']:,} | {regs_cell(r)} |")
     lines += ["", f"### Against the targets, N = {dim}", ""]
     sq512 = [r for r in rows if r["group"] == "square" and r["m"] == 512]
     if sq512:
@@ -129,6 +143,14 @@ def sweep_section(meta, rows, plot, out):
                  + (", each with its reason:" if below else "."))
     for r in below:
         lines.append(f"  - {r['label']} ({100 * r['attainment']:.1f}%): {reason(r, meta)}")
+    acc = sorted({r["host_reg_accesses"] for r in rows})
+    streamed = all(r.get("submit") == "stream" for r in rows)
+    lines.append(f"- Host register accesses per GEMM ({'through the command ring' if streamed else 'mixed submission'}): "
+                 + (f"{acc[0]} at every point, whatever M, K and N." if len(acc) == 1 else
+                    f"from {acc[0]} to {acc[-1]:,}.")
+                 + (" Through the registers: from "
+                    f"{min(r['regs']['host_reg_accesses'] for r in rows):,} to "
+                    f"{max(r['regs']['host_reg_accesses'] for r in rows):,}." if streamed else ""))
     lines.append(f"- Model error above 10%: {len(off)} of {len(rows)} points"
                  + (": " + ", ".join(f"{r['label']} ({100 * r['model_error']:+.1f}%)" for r in off)
                     if off else "") + ".")
@@ -136,6 +158,42 @@ def sweep_section(meta, rows, plot, out):
         lines.append("  The model replays the command stream on the three stages with fixed "
                      "per-command costs; on these points the order in which the DMA engines and "
                      "the host interleave (which the model does not follow beat by beat) decides.")
+    lines.append("")
+    return lines
+
+
+SUBMISSION_POINTS = ("16^3", "64^3", "256^3", "512^3", "M=1", "M=8")
+
+
+def submission_section(sweeps):
+    """Command ring against register writes, on a few points of each sweep."""
+    lines = [
+        "## Submission",
+        "",
+        "Each point runs the way `tessera gemm` does by default (`--submit stream`): the "
+        "library writes the job's commands into a command ring in device memory, and the chip "
+        "fetches them with its own AXI bursts, sharing the read port with the DMA "
+        "(docs/commands.md, \"Command ring\"). The host makes the same few register accesses "
+        "for any job. Each point is then run again with every command written to `CMDQ_PUSH` "
+        "(`--submit regs`: a status read and eight writes per command). That path costs the "
+        "memory nothing but the host one access per command word; the ring costs 32 bytes "
+        "of memory reads per command and the host nothing. Where a MATMUL moves few bytes "
+        "(small M at N = 16, where one weight tile is 256 bytes for one 32-byte command) the "
+        "register path can be the faster of the two in simulation, whose AXI4-Lite writes take "
+        "a few cycles each; over a real link (UART, PCIe) each access costs microseconds.",
+        "",
+        "| N | shape | ring: cycles | host accesses | registers: cycles | host accesses | ring vs registers |",
+        "|--:|---|--:|--:|--:|--:|--:|",
+    ]
+    for meta, rows, _, _ in sweeps:
+        for r in rows:
+            if r["label"] in SUBMISSION_POINTS and r["bytes_per_cycle"] == r["bytes_per_cycle_asked"] \
+                    and "regs" in r:
+                g = r["regs"]
+                lines.append(f"| {meta['dim']} | {r['label']} | {r['cycles']:,} | "
+                             f"{r['host_reg_accesses']:,} | {g['cycles']:,} | "
+                             f"{g['host_reg_accesses']:,} | "
+                             f"{100 * (r['cycles'] - g['cycles']) / g['cycles']:+.1f}% |")
     lines.append("")
     return lines
 
@@ -171,6 +229,7 @@ def write_doc(path, sweeps):
                  f"{100 * worst['model_error']:+.1f}% ({worst['label']})"]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
+    lines += submission_section(sweeps)
     for meta, rows, plot, out in sweeps:
         lines += sweep_section(meta, rows, plot, out)
     # Keep the simulation-speed section that `make bench-sim` maintains.

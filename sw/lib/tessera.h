@@ -359,6 +359,11 @@ typedef struct tessera_bench_row {
   uint64_t macs, moved, cycles, pred, sim_cps;
   double util, intensity, attained, roof;
   tsr_counters_t cnt;
+  bool streamed;              /**< the point ran through a command ring (the default) */
+  uint64_t commands;          /**< commands of the job (each 32 bytes fetched when streamed) */
+  uint64_t host_regs;         /**< host register accesses of the job */
+  uint64_t regs_cycles;       /**< when streamed: the same job through CMDQ_PUSH, its cycles */
+  uint64_t regs_host_regs;    /**< ... and its host register accesses */
 } tessera_bench_row_t;
 
 /** What the whole sweep ran on. */
