@@ -17,7 +17,9 @@
 # cache, libraries and build root all under build/fusesoc/), and with this repository as its
 # only core library, so it writes nothing in ~ or in the source tree, and a user's
 # fusesoc.conf or FUSESOC_CORES changes nothing. build/FUSESOC_IGNORE keeps FuseSoC from
-# looking for cores in build/. fusesoc and edalize are pinned in tools/install-deps.sh.
+# looking for cores in build/. Every run is --clean, so that a work directory holds only
+# what the core lists now, never a file exported by an earlier run.
+# fusesoc and edalize are pinned in tools/install-deps.sh.
 
 FUSESOC_DIR  := $(BUILD)/fusesoc
 FUSESOC_CONF := $(FUSESOC_DIR)/fusesoc.conf
@@ -50,18 +52,18 @@ fusesoc-check: ## the FuseSoC core tessera.core: lists the Makefile's files, par
 	  { echo "fusesoc-check: FAIL: FuseSoC finds no core $(FUSESOC_CORE) in tessera.core (log: $(FUSESOC_DIR)/core-info.log)"; exit 1; }
 	@echo "fusesoc-check: FuseSoC parses $$(sed -n 's/^Name: *//p' $(FUSESOC_DIR)/core-info.log)"
 	@$(call fusesoc_step,the lint target (Verilator -Wall) at the RTL's defaults,$(FUSESOC_DIR)/lint.log,\
-	  $(FUSESOC) run --work-root $(FUSESOC_DIR)/lint --target=lint $(FUSESOC_CORE))
+	  $(FUSESOC) run --clean --work-root $(FUSESOC_DIR)/lint --target=lint $(FUSESOC_CORE))
 	@$(call fusesoc_step,the lint target at ArrayDim=16 StoreLanes=4 EnableSfu=0,$(FUSESOC_DIR)/lint-16.log,\
-	  $(FUSESOC) run --work-root $(FUSESOC_DIR)/lint-16 --target=lint $(FUSESOC_CORE) --ArrayDim=16 --StoreLanes=4 --EnableSfu=0)
-	@$(FUSESOC) run --work-root $(FUSESOC_DIR)/lint-bad --target=lint $(FUSESOC_CORE) --StoreLanes=3 \
+	  $(FUSESOC) run --clean --work-root $(FUSESOC_DIR)/lint-16 --target=lint $(FUSESOC_CORE) --ArrayDim=16 --StoreLanes=4 --EnableSfu=0)
+	@$(FUSESOC) run --clean --work-root $(FUSESOC_DIR)/lint-bad --target=lint $(FUSESOC_CORE) --StoreLanes=3 \
 	  >$(FUSESOC_DIR)/lint-bad.log 2>&1; \
 	  grep -q StoreLanes_must_be_a_power_of_two $(FUSESOC_DIR)/lint-bad.log || { \
 	  echo "fusesoc-check: FAIL: the lint target did not refuse StoreLanes=3 at elaboration: parameters do not reach the RTL (log: $(FUSESOC_DIR)/lint-bad.log)"; exit 1; }
 	@echo "fusesoc-check: lint target clean (Verilator -Wall) at the defaults and at ArrayDim=16 StoreLanes=4 EnableSfu=0; StoreLanes=3 refused"
 	@$(call fusesoc_step,the sim target does not set up,$(FUSESOC_DIR)/sim-setup.log,\
-	  $(FUSESOC) run --setup --work-root $(FUSESOC_DIR)/sim --target=sim $(FUSESOC_CORE))
+	  $(FUSESOC) run --clean --setup --work-root $(FUSESOC_DIR)/sim --target=sim $(FUSESOC_CORE))
 	@$(call fusesoc_step,the ulx3s target does not set up,$(FUSESOC_DIR)/ulx3s-setup.log,\
-	  $(FUSESOC) run --setup --work-root $(FUSESOC_DIR)/ulx3s --target=ulx3s $(FUSESOC_CORE))
+	  $(FUSESOC) run --clean --setup --work-root $(FUSESOC_DIR)/ulx3s --target=ulx3s $(FUSESOC_CORE))
 	@$(call fusesoc_step,Yosys cannot elaborate the ulx3s target's files,$(FUSESOC_DIR)/ulx3s-read.log,\
 	  (cd $(FUSESOC_DIR)/ulx3s && $(YOSYS) -q -c $(CURDIR)/fpga/tsr_fusesoc_ulx3s.tcl))
 	@echo "fusesoc-check: PASSED: sim and ulx3s targets set up; Yosys elaborates tsr_board_ulx3s from the ulx3s target's files"
