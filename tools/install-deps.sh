@@ -53,4 +53,11 @@ if ! "$PY" -c 'import pytest' 2>/dev/null; then
   echo "deps: installing pytest for $PY (pip)"
   "$PY" -m pip install -q pytest==8.3.3 || { echo "deps: pip could not install pytest"; exit 1; }
 fi
+# fusesoc and its back end edalize (pinned together): `make fusesoc-check` runs the core
+# tessera.core through them. Either one missing or at another version: both pins installed.
+pyver() { "$PY" -c "import importlib.metadata as m; print(m.version('$1'))" 2>/dev/null || true; }
+if [ "$(pyver fusesoc)" != 2.4.7 ] || [ "$(pyver edalize)" != 0.6.8 ]; then
+  echo "deps: installing fusesoc 2.4.7 and edalize 0.6.8 for $PY (pip)"
+  "$PY" -m pip install -q fusesoc==2.4.7 edalize==0.6.8 || { echo "deps: pip could not install fusesoc and edalize"; exit 1; }
+fi
 echo "deps: all present"
