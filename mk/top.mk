@@ -1,7 +1,7 @@
 # The two user-facing commands and the set-up they share.
 
 .PHONY: deps demo test
-deps: ## install missing Debian packages and numpy (run by demo and test)
+deps: ## install missing Debian packages and the Python packages (numpy, gcovr, pytest, ai-edge-litert; run by demo and test)
 	@./tools/install-deps.sh
 
 # Every check CI runs. tools/run-tests.sh runs two steps at once (TEST_JOBS); a

@@ -53,4 +53,13 @@ if ! "$PY" -c 'import pytest' 2>/dev/null; then
   echo "deps: installing pytest for $PY (pip)"
   "$PY" -m pip install -q pytest==8.3.3 || { echo "deps: pip could not install pytest"; exit 1; }
 fi
+# ai-edge-litert and flatbuffers (pinned): TFLite's schema module (ai_edge_litert/
+# schema_py_generated.py) writes the models `make test-tflite` reads with the C reader.
+# Checked by version, so that a new pin reinstalls.
+if ! "$PY" -c 'import importlib.metadata as m, sys
+sys.exit(m.version("ai-edge-litert") != "2.3.0" or m.version("flatbuffers") != "25.12.19")' 2>/dev/null; then
+  echo "deps: installing ai-edge-litert 2.3.0 and flatbuffers 25.12.19 for $PY (pip)"
+  "$PY" -m pip install -q ai-edge-litert==2.3.0 flatbuffers==25.12.19 ||
+    { echo "deps: pip could not install ai-edge-litert==2.3.0 flatbuffers==25.12.19"; exit 1; }
+fi
 echo "deps: all present"
