@@ -17,9 +17,15 @@
 #include "tsr_tflite.h"
 #include "tsr_tflite_fixture.h"
 
-/* The fixture (tsr_tflite_fixture.h) is the 'all_ops' case of tests/net/gen_tflite_cases.py:
- * every options table the reader decodes, per-channel quantization, -1 inputs, codes in
- * either opcode field, an external buffer. `make test-tflite` checks it is current. */
+/* The richest model: tsr_tflite_valid[0] is the generator's 'all_ops'. */
+#define FIXTURE (tsr_tflite_valid[0].bytes)
+#define FIXTURE_LEN (tsr_tflite_valid[0].len)
+#define N_VALID (sizeof tsr_tflite_valid / sizeof tsr_tflite_valid[0])
+
+/* The fixture (tsr_tflite_fixture.h) holds models of tests/net/gen_tflite_cases.py: 'all_ops'
+ * (every options table the reader decodes, per-channel quantization, -1 inputs, codes in
+ * either opcode field, an external buffer), 'old_style' (pre-2.4 opcodes, a custom code whose
+ * string ends the file) and the broken models. `make test-tflite` checks it is current. */
 
 static uint64_t g_seed;
 
@@ -42,50 +48,56 @@ static void assert_one_line(const char *err, const char *has) {
 
 static void open_fixture(tsr_tflite_t *m) {
   char err[256];
-  if (tsr_tflite_open(m, tsr_tflite_fixture, sizeof tsr_tflite_fixture, err, sizeof err) != TSR_TFLITE_OK) {
+  if (tsr_tflite_open(m, FIXTURE, FIXTURE_LEN, err, sizeof err) != TSR_TFLITE_OK) {
     fail_msg("the fixture does not open: %s", err);
   }
 }
 
 /* A writable copy of the fixture (freed by the caller). */
 static uint8_t *fixture_copy(void) {
-  uint8_t *b = malloc(sizeof tsr_tflite_fixture);
+  uint8_t *b = malloc(FIXTURE_LEN);
   assert_non_null(b);
-  memcpy(b, tsr_tflite_fixture, sizeof tsr_tflite_fixture);
+  memcpy(b, FIXTURE, FIXTURE_LEN);
   return b;
 }
 
-static void fixture_reads_every_field_python_packed(void **state) {
+static void valid_models_read_every_field_python_packed(void **state) {
   (void)state;
-  tsr_tflite_t m;
-  open_fixture(&m);
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&text, &size);
-  assert_non_null(f);
-  char err[256];
-  const tsr_tflite_status_t st = tsr_tflite_dump(f, &m, err, sizeof err);
-  fclose(f);
-  if (st != TSR_TFLITE_OK) {
-    free(text);
-    fail_msg("dump failed: %s", err);
-  }
-  /* Report the first line that differs. */
-  const char *a = text;
-  const char *b = tsr_tflite_fixture_expect;
-  for (int line = 1; *a != '\0' || *b != '\0'; line++) {
-    const size_t la = strcspn(a, "\n");
-    const size_t lb = strcspn(b, "\n");
-    if (la != lb || memcmp(a, b, la) != 0) {
-      char msg[1024];
-      snprintf(msg, sizeof msg, "line %d:\n  reader: %.*s\n  python: %.*s", line, (int)la, a, (int)lb, b);
-      free(text);
-      fail_msg("%s", msg);
+  for (size_t k = 0; k < N_VALID; k++) {
+    tsr_tflite_t m;
+    char err[256];
+    if (tsr_tflite_open(&m, tsr_tflite_valid[k].bytes, tsr_tflite_valid[k].len, err, sizeof err) !=
+        TSR_TFLITE_OK) {
+      fail_msg("%s: refused: %s", tsr_tflite_valid[k].name, err);
     }
-    a += la + (a[la] == '\n');
-    b += lb + (b[lb] == '\n');
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    const tsr_tflite_status_t st = tsr_tflite_dump(f, &m, err, sizeof err);
+    fclose(f);
+    if (st != TSR_TFLITE_OK) {
+      free(text);
+      fail_msg("%s: an accessor failed: %s", tsr_tflite_valid[k].name, err);
+    }
+    /* Report the first line that differs. */
+    const char *a = text;
+    const char *b = tsr_tflite_valid[k].text;
+    for (int line = 1; *a != '\0' || *b != '\0'; line++) {
+      const size_t la = strcspn(a, "\n");
+      const size_t lb = strcspn(b, "\n");
+      if (la != lb || memcmp(a, b, la) != 0) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s: line %d:\n  reader: %.*s\n  python: %.*s", tsr_tflite_valid[k].name,
+                 line, (int)la, a, (int)lb, b);
+        free(text);
+        fail_msg("%s", msg);
+      }
+      a += la + (a[la] == '\n');
+      b += lb + (b[lb] == '\n');
+    }
+    free(text);
   }
-  free(text);
 }
 
 static void effective_builtin_code_is_the_larger_of_the_two_opcode_fields(void **state) {
@@ -126,18 +138,18 @@ static void open_rejects_null_arguments_and_short_buffers(void **state) {
   (void)state;
   tsr_tflite_t m;
   char err[256];
-  assert_int_equal(tsr_tflite_open(NULL, tsr_tflite_fixture, sizeof tsr_tflite_fixture, err, sizeof err),
+  assert_int_equal(tsr_tflite_open(NULL, FIXTURE, FIXTURE_LEN, err, sizeof err),
                    TSR_TFLITE_ERR_ARG);
   assert_one_line(err, "m is NULL");
   assert_int_equal(tsr_tflite_open(&m, NULL, 8, err, sizeof err), TSR_TFLITE_ERR_ARG);
   assert_one_line(err, "buf is NULL");
   for (size_t n = 0; n < 8; n++) {
-    assert_int_equal(tsr_tflite_open(&m, tsr_tflite_fixture, n, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
+    assert_int_equal(tsr_tflite_open(&m, FIXTURE, n, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
     assert_one_line(err, "too few");
     assert_i64(m.n_tensors, 0);
   }
   /* No message buffer at all is fine too. */
-  assert_int_equal(tsr_tflite_open(&m, tsr_tflite_fixture, 3, NULL, 0), TSR_TFLITE_ERR_FORMAT);
+  assert_int_equal(tsr_tflite_open(&m, FIXTURE, 3, NULL, 0), TSR_TFLITE_ERR_FORMAT);
 }
 
 static void open_rejects_another_file_identifier(void **state) {
@@ -146,10 +158,10 @@ static void open_rejects_another_file_identifier(void **state) {
   memcpy(b + 4, "TFL2", 4);
   tsr_tflite_t m;
   char err[256];
-  assert_int_equal(tsr_tflite_open(&m, b, sizeof tsr_tflite_fixture, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
+  assert_int_equal(tsr_tflite_open(&m, b, FIXTURE_LEN, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
   assert_one_line(err, "'TFL2', not 'TFL3'");
   b[5] = 0x01;
-  assert_int_equal(tsr_tflite_open(&m, b, sizeof tsr_tflite_fixture, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
+  assert_int_equal(tsr_tflite_open(&m, b, FIXTURE_LEN, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
   assert_one_line(err, "'T\\x01L2'");
   free(b);
 }
@@ -159,13 +171,13 @@ static void open_rejects_a_root_offset_outside_the_file(void **state) {
   uint8_t *b = fixture_copy();
   tsr_tflite_t m;
   char err[256];
-  static const uint32_t bad[] = {0u, 0xfffffff0u, (uint32_t)sizeof tsr_tflite_fixture, 0x80000000u};
+  static const uint32_t bad[] = {0u, 0xfffffff0u, (uint32_t)FIXTURE_LEN, 0x80000000u};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     b[0] = (uint8_t)bad[k];
     b[1] = (uint8_t)(bad[k] >> 8);
     b[2] = (uint8_t)(bad[k] >> 16);
     b[3] = (uint8_t)(bad[k] >> 24);
-    assert_int_equal(tsr_tflite_open(&m, b, sizeof tsr_tflite_fixture, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
+    assert_int_equal(tsr_tflite_open(&m, b, FIXTURE_LEN, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
     assert_one_line(err, "root: reference at byte 0");
   }
   free(b);
@@ -176,7 +188,7 @@ static void messages_are_cut_to_the_callers_buffer(void **state) {
   tsr_tflite_t m;
   char err[8];
   memset(err, 'x', sizeof err);
-  assert_int_equal(tsr_tflite_open(&m, tsr_tflite_fixture, 5, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
+  assert_int_equal(tsr_tflite_open(&m, FIXTURE, 5, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
   assert_int_equal(strlen(err), sizeof err - 1);
 }
 
@@ -201,7 +213,7 @@ static void accessors_reject_out_of_range_indices_and_null(void **state) {
   assert_int_equal(tsr_tflite_tensor(&m, 0, NULL, err, sizeof err), TSR_TFLITE_ERR_ARG);
   assert_one_line(err, "out is NULL");
   /* A model whose open failed reads as empty. */
-  assert_int_equal(tsr_tflite_open(&m, tsr_tflite_fixture, 100, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
+  assert_int_equal(tsr_tflite_open(&m, FIXTURE, 100, err, sizeof err), TSR_TFLITE_ERR_FORMAT);
   assert_int_equal(tsr_tflite_tensor(&m, 0, &t, err, sizeof err), TSR_TFLITE_ERR_ARG);
 }
 
@@ -225,19 +237,43 @@ static void vector_getters_check_the_index_and_the_element_size(void **state) {
   assert_string_equal(tsr_tflite_type_name(99), "UNKNOWN");
 }
 
+static void broken_models_are_refused_with_what_is_wrong(void **state) {
+  (void)state;
+  const size_t n = sizeof tsr_tflite_broken / sizeof tsr_tflite_broken[0];
+  assert_true(n >= 10);
+  for (size_t k = 0; k < n; k++) {
+    tsr_tflite_t m;
+    char err[256];
+    if (tsr_tflite_open(&m, tsr_tflite_broken[k].bytes, tsr_tflite_broken[k].len, err, sizeof err) ==
+        TSR_TFLITE_OK) {
+      fail_msg("%s: opened, but must be refused with '%s'", tsr_tflite_broken[k].name,
+               tsr_tflite_broken[k].message);
+    }
+    if (strstr(err, tsr_tflite_broken[k].message) == NULL || strchr(err, '\n') != NULL) {
+      fail_msg("%s: message '%s' does not hold '%s'", tsr_tflite_broken[k].name, err,
+               tsr_tflite_broken[k].message);
+    }
+  }
+}
+
 static void truncated_and_corrupted_models_fail_cleanly_or_open_cleanly(void **state) {
   (void)state;
-  tsr_tflite_sweep_t sw;
-  char why[512];
-  if (tsr_tflite_sweep(tsr_tflite_fixture, sizeof tsr_tflite_fixture, (uint32_t)g_seed, 4000u, &sw, why,
-                       sizeof why) != 0) {
-    fail_msg("seed %" PRIu64 " (replay: TSR_SEED=%" PRIu64 "): %s", g_seed, g_seed, why);
+  for (size_t k = 0; k < N_VALID; k++) {
+    tsr_tflite_sweep_t sw;
+    char why[512];
+    if (tsr_tflite_sweep(tsr_tflite_valid[k].bytes, tsr_tflite_valid[k].len, (uint32_t)g_seed, 2000u, &sw, why,
+                         sizeof why) != 0) {
+      fail_msg("%s: seed %" PRIu64 " (replay: TSR_SEED=%" PRIu64 "): %s", tsr_tflite_valid[k].name, g_seed,
+               g_seed, why);
+    }
+    printf("test_tflite: %s: %lu damaged copies, %lu of them opened\n", tsr_tflite_valid[k].name, sw.opens,
+           sw.accepted);
+    assert_true(sw.opens > 6u * tsr_tflite_valid[k].len);
+    /* A prefix that cuts a non-zero byte is refused: the end of each file holds the first
+     * objects the builder wrote (external data, a custom code's string, an opcode table),
+     * all of which the reader checks. */
+    assert_i64(sw.accepted_prefixes, 0);
   }
-  printf("test_tflite: %lu damaged models, %lu of them opened\n", sw.opens, sw.accepted);
-  assert_true(sw.opens > 6u * sizeof tsr_tflite_fixture);
-  /* Every prefix is refused: the file ends with the external buffer's data, and before
-   * that with the first tables the builder wrote, all of which the reader checks. */
-  assert_i64(sw.accepted_prefixes, 0);
 }
 
 int main(int argc, char **argv) {
@@ -245,7 +281,7 @@ int main(int argc, char **argv) {
   printf("test_tflite: seed %" PRIu64 " (replay with TSR_SEED=%" PRIu64 " or --seed %" PRIu64 ")\n", g_seed,
          g_seed, g_seed);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(fixture_reads_every_field_python_packed),
+      cmocka_unit_test(valid_models_read_every_field_python_packed),
       cmocka_unit_test(effective_builtin_code_is_the_larger_of_the_two_opcode_fields),
       cmocka_unit_test(absent_inputs_read_as_minus_one_and_absent_options_as_defaults),
       cmocka_unit_test(open_rejects_null_arguments_and_short_buffers),
@@ -254,6 +290,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(messages_are_cut_to_the_callers_buffer),
       cmocka_unit_test(accessors_reject_out_of_range_indices_and_null),
       cmocka_unit_test(vector_getters_check_the_index_and_the_element_size),
+      cmocka_unit_test(broken_models_are_refused_with_what_is_wrong),
       cmocka_unit_test(truncated_and_corrupted_models_fail_cleanly_or_open_cleanly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
