@@ -24,7 +24,7 @@ RTL_INCS := rtl/regs/tsr_cmd_fields.vh
 # expanded later and may use anything. A new fragment must be added here; one on disk but
 # not listed stops make, so that no fragment is silently left out or read by name order.
 #   regs rtl tb       register map, RTL lint/synth tools, the Verilated model (VERILATOR, TB_*)
-#   sw unit sfu       host C, firmware and CLI (SW_BIN, FW_RV_*), unit tests, SFU reference
+#   sw unit net sfu   host C, firmware and CLI (SW_BIN, FW_RV_*), unit tests, TFLite reader, SFU reference
 #   system            system suites (SYS_SUITES, SYS_DIR, SYS_LIB_OBJS; needs SW_BIN)
 #   block-*, block    block tests: the block-*.mk add to BLOCK_TESTS, which block.mk's rules use
 #   formal .. docs    the areas built on the above (coverage needs SYS_SUITES, fuzz and trust
@@ -32,7 +32,7 @@ RTL_INCS := rtl/regs/tsr_cmd_fields.vh
 #                     fusesoc reads synth's and bench's file lists, in its recipe only)
 #   long              long-targets-check: reads the lists of every area above
 #   top               make test and make demo
-MK_FRAGMENTS := regs rtl tb sw unit sfu python system block-core block-dma block-uart block-out block \
+MK_FRAGMENTS := regs rtl tb sw unit net sfu python system block-core block-dma block-uart block-out block \
                 formal synth fusesoc gate coverage fuzz trust bench uart docs long top
 mk_unlisted := $(filter-out $(MK_FRAGMENTS:%=mk/%.mk),$(wildcard mk/*.mk))
 $(if $(mk_unlisted),$(error Makefile: $(mk_unlisted) not in MK_FRAGMENTS: add it in dependency order))

@@ -1,7 +1,7 @@
 # The two user-facing commands and the set-up they share.
 
 .PHONY: deps demo test
-deps: ## install missing Debian packages and Python packages (numpy, gcovr; pytest, fusesoc, edalize pinned) (run by demo and test)
+deps: ## install missing Debian packages and the Python packages (numpy, gcovr; pytest, fusesoc, edalize, ai-edge-litert, flatbuffers pinned) (run by demo and test)
 	@./tools/install-deps.sh
 
 # Every check CI runs. tools/run-tests.sh runs two steps at once (TEST_JOBS); a
@@ -11,7 +11,7 @@ deps: ## install missing Debian packages and Python packages (numpy, gcovr; pyte
 # The long tails (the soak past its first minute, the slower proofs, the DMA
 # sweep, coverage) are in test-full. The list starts with the longest steps.
 TEST_STEPS ?= test-prebuild synth-check formal test-block \
-              regs-check layers-check repo-check long-targets-check lint board-check fusesoc-check test-unit \
+              regs-check layers-check repo-check long-targets-check lint board-check fusesoc-check test-unit test-tflite \
               test-sfu-ref test-tb fw-size \
               test-system:test-prebuild sanitize:test-prebuild fuzz-short:test-prebuild \
               test-xrand:test-prebuild test-uart:test-prebuild test-lanes:test-prebuild \

@@ -60,4 +60,12 @@ if [ "$(pyver fusesoc)" != 2.4.7 ] || [ "$(pyver edalize)" != 0.6.8 ]; then
   echo "deps: installing fusesoc 2.4.7 and edalize 0.6.8 for $PY (pip)"
   "$PY" -m pip install -q fusesoc==2.4.7 edalize==0.6.8 || { echo "deps: pip could not install fusesoc and edalize"; exit 1; }
 fi
+# ai-edge-litert and flatbuffers (pinned): TFLite's schema module (ai_edge_litert/
+# schema_py_generated.py) writes the models `make test-tflite` reads with the C reader.
+# Checked by version, so that a new pin reinstalls.
+if [ "$(pyver ai-edge-litert)" != 2.3.0 ] || [ "$(pyver flatbuffers)" != 25.12.19 ]; then
+  echo "deps: installing ai-edge-litert 2.3.0 and flatbuffers 25.12.19 for $PY (pip)"
+  "$PY" -m pip install -q ai-edge-litert==2.3.0 flatbuffers==25.12.19 ||
+    { echo "deps: pip could not install ai-edge-litert==2.3.0 flatbuffers==25.12.19"; exit 1; }
+fi
 echo "deps: all present"
