@@ -8,6 +8,8 @@
 #define EST_DMA_SETUP 2u      /* a LOAD/STORE's first beat comes this much after the latency */
 #define EST_OUTSTANDING 4u    /* bursts the DMA keeps in flight (tsr_dma_rd MaxOutstanding) */
 #define EST_SUBMIT 35u        /* tsr_submit: a CMDQ_STATUS read and 8 word writes (simulation HAL) */
+#define EST_CMD_BYTES 32u     /* a command in a ring: its bytes fetched on the read port */
+#define EST_FETCH_BURST 8u    /* commands per fetch burst, one burst in flight (tsr_top FetchBurst) */
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -108,6 +110,18 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     st_done[i] = 0u;
   }
   uint64_t host = 0u;                  /* the host has submitted every command so far */
+  /* Cycles the commands take to reach the chip, each: the host's register writes, or
+   * through a command ring (the host wrote them all up front) the fetcher's bursts of
+   * EST_FETCH_BURST commands, one in flight, each a latency and its beats; the first
+   * command is queued one latency and its own beats after the start. */
+  const uint64_t cmd_beats = ceil_div(EST_CMD_BYTES, p->mem_bw);
+  const uint64_t submit =
+      p->streamed ? ceil_div(p->mem_latency + EST_DMA_SETUP + EST_FETCH_BURST * cmd_beats,
+                             EST_FETCH_BURST)
+                  : EST_SUBMIT;
+  if (p->streamed) {
+    host = p->mem_latency + EST_DMA_SETUP + cmd_beats - submit;
+  }
   uint64_t wr_until = 0u;              /* mem_shared: STORE bytes occupy the memory until then */
 
   if (d->has_lut) {
@@ -115,7 +129,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     front = dma_cycles(p, beat, 1u, TSR_SFU_LUT_ENTRIES, dim) + tsr_gemm_lut_rows(d, dim) +
             2u * EST_CMD_OVERHEAD;
     load_free = front;
-    host = 2u * EST_SUBMIT;
+    host += 2u * submit;
   }
   uint32_t loaded = 0u;
   for (uint32_t g = 0u; g < p->groups; g++) {
@@ -124,7 +138,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       tsr_gemm_group_at(d, p, loaded, &x);
       const uint32_t slot = loaded % p->spad_bufs;
       const bool a_load = !p->a_resident || x.jg == 0u;
-      host += (a_load ? 2u : 1u) * EST_SUBMIT;
+      host += (a_load ? 2u : 1u) * submit;
       uint64_t start = max64(max64(front, load_free), host);
       if (loaded >= p->spad_bufs) {
         start = max64(start, mm_done[slot]);
@@ -152,7 +166,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     /* While the front end waits, the host fills the command queue and then
      * waits too: it is at most CMDQ_DEPTH commands ahead when the front end
      * resumes. */
-    host = max64(host, start - min64(start, (uint64_t)info->cmdq_depth * EST_SUBMIT));
+    host = max64(host, start - min64(start, (uint64_t)info->cmdq_depth * submit));
     /* With preload, a MATMUL's weights load while the previous one streams
      * (from about its N-th row on, for N cycles), so it costs max(M, 2N)
      * instead of M + N; not for M < N (the stream ends first), nor for the
@@ -165,14 +179,14 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     const uint32_t first_plain = (!pre || x.c == 0u || late) ? 1u : 0u;
     front = start + mms * (each + EST_MM_GAP) + first_plain * (plain - each);
     /* Short MATMULs outrun the host, and then find no next command to preload. */
-    host += mms * EST_SUBMIT;
+    host += mms * submit;
     front = max64(front, host + plain + EST_CMD_OVERHEAD);
     mm_done[slot] = front;
     if (x.c + 1u == p->k_chunks) {
       /* The tile is complete: drain, every sub-tile's parameters, the STOREs
        * (EST_STORE_QUEUE of them queue; the next waits for the oldest). */
       front += 2u * dim;
-      host += (uint64_t)x.nblk * (p->n_params + 1u) * EST_SUBMIT;
+      host += (uint64_t)x.nblk * (p->n_params + 1u) * submit;
       if (p->n_params != 0u) {
         front = max64(front, load_free);
         /* After the job's last MATMULs every token counter is back at zero, so
@@ -209,7 +223,8 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       store_done[x.unit % p->acc_bufs] = store_free;
     }
   }
-  /* Reads and writes share the memory's bandwidth. */
-  const uint64_t bus = ceil_div64(p->dma_rd_bytes + p->dma_wr_bytes, p->mem_bw);
+  /* Reads and writes share the memory's bandwidth (with a ring, so do the commands). */
+  const uint64_t cmd_bytes = p->streamed ? p->cmds * EST_CMD_BYTES : 0u;
+  const uint64_t bus = ceil_div64(p->dma_rd_bytes + p->dma_wr_bytes + cmd_bytes, p->mem_bw);
   return max64(max64(max64(front, load_free), store_free), bus);
 }

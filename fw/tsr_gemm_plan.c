@@ -172,7 +172,7 @@ typedef struct cand {
 
 /* Build the plan for one candidate; false if it does not fit. */
 static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d, const cand_t *cd,
-                           uint32_t max_mt, uint32_t mem_bw, bool mem_shared, uint32_t mem_latency,
+                           uint32_t max_mt, uint32_t mem_bw, bool mem_shared, uint32_t mem_latency, bool streamed,
                            tsr_gemm_plan_t *p) {
   const uint32_t sbufs = cd->sbufs;
   const uint32_t abufs = cd->abufs;
@@ -272,6 +272,7 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   p->mem_bw = mem_bw;
   p->mem_shared = mem_shared;
   p->mem_latency = mem_latency;
+  p->streamed = streamed;
   count_plan(d, p);
   p->est_cycles = tsr_gemm_predict_cycles(info, d, p);
   return true;
@@ -307,6 +308,7 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
   const bool mem_shared = bw_cap != 0u && bw_cap < 2u * info->axi_bytes;
   const uint32_t mem_latency =
       opts != NULL && opts->mem_latency != 0u ? opts->mem_latency : TSR_GEMM_EST_MEM_LATENCY;
+  const bool streamed = opts != NULL && opts->streamed;
   const tsr_gemm_buf_t spad_buf = opts != NULL ? opts->spad_buf : TSR_BUF_AUTO;
   const tsr_gemm_buf_t acc_buf = opts != NULL ? opts->acc_buf : TSR_BUF_AUTO;
   if (spad_buf > TSR_BUF_DOUBLE || acc_buf > TSR_BUF_DOUBLE) {
@@ -368,7 +370,7 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
         cd.kcb = cands[i % nc];
         cd.nb = k_nbs[(i / nc) % n_nbs];
         cd.banked = i < nc * n_nbs;
-        if (!make_candidate(info, desc, &cd, max_mt, mem_bw, mem_shared, mem_latency, plan)) {
+        if (!make_candidate(info, desc, &cd, max_mt, mem_bw, mem_shared, mem_latency, streamed, plan)) {
           continue;
         }
         uint64_t sc = score(plan);
@@ -388,6 +390,6 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
     return TSR_UNSUPPORTED;
   }
   /* Rebuild the winner in place (cheaper than keeping a copy). */
-  (void)make_candidate(info, desc, &best, max_mt, mem_bw, mem_shared, mem_latency, plan);
+  (void)make_candidate(info, desc, &best, max_mt, mem_bw, mem_shared, mem_latency, streamed, plan);
   return TSR_OK;
 }

@@ -72,6 +72,8 @@ typedef struct tsr_gemm_opts {
   tsr_gemm_buf_t acc_buf; /**< accumulator tile buffering */
   uint32_t mem_bw;        /**< bytes per cycle the memory delivers, for the cost model (0: the bus width) */
   uint32_t mem_latency;   /**< memory read latency in cycles, for the cost model (0: 10, the default) */
+  bool streamed;          /**< the commands go through a command ring: the cost model charges their
+                               fetch (32 bytes each on the read port), not a host's register writes */
 } tsr_gemm_opts_t;
 
 /** The decisions of the planner, and what executing them will cost. */
@@ -116,6 +118,7 @@ typedef struct tsr_gemm_plan {
   bool mem_shared;        /**< reads and writes share mem_bw (a memory with a bandwidth cap);
                                else each channel has the bus to itself */
   uint32_t mem_latency;   /**< memory latency the prediction assumes, cycles */
+  bool streamed;          /**< the prediction assumes a command ring (tsr_gemm_opts_t.streamed) */
   uint64_t est_cycles;    /**< predicted cycles (tsr_gemm_predict_cycles) */
 } tsr_gemm_plan_t;
 

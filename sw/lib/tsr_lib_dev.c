@@ -178,6 +178,10 @@ tsr_status_t tessera_info(const tessera_dev_t *dev, tessera_info_t *info) {
   return TSR_OK;
 }
 
+bool tsr_lib_streams(const tessera_dev_t *d) {
+  return d->submit == TESSERA_SUBMIT_STREAM && d->mem_bytes != 0u;
+}
+
 void tessera_set_submit(tessera_dev_t *dev, tessera_submit_t submit) {
   if (dev != NULL) {
     dev->submit = submit;
@@ -275,7 +279,7 @@ tsr_status_t tsr_lib_begin(tessera_dev_t *d, uint64_t end, uint64_t cmds, char *
     tsr_lib_dev_err(d, "", err, errlen);
     return st;
   }
-  if (d->submit != TESSERA_SUBMIT_STREAM || d->mem_bytes == 0u) {
+  if (!tsr_lib_streams(d)) {
     return TSR_OK;
   }
   /* One slot per command plus the one a full ring keeps free, then a slot of slack. */

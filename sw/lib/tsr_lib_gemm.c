@@ -229,6 +229,7 @@ tsr_status_t tessera_gemm_run(tessera_dev_t *dev, const tessera_gemm_t *job,
   po.max_kc = o.max_kc;
   po.mem_bw = o.mem_bw;
   po.mem_latency = o.mem_latency;
+  po.streamed = tsr_lib_streams(dev);
   st = tsr_gemm_plan_opts(&dev->dev.info, d, &po, &res->plan);
   if (st != TSR_OK) {
     const char *why = "";

@@ -57,6 +57,10 @@ typedef struct tsr_lib_upload {
 tsr_status_t tsr_lib_upload_all(tessera_dev_t *dev, const tsr_lib_upload_t *up, size_t n,
                                 char *err, size_t errlen);
 
+/* The next jobs go through a command ring: submit is STREAM and the device's memory size is
+ * known (uio:/devmem: devices without one use the registers). */
+bool tsr_lib_streams(const tessera_dev_t *d);
+
 /** Soft reset and clear the counters before a job of about `cmds` commands whose tensors end
  *  at `end`; with submit STREAM, a ring for all of them right after `end` (smaller if the
  *  memory ends first; none, and the registers, if not even two slots fit). */
