@@ -54,10 +54,6 @@ LOSS = {"fill": "weight load / drain", "load_wait": "waiting on DMA read", "stor
 def reason(r, meta):
     """Why a point stays below 90% of its roof, from its shape and its time split."""
     dim = meta["dim"]
-    if r["bytes_per_cycle_asked"] and r["bytes_per_cycle_asked"] < meta["axi_bytes"]:
-        return (f"the memory delivers {r['bytes_per_cycle_asked']} B/cycle, so every LOAD "
-                "takes longer than the MATMULs it feeds, and the first LOAD, the parameter "
-                "LOADs and the STOREs of each tile are not hidden.")
     if r.get("submit") == "stream":
         submission = (f"its {r['commands']:,} commands are {32 * r['commands']:,} bytes the chip "
                       "fetches over the memory port that carries the data, "
@@ -65,6 +61,11 @@ def reason(r, meta):
     else:
         submission = ("the host's submission of each command (one status read and eight word "
                       "writes over AXI4-Lite, about 35 cycles) takes about as long as a MATMUL")
+    if r["bytes_per_cycle_asked"] and r["bytes_per_cycle_asked"] < meta["axi_bytes"]:
+        return (f"the memory delivers {r['bytes_per_cycle_asked']} B/cycle, so every LOAD "
+                "takes longer than the MATMULs it feeds, and the first LOAD, the parameter "
+                "LOADs and the STOREs of each tile are not hidden"
+                + (f"; {submission}." if r.get("submit") == "stream" else "."))
     if r["m"] < 2 * dim:
         return (f"M = {r['m']} row{'' if r['m'] == 1 else 's'} per MATMUL, fewer than "
                 f"2N = {2 * dim}: a MATMUL is over before the next one's weights can be "
@@ -157,7 +158,8 @@ def sweep_section(meta, rows, plot, out):
     if off:
         lines.append("  The model replays the command stream on the three stages with fixed "
                      "per-command costs; on these points the order in which the DMA engines and "
-                     "the host interleave (which the model does not follow beat by beat) decides.")
+                     "the command fetcher (or the host) interleave on the memory port, which the "
+                     "model does not follow beat by beat, decides.")
     lines.append("")
     return lines
 
