@@ -77,7 +77,6 @@ module tsr_axi_rd_arb #(
 
   wire ar_hs = m_arvalid && m_arready;
   wire r_end = m_rvalid && m_rready && m_rlast;
-  integer i;
   always @(*) begin
     ord_d = ord_q;
     cnt_d = cnt_q;
@@ -86,9 +85,8 @@ module tsr_axi_rd_arb #(
       cnt_d = cnt_q - {{(CntW-1){1'b0}}, 1'b1};
     end
     if (ar_hs) begin
-      for (i = 0; i < OrdDepth; i = i + 1) begin
-        if (i[CntW-1:0] == cnt_d) ord_d[i] = sel;
-      end
+      // The entries past the count are 0, so the new one is set by an OR.
+      ord_d = ord_d | ({{(OrdDepth-1){1'b0}}, sel} << cnt_d);
       cnt_d = cnt_d + {{(CntW-1){1'b0}}, 1'b1};
     end
   end
