@@ -9,16 +9,7 @@
 #include <string.h>
 
 #include "tsr_golden.h"
-
-/* cmocka 1.1.5 prints integers in hex; this prints both values in decimal. */
-#define assert_i64(actual, expected)                                                                  \
-  do {                                                                                                \
-    const long long actual_ = (long long)(actual);                                                    \
-    const long long expected_ = (long long)(expected);                                                \
-    if (actual_ != expected_) {                                                                       \
-      fail_msg("%s = %lld, expected %lld", #actual, actual_, expected_);                              \
-    }                                                                                                 \
-  } while (0)
+#include "../common/tsr_cmocka_ext.h"
 
 /* Compare an output array element by element, naming the first difference. */
 static void check_i32(const int32_t *got, const int32_t *want, size_t count) {

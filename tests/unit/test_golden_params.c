@@ -17,6 +17,7 @@
 #include "../common/tsr_prng.h"
 #include "../common/tsr_seed.h"
 #include "tsr_sfu.h"
+#include "../common/tsr_cmocka_ext.h"
 
 /*
  * The golden model derives its tables and parameter blocks apart from the
@@ -29,15 +30,6 @@
  *
  *   test_golden_params [--seed N]      (or TSR_SEED=N) replays the random cases
  */
-
-#define assert_i64(actual, expected)                                                                  \
-  do {                                                                                                \
-    const long long actual_ = (long long)(actual);                                                    \
-    const long long expected_ = (long long)(expected);                                                \
-    if (actual_ != expected_) {                                                                       \
-      fail_msg("%s = %lld, expected %lld", #actual, actual_, expected_);                              \
-    }                                                                                                 \
-  } while (0)
 
 #define P30 (INT32_C(1) << 30)
 

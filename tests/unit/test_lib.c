@@ -13,23 +13,7 @@
 
 #include "tessera.h"
 #include "tsr_golden.h"
-
-/* cmocka 1.1.5 prints integers in hex; this prints the expression and both values in decimal. */
-#define assert_i64(actual, expected)                                                 \
-  do {                                                                               \
-    const long long actual_ = (long long)(actual);                                   \
-    const long long expected_ = (long long)(expected);                               \
-    if (actual_ != expected_) {                                                      \
-      fail_msg("%s = %lld, expected %lld", #actual, actual_, expected_);             \
-    }                                                                                \
-  } while (0)
-
-/* One line: text, no newline. */
-static void assert_one_line(const char *err, const char *has) {
-  if (err[0] == '\0' || strchr(err, '\n') != NULL || strstr(err, has) == NULL) {
-    fail_msg("message '%s' is not one line holding '%s'", err, has);
-  }
-}
+#include "../common/tsr_cmocka_ext.h"
 
 /* Random operands of m x k x n (seed), in buffers the test frees. */
 typedef struct rnd {

@@ -14,16 +14,7 @@
 #include <unistd.h>
 
 #include "tsr_npy.h"
-
-/* cmocka 1.1.5 prints integers in hex; this prints both values in decimal. */
-#define assert_i64(actual, expected)                                                                  \
-  do {                                                                                                \
-    const long long actual_ = (long long)(actual);                                                    \
-    const long long expected_ = (long long)(expected);                                                \
-    if (actual_ != expected_) {                                                                       \
-      fail_msg("%s = %lld, expected %lld", #actual, actual_, expected_);                              \
-    }                                                                                                 \
-  } while (0)
+#include "../common/tsr_cmocka_ext.h"
 
 /* ---- scratch directory ---- */
 

@@ -16,6 +16,7 @@
 #include "../common/tsr_tflite_dump.h"
 #include "tsr_tflite.h"
 #include "tsr_tflite_fixture.h"
+#include "../common/tsr_cmocka_ext.h"
 
 /* The richest model: tsr_tflite_valid[0] is the generator's 'all_ops'. */
 #define FIXTURE (tsr_tflite_valid[0].bytes)
@@ -28,23 +29,6 @@
  * string ends the file) and the broken models. `make test-tflite` checks it is current. */
 
 static uint64_t g_seed;
-
-/* cmocka 1.1.5 prints integers in hex; this prints both values in decimal. */
-#define assert_i64(actual, expected)                                                     \
-  do {                                                                                   \
-    const long long actual_ = (long long)(actual);                                       \
-    const long long expected_ = (long long)(expected);                                   \
-    if (actual_ != expected_) {                                                          \
-      fail_msg("%s = %lld, expected %lld", #actual, actual_, expected_);                 \
-    }                                                                                    \
-  } while (0)
-
-/* err is one line that holds `has`. */
-static void assert_one_line(const char *err, const char *has) {
-  if (err[0] == '\0' || strchr(err, '\n') != NULL || strstr(err, has) == NULL) {
-    fail_msg("message '%s' is not one line holding '%s'", err, has);
-  }
-}
 
 static void open_fixture(tsr_tflite_t *m) {
   char err[256];
