@@ -387,10 +387,13 @@ def gen_vh(fmt: CmdFormat) -> str:
     emit("//   Op<Name>, Fn<Name>, Err<Name>   opcode, SFU function and ERR_CODE values")
     emit("//   Cmd<Field>Lsb/Width             a word-0 field common to every command (bit in the vector)")
     emit("//   Cmd<Op><Field>Lsb/Width         a field of one opcode (bit in the vector)")
-    emit("//   cmd_<field>(c), cmd_<op>_<field>(c)   the field of command c (for benches: Verilator")
-    emit("//                                   copies the 256-bit argument on every call, so RTL")
-    emit("//                                   reads c[Cmd<Field>Lsb +: Cmd<Field>Width] instead)")
-    emit("//   cmd_<op>_<field>_put(c, v)      command c with that field replaced by v")
+    emit("//   cmd_<field>(c), cmd_<op>_<field>(c)   the field of command c, and")
+    emit("//   cmd_<op>_<field>_put(c, v)      command c with that field replaced by v: for benches,")
+    emit("//                                   only with `define TSR_CMD_FUNCS before the include.")
+    emit("//                                   RTL reads c[Cmd<Field>Lsb +: Cmd<Field>Width] instead,")
+    emit("//                                   because the Verilated model copies the 256-bit argument")
+    emit("//                                   on every call, and functions the chip never calls")
+    emit("//                                   would count as uncovered lines in `make coverage`.")
     emit("")
     emit("/* verilator lint_off UNUSEDPARAM */  // a module uses only the constants it needs")
     emit(f"localparam integer CmdWords = {fmt.words};")
@@ -420,6 +423,7 @@ def gen_vh(fmt: CmdFormat) -> str:
              f"   // word {f.word} [{_bits(f)}]")
     emit("/* verilator lint_on UNUSEDPARAM */")
     emit("")
+    emit("`ifdef TSR_CMD_FUNCS")
     emit("/* verilator lint_off UNUSEDSIGNAL */  // each function reads one field of a command")
     for f in _all_fields(fmt):
         fn = names.add(_vfunc(f), f"field {f.scope}")
@@ -440,6 +444,7 @@ def gen_vh(fmt: CmdFormat) -> str:
         emit(f"    {fn}{sl} = v;")
         emit("  end")
         emit("endfunction")
+    emit("`endif")
     return "\n".join(o) + "\n"
 
 

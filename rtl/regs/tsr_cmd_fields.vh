@@ -11,10 +11,13 @@
 //   Op<Name>, Fn<Name>, Err<Name>   opcode, SFU function and ERR_CODE values
 //   Cmd<Field>Lsb/Width             a word-0 field common to every command (bit in the vector)
 //   Cmd<Op><Field>Lsb/Width         a field of one opcode (bit in the vector)
-//   cmd_<field>(c), cmd_<op>_<field>(c)   the field of command c (for benches: Verilator
-//                                   copies the 256-bit argument on every call, so RTL
-//                                   reads c[Cmd<Field>Lsb +: Cmd<Field>Width] instead)
-//   cmd_<op>_<field>_put(c, v)      command c with that field replaced by v
+//   cmd_<field>(c), cmd_<op>_<field>(c)   the field of command c, and
+//   cmd_<op>_<field>_put(c, v)      command c with that field replaced by v: for benches,
+//                                   only with `define TSR_CMD_FUNCS before the include.
+//                                   RTL reads c[Cmd<Field>Lsb +: Cmd<Field>Width] instead,
+//                                   because the Verilated model copies the 256-bit argument
+//                                   on every call, and functions the chip never calls
+//                                   would count as uncovered lines in `make coverage`.
 
 /* verilator lint_off UNUSEDPARAM */  // a module uses only the constants it needs
 localparam integer CmdWords = 8;
@@ -103,6 +106,7 @@ localparam integer CmdSfuParamLsb = 160, CmdSfuParamWidth = 24;   // word 5 [23:
 localparam integer CmdSfuAuxLsb = 192, CmdSfuAuxWidth = 24;   // word 6 [23:0]
 /* verilator lint_on UNUSEDPARAM */
 
+`ifdef TSR_CMD_FUNCS
 /* verilator lint_off UNUSEDSIGNAL */  // each function reads one field of a command
 function automatic [7:0] cmd_opcode(input [255:0] c);   // the command (table below). Anything else stops the engine with `ERR_OPCODE`.
   cmd_opcode = c[7:0];
@@ -538,3 +542,4 @@ function automatic [255:0] cmd_sfu_aux_put(input [255:0] c, input [23:0] v);
     cmd_sfu_aux_put[215:192] = v;
   end
 endfunction
+`endif

@@ -89,7 +89,9 @@ module tsr_ctrl_tb;
 
   // Opcodes (Op*), error codes (Err*) and the cmd_*() field functions: generated from
   // rtl/regs/tessera_cmds.toml (docs/commands.md).
+`define TSR_CMD_FUNCS
 `include "rtl/regs/tsr_cmd_fields.vh"
+`undef TSR_CMD_FUNCS
   // The bench's deps argument: one bit per token flag of word 0 (see w0_of).
   localparam [3:0] PopPrev = 4'd1, PopNext = 4'd2, PushPrev = 4'd4, PushNext = 4'd8;
   // Short names of the error codes the scenarios expect.
