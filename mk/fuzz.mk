@@ -7,7 +7,7 @@
 #   make fuzz-replay   only the regression corpus (tests/fuzz/corpus/), seconds
 #   FUZZ_SEED=S        replay a chip campaign (every run prints its seed)
 #
-# Sources: tests/fuzz/fuzz_chip.c (links tests/system/sys_util.c + sw + fw like the system
+# Sources: tests/fuzz/fuzz_chip.c, fuzz_prog.c and fuzz_ring.c (its programs and ring programs; links tests/system/sys_util.c + sw + fw like the system
 # tests), tests/fuzz/fuzz_npy.c (links sw/lib/tsr_npy.c), tests/fuzz/fuzz_cli.c (links the CLI
 # without its main and the sources of libtessera, mk/sw.mk). Seeds of the libFuzzer corpora
 # are in tests/fuzz/seeds/<harness>/; inputs that found bugs are in tests/fuzz/corpus/
@@ -38,9 +38,10 @@ FUZZ_NEED_CLANG = @printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned lo
 
 # ---- build ---------------------------------------------------------------------------------
 
-$(FUZZ_CHIP_BIN): tests/fuzz/fuzz_chip.c $(SYS_LIB_OBJS) tests/system/sys_util.h tb/tsr_sim.h mk/fuzz.mk
+$(FUZZ_CHIP_BIN): tests/fuzz/fuzz_chip.c tests/fuzz/fuzz_prog.c tests/fuzz/fuzz_ring.c tests/fuzz/fuzz_chip.h $(SYS_LIB_OBJS) \
+                 tests/system/sys_util.h tb/tsr_sim.h mk/fuzz.mk
 	@mkdir -p $(@D)
-	$(CC) $(SYS_CFLAGS) -Itests/system -o $@ tests/fuzz/fuzz_chip.c $(SYS_LIB_OBJS) -ldl -lm
+	$(CC) $(SYS_CFLAGS) -Itests/system -o $@ tests/fuzz/fuzz_chip.c tests/fuzz/fuzz_prog.c tests/fuzz/fuzz_ring.c $(SYS_LIB_OBJS) -ldl -lm
 
 $(FUZZ_NPY_BIN): tests/fuzz/fuzz_npy.c sw/lib/tsr_npy.c sw/lib/tsr_npy.h mk/fuzz.mk
 	$(FUZZ_NEED_CLANG)

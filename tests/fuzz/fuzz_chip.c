@@ -8,8 +8,15 @@
  *   f RDB BEAT WRB RESP RAND DPCT DMAX SEED   bus faults of the memory model (tsr_sim_faults_t)
  *   g LO HI                                   guarded program: DMA window LO..HI set and locked
  *                                             first, and the memory model's guard set to it
+ *   x CODE ADDR [IDX]                         the program predicts how the chip stops: ERR_CODE
+ *                                             CODE and (CODE != 0) ERR_ADDR ADDR, and with IDX
+ *                                             ERR_CMD_IDX IDX
  *   w OFF VAL                                 one AXI4-Lite register write (any offset)
  *   c W0 .. W7                                the 8 words of a command, pushed to CMDQ_PUSH
+ *   m ADDR W0 .. W7                           32 bytes (8 little-endian words, e.g. a command
+ *                                             image in a ring slot) written into external memory
+ *                                             at ADDR by the host, at once (bytes past the end
+ *                                             of memory are dropped)
  *   s N                                       N clock cycles
  *
  * (all numbers hex). Programs are firmware-like streams (LOAD, MATMUL, STORE,
@@ -17,29 +24,55 @@
  * opcodes, huge counts, wrapping addresses, zero and negative strides, token
  * bits, reserved bits), fully random words, and register writes to any
  * offset (CTRL soft reset and counter clear, IRQ registers, CMDQ_PUSH single
- * words, the DMA window, unmapped and misaligned offsets).
+ * words, the DMA window, unmapped and misaligned offsets); and, about a third
+ * of them, command-ring programs (tests/fuzz/fuzz_ring.c): command images in a
+ * ring in memory ("m") and the RING_* registers ("w"): firmware-like lists,
+ * garbage slots, lists whose STOREs overwrite their own slots while they run,
+ * rings across the DMA window's edge or past the end of memory, misaligned
+ * base or size, tails past the end or misaligned, tails advanced in steps,
+ * ENABLE toggled, soft resets and slot rewrites in the middle.
  *
  * Invariants checked on every program:
  *   1. the simulator does not crash and every register access answers;
  *   2. the chip stops: STATUS.BUSY clears or STATUS.ERROR rises within a cycle
  *      bound, and ERROR is set exactly when ERR_CODE is not 0;
- *   3. no byte of external memory changes outside the union of the rows of the
- *      STORE commands the program pushed (STOREs the chip must refuse for
- *      their shape, COLS > N or ROWS > accumulator rows, allow nothing), and
- *      none outside the DMA windows the program set;
+ *   3. no byte of external memory changes (against the image the program's
+ *      "m" lines made) outside the union of the rows of the STORE commands the
+ *      chip may have run (STOREs the chip must refuse for their shape, COLS > N
+ *      or ROWS > accumulator rows, allow nothing), and none outside the DMA
+ *      windows the program set. The STOREs the chip may have run are those
+ *      pushed to CMDQ_PUSH and those in any ring slot the fetcher may have read
+ *      (every slot of every ring the RING_BASE / RING_SIZE registers held, as
+ *      the memory held it at the start or after each "m" line). If such a STORE
+ *      may write over such a slot (a list that overwrites itself), the chip may
+ *      run commands nobody wrote, and only the windows bound the writes;
  *   4. a bus error is never swallowed: if the memory model answered an error
  *      (since the program's last soft reset, after which the fuzzer lets the
  *      bus go quiet), STATUS.ERROR is set; ERR_CODE BUS_READ / BUS_WRITE has the address of
- *      the first burst answered with an error;
+ *      the first burst answered with an error (for BUS_READ: unless that burst
+ *      read ring slots, whose error is reported after the commands before it);
+ *      FETCH_BUS comes with a read error and the address of a ring slot. Errors
+ *      of a fetch burst that ENABLE = 0 dropped may be forgotten, like a soft
+ *      reset's;
+ *   4a. ring errors name their cause: RING_ALIGN has ERR_ADDR = a RING_BASE the
+ *      program wrote, RING_TAIL = such a base + a RING_TAIL written,
+ *      RING_WINDOW = a command address outside a window the program set (or
+ *      past 2^32, wrapped to 32 bits); and
+ *      with an "x" line, ERR_CODE and ERR_ADDR are the predicted ones;
  *   5. the AXI4 protocol checker of the memory model counts no violation;
  *   5a. in a guarded program (a locked window aligned to 16 bytes), no AR or
- *      AW burst leaves the window and no byte outside it changes;
- *   6. CTRL.SOFT_RESET brings the chip back to idle (STATUS = 0, ERR_CODE = 0),
- *      and a known-good GEMM through driver and firmware is then bit-exact
- *      (every --gemm-every iterations, and after every bus-error outcome).
+ *      AW burst leaves the window, command fetches included (they share the
+ *      memory port), and no byte outside it changes but those the program's
+ *      "m" lines wrote;
+ *   6. CTRL.SOFT_RESET brings the chip back to idle (STATUS = 0, ERR_CODE = 0,
+ *      RING_HEAD = RING_TAIL with RING_CTRL.ENABLE set, else 0), and a
+ *      known-good GEMM through driver and firmware is then bit-exact (every
+ *      --gemm-every iterations, and after every bus-error outcome; after a
+ *      ring program through a command ring the driver sets up every other time).
  *
  * A failing program is printed and saved (--save DIR) and replayed with
- * --replay FILE; tests/fuzz/corpus/chip/ holds the programs that found bugs.
+ * --replay FILE; tests/fuzz/corpus/chip/ holds the programs that found bugs
+ * and a few ring programs of each kind.
  */
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -48,30 +81,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "fuzz_chip.h"
 #include "sys_util.h"
 #include "tessera_regs.h"
+#include "tsr_ring.h"
 #include "tsr_sim.h"
 
-#define MAX_ACTIONS 48u
-#define MEM_SIZE SYS_MEM_SIZE
+#define MEM_SIZE FZ_MEM_SIZE
 #define WAIT_CHUNK 1000u
 #define WAIT_BOUND 20000000ull /* cycles a program may run after its last action */
-
-typedef enum { A_WRITE, A_CMD, A_STEP } act_kind_t;
-typedef struct act {
-  act_kind_t kind;
-  uint32_t off, val;
-  uint32_t w[TSR_CMD_WORDS];
-} act_t;
-
-typedef struct prog {
-  bool has_faults;
-  tsr_sim_faults_t faults;
-  bool has_guard;          /* "g": a locked DMA window guard_lo..guard_hi */
-  uint32_t guard_lo, guard_hi;
-  unsigned n;
-  act_t a[MAX_ACTIONS];
-} prog_t;
+#define RING_GEMM_AREA (64u << 10) /* the top of memory: a driver's ring for the recovery GEMM */
 
 /* Simulator functions that the HAL does not wrap. */
 typedef struct raw_api {
@@ -89,272 +108,19 @@ typedef enum { BRK_NONE, BRK_REGION, BRK_SWALLOW, BRK_WEDGE, BRK_GUARD } brk_t;
 
 typedef struct stats {
   uint64_t iters, completed, errors[256], soft_resets, hard_resets, gemms, faulted, guarded, actions, cycles;
+  uint64_t rings, predicted, self_written, overwrote, ring_gemms;
 } stats_t;
 
-static unsigned g_dim = 8;
+unsigned fz_dim = 8;
 static brk_t g_break = BRK_NONE;
-
-/* ---- program generation ---------------------------------------------------------- */
-
-static uint32_t rnd(sys_rng_t *r, uint32_t lo, uint32_t hi) {
-  return (uint32_t)sys_rng_range(r, lo, hi);
-}
-
-static uint32_t extreme(sys_rng_t *r) {
-  static const uint32_t k[] = {0u, 1u, 0xFFFFFFFFu, 0x80000000u, 0x7FFFFFFFu, 0xFFFFu,
-                               0x10000u, 0xFFFF0000u, 0xFFFFFF00u, 0x00FFFFFFu, MEM_SIZE, MEM_SIZE - 1u};
-  return k[rnd(r, 0, (uint32_t)(sizeof k / sizeof k[0]) - 1u)];
-}
-
-static void cmd_load(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
-  memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
-  const bool acc = sys_rng_pct(r, 25u);
-  const uint32_t rows = rnd(r, 1, 40), cols = rnd(r, 1, acc ? 4u * g_dim : 3u * g_dim);
-  w[0] = TSR_OP_LOAD | TSR_CMD_PUT(TSR_CMD_LOAD_W0_DEST, acc ? 1u : 0u);
-  w[1] = rnd(r, 0, MEM_SIZE / 2u);
-  w[2] = sys_rng_pct(r, 70u) ? cols + rnd(r, 0, 9) : rnd(r, 0, 4096);
-  w[3] = TSR_CMD_PUT(TSR_CMD_LOAD_W3_ROWS, rows) | TSR_CMD_PUT(TSR_CMD_LOAD_W3_COLS, cols);
-  w[4] = rnd(r, 0, 200);
-}
-
-static void cmd_matmul(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
-  memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
-  w[0] = TSR_OP_MATMUL | TSR_CMD_PUT(TSR_CMD_MATMUL_W0_ACCUMULATE, sys_rng_pct(r, 30u) ? 1u : 0u) |
-         TSR_CMD_PUT(TSR_CMD_MATMUL_W0_KEEP_WEIGHTS, sys_rng_pct(r, 15u) ? 1u : 0u);
-  w[1] = rnd(r, 0, 200);
-  w[2] = rnd(r, 0, 200);
-  w[3] = rnd(r, 0, 100);
-  w[4] = TSR_CMD_PUT(TSR_CMD_MATMUL_W4_M, rnd(r, 1, 40)) | TSR_CMD_PUT(TSR_CMD_MATMUL_W4_K, rnd(r, 1, g_dim));
-  w[5] = rnd(r, 1, g_dim);
-}
-
-static void cmd_store(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
-  memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
-  const bool requant = sys_rng_pct(r, 60u);
-  const uint32_t cols = rnd(r, 1, g_dim);
-  w[0] = TSR_OP_STORE | TSR_CMD_PUT(TSR_CMD_STORE_W0_BIAS, sys_rng_pct(r, 40u) ? 1u : 0u) |
-         TSR_CMD_PUT(TSR_CMD_STORE_W0_REQUANT, requant ? 1u : 0u) |
-         TSR_CMD_PUT(TSR_CMD_STORE_W0_PER_CHANNEL, requant && sys_rng_pct(r, 30u) ? 1u : 0u);
-  w[1] = MEM_SIZE / 2u + rnd(r, 0, MEM_SIZE / 4u);
-  w[2] = sys_rng_pct(r, 70u) ? cols * (requant ? 1u : 4u) + rnd(r, 0, 7) : rnd(r, 0, 512);
-  w[3] = TSR_CMD_PUT(TSR_CMD_STORE_W3_ROWS, rnd(r, 1, 40)) | TSR_CMD_PUT(TSR_CMD_STORE_W3_COLS, cols);
-  w[4] = rnd(r, 0, 100);
-  w[5] = rnd(r, 0, 100);
-  w[6] = rnd(r, 0x40000000u, 0x7FFFFFFFu);
-  const int32_t shift = (int32_t)rnd(r, 0, 61) - 31, zp = (int32_t)rnd(r, 0, 255) - 128;
-  const int32_t lo = (int32_t)rnd(r, 0, 127) - 128, hi = (int32_t)rnd(r, 0, 127);
-  w[7] = TSR_CMD_PUT(TSR_CMD_STORE_W7_SHIFT, (uint32_t)shift) | TSR_CMD_PUT(TSR_CMD_STORE_W7_OUT_ZP, (uint32_t)zp) |
-         TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MIN, (uint32_t)lo) | TSR_CMD_PUT(TSR_CMD_STORE_W7_ACT_MAX, (uint32_t)hi);
-}
-
-/* An SFU command (docs/sfu.md) with small tensors; the table, params and beta
- * are whatever the accumulator and scratchpad hold, so ERR_PARAM is common. */
-static void cmd_sfu(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
-  memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
-  w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, rnd(r, 0, 6));
-  w[1] = rnd(r, 0, 200);
-  w[2] = rnd(r, 0, 200);
-  w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, rnd(r, 1, 6)) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, rnd(r, 1, 40));
-  w[4] = rnd(r, 0, 200);
-  w[5] = rnd(r, 0, 100);
-  w[6] = rnd(r, 0, 100);
-}
-
-static void mutate(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
-  const unsigned n = rnd(r, 1, 3);
-  for (unsigned i = 0; i < n; i++) {
-    const unsigned k = rnd(r, 0, 7);
-    switch (rnd(r, 0, 9)) {
-      case 0: w[k] ^= 1u << rnd(r, 0, 31); break;
-      case 1: w[k] = extreme(r); break;
-      case 2: w[k] = (uint32_t)sys_rng_next(r); break;
-      case 3: w[0] = (w[0] & ~(uint32_t)TSR_CMD_PUT(TSR_CMD_W0_OPCODE, TSR_CMD_W0_OPCODE_MASK)) |
-                      TSR_CMD_PUT(TSR_CMD_W0_OPCODE, rnd(r, 0, 255)); break;  /* opcode */
-      case 4: w[0] |= (rnd(r, 1, 15) << TSR_CMD_W0_POP_PREV_BIT) & TSR_DEP_MASK; break; /* token bits */
-      case 5: w[3] = sys_rng_pct(r, 50u) ? 0xFFFFFFFFu : extreme(r); break;   /* huge counts */
-      case 6: w[1] = 0xFFFFFFFFu - rnd(r, 0, 300); break;                     /* wrapping address */
-      case 7: w[2] = sys_rng_pct(r, 50u) ? 0u : 0xFFFFFFFFu - rnd(r, 0, 64); break; /* zero / negative stride */
-      case 8: w[0] |= TSR_CMD_PUT(TSR_CMD_W0_RESERVED, rnd(r, 1, 15)); break; /* reserved bits */
-      default: w[k] += (uint32_t)rnd(r, 0, 16) - 8u; break;                   /* off by a few */
-    }
-  }
-}
-
-static void reg_write(sys_rng_t *r, act_t *a) {
-  static const uint32_t offs[] = {TSR_CTRL_REG_OFFSET,       TSR_IRQ_STATUS_REG_OFFSET,
-                                  TSR_IRQ_ENABLE_REG_OFFSET, TSR_CMDQ_PUSH_REG_OFFSET,
-                                  TSR_STATUS_REG_OFFSET,     TSR_ID_REG_OFFSET,
-                                  0x070u,                    0x074u,
-                                  0x078u,                    0x03Cu};
-  a->kind = A_WRITE;
-  const unsigned p = rnd(r, 0, 99);
-  if (p < 60) {
-    a->off = offs[rnd(r, 0, (uint32_t)(sizeof offs / sizeof offs[0]) - 1u)];
-  } else if (p < 85) {
-    a->off = rnd(r, 0, 0x3FF) * 4u;
-  } else {
-    a->off = rnd(r, 0, 0xFFF); /* often misaligned */
-  }
-  a->val = sys_rng_pct(r, 50u) ? extreme(r) : (uint32_t)sys_rng_next(r);
-  if (a->off == TSR_CTRL_REG_OFFSET && sys_rng_pct(r, 50u)) {
-    a->val = rnd(r, 1, 3); /* soft reset and/or counter clear */
-  }
-  if (a->off == 0x078u && sys_rng_pct(r, 80u)) {
-    a->val = 0; /* keep the window unlocked most of the time */
-  }
-}
-
-static void gen(sys_rng_t *r, prog_t *p) {
-  memset(p, 0, sizeof *p);
-  if (sys_rng_pct(r, 30u)) {
-    p->has_faults = true;
-    tsr_sim_faults_t *f = &p->faults;
-    f->rd_burst = sys_rng_pct(r, 70u) ? rnd(r, 1, 40) : 0u;
-    f->rd_beat = rnd(r, 0, 16);
-    f->wr_burst = sys_rng_pct(r, 50u) ? rnd(r, 1, 10) : 0u;
-    f->resp = rnd(r, 2, 3);
-    f->rand_pct = sys_rng_pct(r, 30u) ? rnd(r, 1, 5) : 0u;
-    f->delay_pct = sys_rng_pct(r, 40u) ? rnd(r, 1, 5) : 0u;
-    f->delay_max = rnd(r, 1, 2000);
-    f->seed = (uint32_t)sys_rng_next(r);
-  }
-  if (sys_rng_pct(r, 25u)) {
-    /* A window of 16-byte words somewhere in the first half, where most commands point. */
-    p->has_guard = true;
-    p->guard_lo = rnd(r, 0, MEM_SIZE / 32u) * 16u;
-    p->guard_hi = p->guard_lo + rnd(r, 1, MEM_SIZE / 64u) * 16u - 1u;
-  }
-  const unsigned style = rnd(r, 0, 99);
-  p->n = rnd(r, 1, 24);
-  for (unsigned i = 0; i < p->n; i++) {
-    act_t *a = &p->a[i];
-    const unsigned q = rnd(r, 0, 99);
-    if (q < (style < 20 ? 50u : 8u)) {
-      reg_write(r, a);
-    } else if (q < 12) {
-      a->kind = A_STEP;
-      a->val = rnd(r, 1, 3000);
-    } else {
-      a->kind = A_CMD;
-      if (style < 70) {
-        const unsigned op = rnd(r, 0, 10);
-        if (op == 10) {
-          cmd_sfu(r, a->w);
-        } else if (op < 3) {
-          cmd_load(r, a->w);
-        } else if (op < 6) {
-          cmd_matmul(r, a->w);
-        } else if (op < 9) {
-          cmd_store(r, a->w);
-        } else {
-          memset(a->w, 0, sizeof a->w);
-          a->w[0] = TSR_OP_FENCE | TSR_CMD_PUT(TSR_CMD_FENCE_W0_IRQ, sys_rng_pct(r, 50u) ? 1u : 0u);
-        }
-        if (p->has_guard && op != 9 && op != 10 && (op < 3 || op >= 6) && sys_rng_pct(r, 70u)) {
-          /* Aim LOADs and STOREs at the guard window: inside, across either end, just outside. */
-          const uint32_t span = p->guard_hi - p->guard_lo + 1u;
-          a->w[1] = p->guard_lo - 64u + rnd(r, 0, span + 128u);
-        }
-        if (sys_rng_pct(r, style < 35 ? 10u : 40u)) {
-          mutate(r, a->w);
-        }
-      } else {
-        for (unsigned k = 0; k < TSR_CMD_WORDS; k++) {
-          a->w[k] = sys_rng_pct(r, 30u) ? extreme(r) : (uint32_t)sys_rng_next(r);
-        }
-        a->w[0] = (a->w[0] & ~0xFFu) | (sys_rng_pct(r, 80u) ? rnd(r, 0, 5) : rnd(r, 0, 255));
-      }
-    }
-  }
-}
-
-/* ---- text form -------------------------------------------------------------------- */
-
-static void prog_print(FILE *f, const prog_t *p) {
-  if (p->has_faults) {
-    const tsr_sim_faults_t *x = &p->faults;
-    fprintf(f, "f %x %x %x %x %x %x %x %x\n", x->rd_burst, x->rd_beat, x->wr_burst, x->resp, x->rand_pct,
-            x->delay_pct, x->delay_max, x->seed);
-  }
-  if (p->has_guard) {
-    fprintf(f, "g %x %x\n", p->guard_lo, p->guard_hi);
-  }
-  for (unsigned i = 0; i < p->n; i++) {
-    const act_t *a = &p->a[i];
-    if (a->kind == A_WRITE) {
-      fprintf(f, "w %x %x\n", a->off, a->val);
-    } else if (a->kind == A_STEP) {
-      fprintf(f, "s %x\n", a->val);
-    } else {
-      fprintf(f, "c");
-      for (unsigned k = 0; k < TSR_CMD_WORDS; k++) {
-        fprintf(f, " %x", a->w[k]);
-      }
-      fprintf(f, "\n");
-    }
-  }
-}
-
-static int prog_load(const char *path, prog_t *p) {
-  FILE *f = fopen(path, "r");
-  if (f == NULL) {
-    fprintf(stderr, "fuzz_chip: cannot open %s\n", path);
-    return -1;
-  }
-  memset(p, 0, sizeof *p);
-  char line[512];
-  int rc = 0;
-  while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
-    if (line[0] == '#' || line[0] == '\n') {
-      continue;
-    }
-    if (line[0] == 'f') {
-      tsr_sim_faults_t *x = &p->faults;
-      p->has_faults = sscanf(line + 1, "%x %x %x %x %x %x %x %x", &x->rd_burst, &x->rd_beat, &x->wr_burst,
-                             &x->resp, &x->rand_pct, &x->delay_pct, &x->delay_max, &x->seed) == 8;
-      rc = p->has_faults ? 0 : -1;
-      continue;
-    }
-    if (line[0] == 'g') {
-      p->has_guard = sscanf(line + 1, "%x %x", &p->guard_lo, &p->guard_hi) == 2 &&
-                     p->guard_lo % 16u == 0u && p->guard_hi % 16u == 15u && p->guard_lo < p->guard_hi;
-      rc = p->has_guard ? 0 : -1;
-      continue;
-    }
-    if (p->n == MAX_ACTIONS) {
-      rc = -1;
-      break;
-    }
-    act_t *a = &p->a[p->n++];
-    if (line[0] == 'w') {
-      a->kind = A_WRITE;
-      rc = sscanf(line + 1, "%x %x", &a->off, &a->val) == 2 ? 0 : -1;
-    } else if (line[0] == 's') {
-      a->kind = A_STEP;
-      rc = sscanf(line + 1, "%x", &a->val) == 1 ? 0 : -1;
-    } else if (line[0] == 'c') {
-      a->kind = A_CMD;
-      rc = sscanf(line + 1, "%x %x %x %x %x %x %x %x", &a->w[0], &a->w[1], &a->w[2], &a->w[3], &a->w[4],
-                  &a->w[5], &a->w[6], &a->w[7]) == 8
-               ? 0
-               : -1;
-    } else {
-      rc = -1;
-    }
-  }
-  fclose(f);
-  if (rc != 0) {
-    fprintf(stderr, "fuzz_chip: %s: bad line: %s", path, line);
-  }
-  return rc;
-}
 
 /* ---- running one program ------------------------------------------------------------- */
 
 /* What a program may write: a bitmap of MEM_SIZE bytes. */
 typedef struct allow {
   uint8_t *bits;
-  uint32_t win_lo[MAX_ACTIONS + 1], win_hi[MAX_ACTIONS + 1];
+  bool anywhere; /* a list may have overwritten itself: any byte inside the windows */
+  uint32_t win_lo[FZ_MAX_ACTIONS + 1], win_hi[FZ_MAX_ACTIONS + 1];
   unsigned nwin;
 } allow_t;
 
@@ -365,7 +131,7 @@ static void allow_row(allow_t *al, uint64_t start, uint64_t len) {
 }
 
 static bool allowed(const allow_t *al, uint64_t a) {
-  if ((al->bits[a >> 3] & (1u << (a & 7u))) == 0u) {
+  if (!al->anywhere && (al->bits[a >> 3] & (1u << (a & 7u))) == 0u) {
     return false;
   }
   for (unsigned i = 0; i < al->nwin; i++) {
@@ -384,7 +150,7 @@ static void allow_cmd(allow_t *al, const uint32_t w[TSR_CMD_WORDS], const tsr_de
   /* A STORE with the SPAD flag reads scratchpad rows and writes bytes. */
   const bool spad = TSR_CMD_GET(w[0], TSR_CMD_STORE_W0_SPAD) != 0u;
   const uint32_t rows = TSR_CMD_GET(w[3], TSR_CMD_STORE_W3_ROWS), cols = TSR_CMD_GET(w[3], TSR_CMD_STORE_W3_COLS);
-  if (cols == 0u || cols > g_dim || rows == 0u || rows > (spad ? info->spad_rows : info->acc_rows)) {
+  if (cols == 0u || cols > fz_dim || rows == 0u || rows > (spad ? info->spad_rows : info->acc_rows)) {
     return; /* the chip must refuse it */
   }
   const uint64_t row_bytes = (uint64_t)cols * ((TSR_CMD_GET(w[0], TSR_CMD_STORE_W0_REQUANT) != 0u || spad) ? 1u : 4u);
@@ -402,19 +168,133 @@ static void allow_cmd(allow_t *al, const uint32_t w[TSR_CMD_WORDS], const tsr_de
 static int fail(const char *what, uint64_t iter, uint32_t seed, const prog_t *p, const char *save) {
   fprintf(stderr, "fuzz_chip: FAIL (iteration %" PRIu64 ", seed %u): %s\n", iter, seed, what);
   fprintf(stderr, "fuzz_chip: program (replay with --replay FILE):\n");
-  prog_print(stderr, p);
+  fz_prog_print(stderr, p);
   if (save != NULL) {
     char path[512];
     snprintf(path, sizeof path, "%s/fail-s%u-i%" PRIu64 ".prog", save, seed, iter);
     FILE *f = fopen(path, "w");
     if (f != NULL) {
       fprintf(f, "# %s\n", what);
-      prog_print(f, p);
+      fz_prog_print(f, p);
       fclose(f);
       fprintf(stderr, "fuzz_chip: saved %s\n", path);
     }
   }
   return -1;
+}
+
+/* A number in [lo, hi] that follows from `x` alone (no generator state). */
+static uint32_t fz_rnd_of(uint64_t x, uint32_t lo, uint32_t hi) {
+  x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  return lo + (uint32_t)(x % (hi - lo + 1u));
+}
+
+/* The 8 little-endian words at `a` of a memory image (0 past its end). */
+static void slot_words(const uint8_t *img, uint64_t a, uint32_t w[TSR_CMD_WORDS]) {
+  for (unsigned k = 0; k < TSR_CMD_WORDS; k++) {
+    w[k] = 0u;
+    for (unsigned b = 0; b < 4u; b++) {
+      const uint64_t x = a + 4u * k + b;
+      w[k] |= (uint32_t)(x < MEM_SIZE ? img[x] : 0u) << (8u * b);
+    }
+  }
+}
+
+/* Apply an "m" line to a memory image (bytes past its end dropped); the bytes in *n. */
+static void mem_line(uint8_t *img, const act_t *a, uint8_t bytes[32], uint32_t *n) {
+  for (unsigned k = 0; k < 32u; k++) {
+    bytes[k] = (uint8_t)(a->w[k / 4u] >> (8u * (k % 4u)));
+  }
+  *n = a->off >= MEM_SIZE ? 0u : (MEM_SIZE - a->off < 32u ? MEM_SIZE - a->off : 32u);
+  if (img != NULL && *n != 0u) {
+    memcpy(img + a->off, bytes, *n);
+  }
+}
+
+/*
+ * Invariant 3 for the ring: allow the STOREs of every slot the fetcher may have
+ * read, as the memory held it at the start (`img` = the snapshot) and after
+ * each "m" line; `img` ends as the image the program made (the expected memory
+ * but for the chip's STOREs). Returns true (and allows every byte inside the
+ * windows) if a STORE the chip may have run writes over such a slot.
+ */
+static bool allow_ring(allow_t *al, const fz_ring_track_t *rt, const prog_t *p, uint8_t *img,
+                       const tsr_dev_info_t *info) {
+  uint32_t w[TSR_CMD_WORDS];
+  uint8_t bytes[32];
+  uint32_t n = 0;
+  uint8_t *slots = calloc(MEM_SIZE / 32u / 8u, 1);
+  if (slots == NULL) {
+    al->anywhere = true;
+    return true;
+  }
+  const uint32_t sz = fz_ring_max_size(rt); /* as fz_ring_is_slot: every base with the largest size */
+  for (unsigned i = 0; i < rt->ncfg; i++) {
+    const uint32_t b = rt->cfg_base[i];
+    for (uint64_t a = b; b % 32u == 0u && a < (uint64_t)b + sz && a < MEM_SIZE; a += 32u) {
+      slots[a / 256u] |= (uint8_t)(1u << ((a / 32u) % 8u));
+    }
+  }
+#define IS_SLOT(a) ((a) < MEM_SIZE && (slots[(a) / 256u] & (1u << (((a) / 32u) % 8u))) != 0u)
+  for (uint64_t a = 0; rt->used && a < MEM_SIZE; a += 32u) {
+    if (IS_SLOT(a)) {
+      slot_words(img, a, w);
+      allow_cmd(al, w, info);
+    }
+  }
+  for (unsigned i = 0; i < p->n; i++) {
+    if (p->a[i].kind != A_MEM) {
+      continue;
+    }
+    mem_line(img, &p->a[i], bytes, &n);
+    for (uint64_t a = p->a[i].off & ~31u; n != 0u && a < (uint64_t)p->a[i].off + n; a += 32u) {
+      if (IS_SLOT(a)) {
+        slot_words(img, a, w);
+        allow_cmd(al, w, info);
+      }
+    }
+  }
+  bool self = false;
+  for (uint64_t a = 0; rt->used && a < MEM_SIZE && !self; a += 32u) {
+    for (uint64_t b = a; IS_SLOT(a) && b < a + 32u && !self; b++) {
+      self = allowed(al, b);
+    }
+  }
+#undef IS_SLOT
+  free(slots);
+  al->anywhere = al->anywhere || self;
+  return self;
+}
+
+/* True if the command at `a` lies outside the DMA window at some point of the
+ * program: outside the locked guard, or outside one of the windows it wrote. */
+static bool outside_a_window(const allow_t *al, const prog_t *p, uint32_t a) {
+  if (p->has_guard) {
+    return a < p->guard_lo || (uint64_t)a + 31u > p->guard_hi;
+  }
+  for (unsigned i = 0; i < al->nwin; i++) {
+    if (a < al->win_lo[i] || (uint64_t)a + 31u > al->win_hi[i]) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* After CTRL.SOFT_RESET: RING_HEAD = RING_TAIL with ENABLE set, else 0. 0, or -1 with a line in msg. */
+static int ring_empty_after_reset(sys_env_t *e, char *msg, size_t len) {
+  uint32_t rctrl = 0, rhead = 0, rtail = 0;
+  if (sys_rd(e, TSR_RING_CTRL_REG_OFFSET, &rctrl) != TSR_OK || sys_rd(e, TSR_RING_HEAD_REG_OFFSET, &rhead) != TSR_OK ||
+      sys_rd(e, TSR_RING_TAIL_REG_OFFSET, &rtail) != TSR_OK) {
+    snprintf(msg, len, "ring register read after soft reset failed");
+    return -1;
+  }
+  if (rhead != (((rctrl >> TSR_RING_CTRL_ENABLE_BIT) & 1u) != 0u ? rtail : 0u)) {
+    snprintf(msg, len, "RING_HEAD = 0x%x after soft reset (RING_TAIL 0x%x, RING_CTRL 0x%x): not the tail (enabled) or 0",
+             rhead, rtail, rctrl);
+    return -1;
+  }
+  return 0;
 }
 
 #define FAIL(...)                                          \
@@ -431,8 +311,11 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
   allow_t al;
   memset(&al, 0, sizeof al);
   al.bits = calloc(MEM_SIZE / 8u, 1);
-  uint8_t *before = NULL, *after = NULL;
+  uint8_t *before = NULL, *after = NULL, *expect = NULL;
   bool locked = false;
+  unsigned fetch_drops = 0; /* ENABLE 1 -> 0 writes since the last soft reset */
+  fz_ring_track_t rt;
+  fz_ring_track_init(&rt);
   uint32_t status = 0, code = 0, err_addr = 0;
   if (al.bits == NULL) {
     FAIL("out of memory");
@@ -448,6 +331,11 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
   }
   sys_wr(e, 0x070u, 0u);
   sys_wr(e, 0x074u, 0xFFFFFFFFu);
+  /* No ring left from the last program (a soft reset keeps the ring registers). */
+  sys_wr(e, TSR_RING_CTRL_REG_OFFSET, 0u);
+  sys_wr(e, TSR_RING_TAIL_REG_OFFSET, 0u);
+  sys_wr(e, TSR_RING_BASE_REG_OFFSET, 0u);
+  sys_wr(e, TSR_RING_SIZE_REG_OFFSET, 0u);
   al.win_lo[0] = 0u;
   al.win_hi[0] = 0xFFFFFFFFu;
   al.nwin = 1;
@@ -485,6 +373,15 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
       raw->step(raw->sim, a->val);
       continue;
     }
+    if (a->kind == A_MEM) {
+      uint8_t bytes[32];
+      uint32_t n = 0;
+      mem_line(NULL, a, bytes, &n);
+      if (n != 0u && tsr_hal_mem_write(&e->hal, a->off, bytes, n) != TSR_OK) {
+        FAIL("memory write of %u bytes at 0x%08x failed", n, a->off);
+      }
+      continue;
+    }
     const unsigned nwords = a->kind == A_CMD ? TSR_CMD_WORDS : 1u;
     for (unsigned k = 0; k < nwords; k++) {
       const uint32_t off = a->kind == A_CMD ? TSR_CMDQ_PUSH_REG_OFFSET : a->off;
@@ -519,15 +416,22 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
           raw->step(raw->sim, 100);
         }
         raw->set_faults(raw->sim, p->has_faults ? &p->faults : NULL);
+        fetch_drops = 0;
       } else if (off == 0x070u || off == 0x074u) {
         *(off == 0x070u ? &win_lo : &win_hi) = val;
-        if (al.nwin <= MAX_ACTIONS) {
+        if (al.nwin <= FZ_MAX_ACTIONS) {
           al.win_lo[al.nwin] = win_lo;
           al.win_hi[al.nwin] = win_hi;
           al.nwin++;
         }
       } else if (off == 0x078u && (val & 1u) != 0u) {
         locked = true;
+      } else if (off >= TSR_RING_BASE_REG_OFFSET && off <= TSR_RING_CTRL_REG_OFFSET) {
+        const bool was_on = (rt.ctrl & (1u << TSR_RING_CTRL_ENABLE_BIT)) != 0u;
+        fz_ring_track_write(&rt, off, val);
+        if (off == TSR_RING_CTRL_REG_OFFSET && was_on && (val & (1u << TSR_RING_CTRL_ENABLE_BIT)) == 0u) {
+          fetch_drops++; /* the fetch burst in flight, if any, is read to its end and dropped */
+        }
       }
     }
   }
@@ -543,7 +447,11 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
       break;
     }
     if (g_break == BRK_WEDGE || waited >= WAIT_BOUND) {
-      FAIL("wedged: STATUS = 0x%x after %" PRIu64 " cycles", status, waited);
+      tsr_sim_mem_stats_t msw;
+      raw->mem_stats(raw->sim, &msw);
+      FAIL("wedged: STATUS = 0x%x after %" PRIu64 " cycles (%" PRIu64 " read / %" PRIu64
+           " write bursts outside the guard window)", status, waited, msw.rd_outside - ms0.rd_outside,
+           msw.wr_outside - ms0.wr_outside);
     }
     raw->step(raw->sim, WAIT_CHUNK);
     waited += WAIT_CHUNK;
@@ -568,11 +476,19 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
   if (g_break == BRK_SWALLOW) {
     err_addr ^= 1u;
   }
-  if ((log.rd_err_bursts != 0u || log.wr_err_bursts != 0u) && !err) {
+  /* ENABLE = 0 drops the one fetch burst in flight and may forget its bus error (as a
+   * soft reset may): excused when no more read bursts answered an error than ENABLE
+   * was cleared, the first of them read ring slots, and no write burst did. */
+  const bool dropped = fetch_drops != 0u && log.wr_err_bursts == 0u && log.rd_err_bursts <= fetch_drops &&
+                       fz_ring_is_slot(&rt, log.rd_first_addr);
+  if ((log.rd_err_bursts != 0u || log.wr_err_bursts != 0u) && !err && !dropped) {
     FAIL("a bus error was swallowed: %" PRIu64 " read / %" PRIu64 " write bursts answered an error, STATUS = 0x%x",
          log.rd_err_bursts, log.wr_err_bursts, status);
   }
-  if (code == TSR_ERR_BUS_READ && (log.rd_err_bursts == 0u || err_addr != log.rd_first_addr)) {
+  /* A fetch burst's error is reported after the commands before it, so a later DMA
+   * burst's error may come first; so may an error of a dropped fetch burst. */
+  const bool first_fetch = fz_ring_is_slot(&rt, log.rd_first_addr) && (log.rd_err_bursts >= 2u || dropped);
+  if (code == TSR_ERR_BUS_READ && (log.rd_err_bursts == 0u || (err_addr != log.rd_first_addr && !first_fetch))) {
     FAIL("ERR_BUS_READ with ERR_ADDR 0x%08x, but the first read burst answered an error was 0x%08x (%" PRIu64 " bursts)",
          err_addr, log.rd_first_addr, log.rd_err_bursts);
   }
@@ -580,16 +496,51 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
     FAIL("ERR_BUS_WRITE with ERR_ADDR 0x%08x, but the first write burst answered an error was 0x%08x (%" PRIu64 " bursts)",
          err_addr, log.wr_first_addr, log.wr_err_bursts);
   }
+  if (code == TSR_ERR_FETCH_BUS && (log.rd_err_bursts == 0u || !fz_ring_fetch_addr(&rt, err_addr))) {
+    FAIL("FETCH_BUS with ERR_ADDR 0x%08x: %s", err_addr,
+         log.rd_err_bursts == 0u ? "no read burst answered an error" : "not a slot of any ring the program set");
+  }
+  /* 4a: ring errors name their cause. */
+  if (code == TSR_ERR_RING_ALIGN && !fz_ring_is_base(&rt, err_addr)) {
+    FAIL("RING_ALIGN with ERR_ADDR 0x%08x, which RING_BASE never held", err_addr);
+  }
+  if (code == TSR_ERR_RING_TAIL && !fz_ring_is_tail_addr(&rt, err_addr)) {
+    FAIL("RING_TAIL with ERR_ADDR 0x%08x, not a RING_BASE + RING_TAIL the program wrote", err_addr);
+  }
+  if (code == TSR_ERR_RING_WINDOW && !outside_a_window(&al, p, err_addr) && !fz_ring_wrapped_addr(&rt, err_addr)) {
+    FAIL("RING_WINDOW with ERR_ADDR 0x%08x, a command inside every DMA window the program set", err_addr);
+  }
+  uint32_t err_idx = 0;
+  if (p->has_expect_idx && sys_rd(e, TSR_ERR_CMD_IDX_REG_OFFSET, &err_idx) != TSR_OK) {
+    FAIL("ERR_CMD_IDX read failed");
+  }
+  if (p->has_expect_idx && code == p->expect_code && err_idx != p->expect_idx) {
+    FAIL("ERR_CODE %u at 0x%08x as predicted, but ERR_CMD_IDX %u, not %u", code, err_addr, err_idx, p->expect_idx);
+  }
+  if (p->has_expect && (code != p->expect_code || (code != 0u && err_addr != p->expect_addr))) {
+    FAIL("the chip stopped with ERR_CODE %u ERR_ADDR 0x%08x (STATUS 0x%x), the program predicts %u at 0x%08x", code,
+         err_addr, status, p->expect_code, p->expect_addr);
+  }
+  st->predicted += p->has_expect;
+  st->rings += rt.used;
   after = sys_snapshot(e);
-  if (after == NULL) {
+  expect = malloc(MEM_SIZE);
+  if (after == NULL || expect == NULL) {
     FAIL("cannot snapshot memory");
   }
+  memcpy(expect, before, MEM_SIZE);
+  if (allow_ring(&al, &rt, p, expect, &e->dev.info)) {
+    st->self_written++;
+  }
+  bool overwrote = false;
   for (uint64_t a = 0; a < MEM_SIZE; a++) {
-    if (before[a] != after[a] && !allowed(&al, a)) {
+    overwrote = overwrote || (expect[a] != after[a] && rt.used && fz_ring_is_slot(&rt, a & ~31ull));
+    if (expect[a] != after[a] && !allowed(&al, a)) {
       FAIL("byte 0x%06" PRIx64 " changed (0x%02x -> 0x%02x) outside every STORE region / window the program allowed",
-           a, before[a], after[a]);
+           a, expect[a], after[a]);
     }
   }
+  st->overwrote += overwrote;
   if (p->has_guard) {
     tsr_sim_mem_stats_t ms1;
     raw->mem_stats(raw->sim, &ms1);
@@ -601,9 +552,9 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
     /* --break guard allows no byte at all: every STORE that ran inside the window shows up. */
     const uint64_t hi = g_break == BRK_GUARD ? 0u : p->guard_hi;
     for (uint64_t a = 0; a < MEM_SIZE; a++) {
-      if (before[a] != after[a] && (a < p->guard_lo || a > hi)) {
+      if (expect[a] != after[a] && (a < p->guard_lo || a > hi)) {
         FAIL("byte 0x%06" PRIx64 " changed (0x%02x -> 0x%02x) outside the locked window 0x%x..0x%x", a,
-             before[a], after[a], p->guard_lo, p->guard_hi);
+             expect[a], after[a], p->guard_lo, p->guard_hi);
       }
     }
   }
@@ -617,6 +568,11 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
     FAIL("CTRL.SOFT_RESET write failed");
   }
   st->soft_resets++;
+  /* At once: the ring is empty (the chip must not fetch on while it drains). */
+  if (ring_empty_after_reset(e, msg, sizeof msg) != 0) {
+    rc = fail(msg, iter, seed, p, save);
+    goto out;
+  }
   uint64_t rw = 0;
   for (;;) {
     if (sys_rd(e, TSR_STATUS_REG_OFFSET, &status) != TSR_OK) {
@@ -634,6 +590,10 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
   if (sys_rd(e, TSR_ERR_CODE_REG_OFFSET, &code) != TSR_OK || code != 0u) {
     FAIL("ERR_CODE = %u after soft reset", code);
   }
+  if (ring_empty_after_reset(e, msg, sizeof msg) != 0) {
+    rc = fail(msg, iter, seed, p, save);
+    goto out;
+  }
   if (locked) {
     raw->reset(raw->sim, 8); /* only rst_ni clears the lock; the GEMM needs the whole window */
     st->hard_resets++;
@@ -643,21 +603,41 @@ static int run_prog(sys_env_t *e, raw_api_t *raw, const prog_t *p, uint64_t iter
     FAIL("cannot reopen the DMA window after recovery");
   }
   if (do_gemm || code == TSR_ERR_BUS_READ || code == TSR_ERR_BUS_WRITE) {
-    sys_shape_cfg_t shape = {.max_dim = 3u * g_dim, .small_pct = 30u, .small_max = 4u, .large_pct = 0u,
+    sys_shape_cfg_t shape = {.max_dim = 3u * fz_dim, .small_pct = 30u, .small_max = 4u, .large_pct = 0u,
                              .large_min = 1u};
     sys_case_t c;
-    sys_case_make(seed ^ (uint32_t)(iter * 2654435761u), &shape, MEM_SIZE, &c);
+    /* After a ring program, every other GEMM goes through a ring the driver sets up. */
+    const bool via_ring = rt.used && (iter & 1u) == 0u;
+    sys_case_make(seed ^ (uint32_t)(iter * 2654435761u), &shape, via_ring ? MEM_SIZE - RING_GEMM_AREA : MEM_SIZE, &c);
     sys_case_result_t res;
     char cmsg[400];
-    if (sys_case_run(e, &c, &res, cmsg, sizeof cmsg) != 0) {
-      FAIL("known-good GEMM after recovery failed: %s", cmsg);
+    tsr_ring_t ring;
+    if (via_ring) {
+      if (tsr_ring_attach(&e->dev, &ring, MEM_SIZE - RING_GEMM_AREA, 32u * fz_rnd_of(iter, 2u, 64u)) != TSR_OK) {
+        FAIL("tsr_ring_attach for the recovery GEMM: %s", tsr_dev_error(&e->dev));
+      }
+      e->ring_base = ring.base;
+      e->ring_size = ring.size;
+    }
+    const int grc = sys_case_run(e, &c, &res, cmsg, sizeof cmsg);
+    if (via_ring) {
+      e->ring_base = 0u;
+      e->ring_size = 0u;
+      if (tsr_ring_detach(&e->dev) != TSR_OK) {
+        FAIL("tsr_ring_detach after the recovery GEMM failed");
+      }
+    }
+    if (grc != 0) {
+      FAIL("known-good GEMM after recovery%s failed: %s", via_ring ? " (through a ring)" : "", cmsg);
     }
     st->gemms++;
+    st->ring_gemms += via_ring;
   }
 out:
   free(al.bits);
   free(before);
   free(after);
+  free(expect);
   return rc;
 }
 
@@ -682,7 +662,7 @@ int main(int argc, char **argv) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     uint32_t *slot = NULL;
     if (strcmp(a, "--dim") == 0) {
-      slot = &g_dim;
+      slot = &fz_dim;
     } else if (strcmp(a, "--seed") == 0) {
       slot = &seed;
       have_seed = true;
@@ -735,7 +715,7 @@ int main(int argc, char **argv) {
   cfg.watchdog_cycles = 50000000ull;
   sys_env_t e;
   char err[512];
-  if (sys_open(&e, g_dim, &cfg, err, sizeof err) != TSR_OK) {
+  if (sys_open(&e, fz_dim, &cfg, err, sizeof err) != TSR_OK) {
     fprintf(stderr, "fuzz_chip: %s\n", err);
     return 1;
   }
@@ -755,7 +735,7 @@ int main(int argc, char **argv) {
   *(void **)&raw.mem_stats = dlsym(lib, "tsr_sim_mem_stats");
   if (raw.reset == NULL || raw.step == NULL || raw.set_faults == NULL || raw.fault_log == NULL ||
       raw.set_guard == NULL || raw.mem_stats == NULL) {
-    fprintf(stderr, "fuzz_chip: the simulator library lacks tsr_sim_set_faults & co: run 'make sim DIM=%u'\n", g_dim);
+    fprintf(stderr, "fuzz_chip: the simulator library lacks tsr_sim_set_faults & co: run 'make sim DIM=%u'\n", fz_dim);
     return 1;
   }
   stats_t st;
@@ -763,10 +743,10 @@ int main(int argc, char **argv) {
   int rc = 0;
   const time_t t0 = time(NULL);
   if (nreplay != 0) {
-    printf("fuzz_chip: dim %u: replaying %u program(s)\n", g_dim, nreplay);
+    printf("fuzz_chip: dim %u: replaying %u program(s)\n", fz_dim, nreplay);
     for (unsigned i = 0; i < nreplay && rc == 0; i++) {
       prog_t p;
-      if (prog_load(replay[i], &p) != 0) {
+      if (fz_prog_load(replay[i], &p) != 0) {
         rc = -1;
         break;
       }
@@ -777,7 +757,7 @@ int main(int argc, char **argv) {
       }
     }
   } else {
-    printf("fuzz_chip: dim %u, seed %u (replay with --seed %u), %s %u\n", g_dim, seed, seed,
+    printf("fuzz_chip: dim %u, seed %u (replay with --seed %u), %s %u\n", fz_dim, seed, seed,
            seconds ? "seconds" : "iterations", seconds ? seconds : iters);
     fflush(stdout);
     sys_rng_t r;
@@ -787,10 +767,10 @@ int main(int argc, char **argv) {
         break;
       }
       prog_t p;
-      gen(&r, &p);
+      fz_gen(&r, &p);
       if (verbose) {
         printf("-- iteration %" PRIu64 "\n", it);
-        prog_print(stdout, &p);
+        fz_prog_print(stdout, &p);
       }
       rc = run_prog(&e, &raw, &p, it, seed, gemm_every != 0 && it % gemm_every == 0, save, &st);
       st.iters++;
@@ -801,17 +781,20 @@ int main(int argc, char **argv) {
   }
   printf("fuzz_chip: %" PRIu64 " programs, %" PRIu64 " actions in %lld s: %" PRIu64 " completed", st.iters,
          st.actions, (long long)(time(NULL) - t0), st.completed);
-  static const char *k_names[] = {"NONE", "OPCODE", "DIM", "SPAD_RANGE", "ACC_RANGE", "DRAM_RANGE", "BUS_READ",
-                                  "BUS_WRITE", "PARAM", "DEP_TOKEN", "CMDQ_OVERFLOW", "NO_WEIGHTS", "DMA_WINDOW",
-                                  "NO_UNIT"};
+#define FZ_ERR_NAME(name, value, msg) [value] = #name,
+  static const char *k_names[] = {TSR_ERR_LIST(FZ_ERR_NAME)};
+#undef FZ_ERR_NAME
   for (unsigned c = 1; c < 256; c++) {
     if (st.errors[c] != 0u) {
       printf(", %s %" PRIu64, c < sizeof k_names / sizeof k_names[0] ? k_names[c] : "?", st.errors[c]);
     }
   }
   printf("; %" PRIu64 " with bus faults, %" PRIu64 " in a locked guard window, %" PRIu64 " soft resets, %" PRIu64
-         " hard resets, %" PRIu64 " recovery GEMMs bit-exact\n",
-         st.faulted, st.guarded, st.soft_resets, st.hard_resets, st.gemms);
+         " hard resets, %" PRIu64 " recovery GEMMs bit-exact (%" PRIu64 " through a ring); %" PRIu64
+         " used the command ring (%" PRIu64 " outcomes predicted and met, %" PRIu64 " lists may have overwritten"
+         " themselves, %" PRIu64 " did)\n",
+         st.faulted, st.guarded, st.soft_resets, st.hard_resets, st.gemms, st.ring_gemms, st.rings, st.predicted,
+         st.self_written, st.overwrote);
   printf("fuzz_chip: %s\n", rc == 0 ? "PASSED" : "FAILED");
   sys_close(&e);
   return rc == 0 ? 0 : 1;

@@ -12,6 +12,7 @@
 #include "sys_util.h"
 #include "tessera_regs.h"
 #include "tsr_driver.h"
+#include "tsr_ring.h"
 
 /*
  * A soak run is a sequence of sessions. Session k is a pure function of the
@@ -24,6 +25,14 @@
  *   hard   the same with rst_ni pulled at a random cycle of the job: bus quiet,
  *          chip idle, nothing outside C written (sys_run_with_trip)
  *   soft   the same with CTRL.SOFT_RESET at a random cycle
+ *   rhard, rsoft
+ *          the same through a command ring (the driver appends the firmware's
+ *          commands to a ring of 2..256 slots below the SLVERR region and the
+ *          chip fetches them, as with --submit stream): the hard or soft reset
+ *          lands while the ring runs; then the ring must be empty (soft: ENABLE
+ *          kept and RING_HEAD = RING_TAIL; hard: RING_CTRL, RING_HEAD and
+ *          RING_TAIL 0), nothing outside C and the ring written, and a
+ *          GEMM through a new ring at once bit-exact
  *   bad    a command the chip must refuse (unknown opcode, zero rows, a region
  *          past 4 GiB): STATUS.ERROR with the right ERR_CODE, irq_o, memory
  *          unchanged; soft reset recovers
@@ -47,11 +56,14 @@
 #define SOAK_ERR_REGION (256u << 10)      /* top of memory that may answer SLVERR */
 static uint32_t g_watchdog = 20000000u;  /* cycles a wait may take (--watchdog) */
 #define SOAK_POLL_LIMIT 2000000u          /* register reads a poll may take */
+#define SOAK_RING_AREA (64u << 10)        /* below the SLVERR region: the rings of rhard / rsoft */
+#define SOAK_RING_BASE (SYS_MEM_SIZE - SOAK_ERR_REGION - SOAK_RING_AREA)
 
 static const sys_shape_cfg_t k_shape = {128u, 40u, 32u, 10u, 100u};
 
 typedef struct soak_counts {
   uint64_t sessions, jobs, gemm_exact, hard_mid, hard_idle, soft_mid, not_tripped;
+  uint64_t ring_hard_mid, ring_soft_mid, ring_recovered, ring_pending;
   uint64_t errors[16];
   uint64_t recovered;
   uint64_t cycles;
@@ -164,19 +176,52 @@ static int provoke(sys_env_t *e, const sys_simraw_t *raw, const uint32_t w[TSR_C
   return 0;
 }
 
-typedef enum job_kind { J_GEMM, J_HARD, J_SOFT, J_BAD, J_SLVERR, J_IDLE } job_kind_t;
-static const char *const k_job_names[] = {"gemm", "hard", "soft", "bad", "slverr", "idle"};
+/* A GEMM (case seed `cs`) through a ring of `slots` slots at SOAK_RING_BASE: bit-exact,
+ * nothing but C and the ring written. 0, or -1 with one line in `msg`. */
+static int ring_gemm(sys_env_t *e, uint32_t cs, uint32_t slots, char *msg, size_t len) {
+  sys_case_t c;
+  sys_case_make(cs, &k_shape, SOAK_RING_BASE, &c);
+  tsr_ring_t ring;
+  tsr_status_t st = tsr_ring_attach(&e->dev, &ring, SOAK_RING_BASE, 32u * slots);
+  if (st != TSR_OK) {
+    return failf(msg, len, "tsr_ring_attach: %s", tsr_dev_error(&e->dev));
+  }
+  e->ring_base = ring.base;
+  e->ring_size = ring.size;
+  sys_case_result_t res;
+  char why[512];
+  int rc = sys_case_run(e, &c, &res, why, sizeof why);
+  e->ring_base = 0u;
+  e->ring_size = 0u;
+  st = tsr_ring_detach(&e->dev);
+  if (rc != 0) {
+    return failf(msg, len, "GEMM through a ring after the reset (case seed %u, %u slots): %s", cs, slots, why);
+  }
+  if (st != TSR_OK) {
+    return failf(msg, len, "tsr_ring_detach: %s", tsr_status_str(st));
+  }
+  return 0;
+}
+
+typedef enum job_kind { J_GEMM, J_HARD, J_SOFT, J_BAD, J_SLVERR, J_IDLE, J_RING_HARD, J_RING_SOFT } job_kind_t;
+static const char *const k_job_names[] = {"gemm", "hard", "soft", "bad", "slverr", "idle", "rhard", "rsoft"};
 
 static job_kind_t draw_job(sys_rng_t *r, bool has_err) {
   uint64_t p = sys_rng_next(r) % 100u;
-  if (p < 50u) {
+  if (p < 40u) {
     return J_GEMM;
   }
-  if (p < 65u) {
+  if (p < 52u) {
     return J_HARD;
   }
-  if (p < 75u) {
+  if (p < 60u) {
     return J_SOFT;
+  }
+  if (p < 68u) {
+    return J_RING_HARD;
+  }
+  if (p < 75u) {
+    return J_RING_SOFT;
   }
   if (p < 85u) {
     return J_BAD;
@@ -232,12 +277,20 @@ static int session(uint32_t dim, uint32_t seed, uint32_t k, bool verbose, soak_c
         n->recovered += pending ? 1u : 0u;
         pending = false;
       }
-    } else if (kind == J_HARD || kind == J_SOFT) {
+    } else if (kind == J_HARD || kind == J_SOFT || kind == J_RING_HARD || kind == J_RING_SOFT) {
+      const bool ring = kind == J_RING_HARD || kind == J_RING_SOFT;
       sys_trip_t t;
       memset(&t, 0, sizeof t);
       t.env = &e;
       t.raw = raw;
-      t.kind = kind == J_HARD ? SYS_TRIP_HARD : SYS_TRIP_SOFT;
+      t.kind = (kind == J_HARD || kind == J_RING_HARD) ? SYS_TRIP_HARD : SYS_TRIP_SOFT;
+      if (ring) {
+        /* Operands below the ring area; a ring of 2..256 slots (small ones fill up,
+         * and the driver appends while the chip runs). */
+        sys_case_make(cs, &k_shape, SOAK_RING_BASE, &c);
+        t.ring_base = SOAK_RING_BASE + 32u * (uint32_t)sys_rng_range(&r, 0, 1024);
+        t.ring_size = 32u * (uint32_t)sys_rng_range(&r, 2, 256);
+      }
       tsr_gemm_plan_t plan;
       uint64_t est = 20000u;
       if (tsr_gemm_plan_opts(&e.dev.info, &c.d, &c.opts, &plan) == TSR_OK) {
@@ -251,10 +304,23 @@ static int session(uint32_t dim, uint32_t seed, uint32_t k, bool verbose, soak_c
       if (rc == 0 && t.tripped) {
         n->hard_mid += kind == J_HARD ? 1u : 0u;
         n->soft_mid += kind == J_SOFT ? 1u : 0u;
+        n->ring_hard_mid += kind == J_RING_HARD ? 1u : 0u;
+        n->ring_soft_mid += kind == J_RING_SOFT ? 1u : 0u;
+        n->ring_pending += t.seen.ring_pending ? 1u : 0u;
         pending = true;
       } else if (rc == 0) {
         n->not_tripped++;
         n->gemm_exact++;
+      }
+      if (rc == 0 && ring) {
+        /* At once: a GEMM through a new ring on the same chip. */
+        rc = ring_gemm(&e, (uint32_t)sys_rng_next(&r), (uint32_t)sys_rng_range(&r, 2, 64), msg, len);
+        if (rc == 0) {
+          n->gemm_exact++;
+          n->ring_recovered += t.tripped ? 1u : 0u;
+          n->recovered += pending ? 1u : 0u;
+          pending = false;
+        }
       }
     } else if (kind == J_BAD || kind == J_SLVERR) {
       uint32_t w[TSR_CMD_WORDS];
@@ -397,11 +463,14 @@ int main(int argc, char **argv) {
   }
   printf("soak: PASSED dim %u seed %u in %.0f s: %" PRIu64 " sessions, %" PRIu64 " jobs, %" PRIu64
          " GEMMs bit-exact; resets: %" PRIu64 " hard mid-job, %" PRIu64 " soft mid-job, %" PRIu64
+         " hard mid-ring, %" PRIu64 " soft mid-ring (%" PRIu64 " with unfetched commands in the ring, %" PRIu64
+         " followed by a bit-exact GEMM through a new ring), %" PRIu64
          " hard between jobs (%" PRIu64 " trips came after the job ended); errors provoked %" PRIu64
          " (OPCODE %" PRIu64 ", DIM %" PRIu64 ", DRAM_RANGE %" PRIu64 ", BUS_READ %" PRIu64
          ", BUS_WRITE %" PRIu64 "); recovered (next GEMM bit-exact) %" PRIu64 "; %.1f M cycles\n",
          dim, seed, now_s() - t0, n.sessions, n.jobs, n.gemm_exact, n.hard_mid, n.soft_mid,
-         n.hard_idle, n.not_tripped, errs, n.errors[TSR_ERR_OPCODE], n.errors[TSR_ERR_DIM],
+         n.ring_hard_mid, n.ring_soft_mid, n.ring_pending, n.ring_recovered, n.hard_idle, n.not_tripped, errs,
+         n.errors[TSR_ERR_OPCODE], n.errors[TSR_ERR_DIM],
          n.errors[TSR_ERR_DRAM_RANGE], n.errors[TSR_ERR_BUS_READ], n.errors[TSR_ERR_BUS_WRITE],
          n.recovered, (double)n.cycles / 1e6);
   return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tessera_regs.h"
+#include "tsr_ring.h"
 
 /* Cycles the bus must stay quiet after a hard reset. */
 #define QUIET_CYCLES 200u
@@ -51,6 +52,12 @@ static void trip_now(sys_trip_t *t) {
   t->trip_status = TSR_OK;
   t->seen.axi = t->raw.axi_active(t->raw.sim);
   (void)sys_rd(e, TSR_STATUS_REG_OFFSET, &t->seen.status);
+  if (t->ring_size != 0u) {
+    uint32_t head = 0, tail = 0;
+    (void)sys_rd(e, TSR_RING_HEAD_REG_OFFSET, &head);
+    (void)sys_rd(e, TSR_RING_TAIL_REG_OFFSET, &tail);
+    t->seen.ring_pending = head != tail;
+  }
   uint64_t b0 = beats(&t->raw);
   t->raw.step(t->raw.sim, 8u);
   t->seen.dma_moving = beats(&t->raw) != b0;
@@ -127,6 +134,17 @@ static tsr_status_t trip_wait_irq(void *ctx, uint64_t max) {
   }
 }
 
+/* Memory is not the device's registers: the host keeps writing it (ring slots). */
+static tsr_status_t trip_mem_write(void *ctx, uint64_t addr, const void *src, size_t n) {
+  sys_trip_t *t = ctx;
+  return tsr_hal_mem_write(&t->env->hal, addr, src, n);
+}
+
+static tsr_status_t trip_mem_read(void *ctx, uint64_t addr, void *dst, size_t n) {
+  sys_trip_t *t = ctx;
+  return tsr_hal_mem_read(&t->env->hal, addr, dst, n);
+}
+
 static uint64_t trip_cycles(void *ctx) {
   sys_trip_t *t = ctx;
   return tsr_hal_cycles(&t->env->hal);
@@ -137,8 +155,8 @@ static const tsr_hal_ops_t k_trip_ops = {
     .read32 = trip_read32,
     .write32 = trip_write32,
     .wait_irq = trip_wait_irq,
-    .mem_write = NULL,
-    .mem_read = NULL,
+    .mem_write = trip_mem_write,
+    .mem_read = trip_mem_read,
     .cycles = trip_cycles,
     .close = NULL,
 };
@@ -254,6 +272,21 @@ int sys_run_with_trip(sys_env_t *e, sys_trip_t *t, const sys_case_t *c, char *ms
     return -1;
   }
   te.dev.poll_limit = SYS_POLL_LIMIT;
+  tsr_ring_t ring;
+  if (t->ring_size != 0u) {
+    t->trip_at = UINT64_MAX; /* the set-up is not part of the job */
+    st = tsr_ring_attach(&te.dev, &ring, t->ring_base, t->ring_size);
+    t->started = false;
+    free(t->image);
+    t->image = NULL;
+    t->trip_at = trip_at;
+    if (st != TSR_OK) {
+      snprintf(msg, len, "tsr_ring_attach on the trip HAL: %s", tsr_dev_error(&te.dev));
+      return -1;
+    }
+    te.ring_base = t->ring_base;
+    te.ring_size = t->ring_size;
+  }
   sys_case_result_t res;
   char why[512];
   int rc = sys_case_run(&te, c, &res, why, sizeof why);
@@ -292,6 +325,24 @@ int sys_run_with_trip(sys_env_t *e, sys_trip_t *t, const sys_case_t *c, char *ms
     }
     e->dev.cmds_pushed = 0u;
   }
+  if (t->ring_size != 0u) {
+    /* The ring is empty after either reset, and stays so. */
+    uint32_t ctrl = 0, head = 0, tail = 0;
+    if ((st = sys_rd(e, TSR_RING_CTRL_REG_OFFSET, &ctrl)) != TSR_OK ||
+        (st = sys_rd(e, TSR_RING_HEAD_REG_OFFSET, &head)) != TSR_OK ||
+        (st = sys_rd(e, TSR_RING_TAIL_REG_OFFSET, &tail)) != TSR_OK) {
+      snprintf(msg, len, "reading the ring registers after the %s reset: %s",
+               t->kind == SYS_TRIP_HARD ? "hard" : "soft", tsr_status_str(st));
+      return -1;
+    }
+    const uint32_t on = (ctrl >> TSR_RING_CTRL_ENABLE_BIT) & 1u;
+    if (t->kind == SYS_TRIP_HARD ? (ctrl != 0u || head != 0u || tail != 0u) : (on != 1u || head != tail)) {
+      snprintf(msg, len, "after the %s reset mid-ring: RING_CTRL 0x%x RING_HEAD 0x%x RING_TAIL 0x%x (want %s)",
+               t->kind == SYS_TRIP_HARD ? "hard" : "soft", ctrl, head, tail,
+               t->kind == SYS_TRIP_HARD ? "all 0" : "ENABLE kept, head = tail");
+      return -1;
+    }
+  }
   if (t->image == NULL) {
     return 0; /* tripped before the image was written: nothing to compare */
   }
@@ -299,6 +350,10 @@ int sys_run_with_trip(sys_env_t *e, sys_trip_t *t, const sys_case_t *c, char *ms
   if (after == NULL) {
     snprintf(msg, len, "reading the memory back failed");
     return -1;
+  }
+  if (t->ring_size != 0u && (uint64_t)t->ring_base + t->ring_size <= e->cfg.mem_size) {
+    /* The driver wrote the job's commands into the ring. */
+    memcpy(t->image + t->ring_base, after + t->ring_base, t->ring_size);
   }
   int64_t bad = sys_first_change_outside(t->image, after, (size_t)e->cfg.mem_size, d->c_addr,
                                          d->ldc, d->m, d->n * es);

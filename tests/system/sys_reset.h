@@ -54,6 +54,7 @@ typedef struct sys_trip_seen {
   bool dma_moving;        /**< R or W beats moved over the last 8 cycles before the trip */
   bool array_busy;        /**< OPCODE read MATMUL a few cycles before the trip */
   uint32_t status;        /**< STATUS before the trip */
+  bool ring_pending;      /**< with a ring: RING_HEAD != RING_TAIL before the trip (unfetched commands) */
 } sys_trip_seen_t;
 
 /** A trip HAL: fill the first block, then sys_trip_init. */
@@ -64,6 +65,8 @@ typedef struct sys_trip {
   uint64_t trip_at;        /**< simulated cycle of the trip (UINT64_MAX: never) */
   unsigned reset_cycles;   /**< cycles rst_ni is held low (hard) */
   sys_trip_when_t when;    /**< condition that must hold too (default: none) */
+  uint32_t ring_base;      /**< ring_size != 0: the job goes through a command ring the driver */
+  uint32_t ring_size;      /**< sets up there (tsr_ring_attach), like --submit stream; 0: CMDQ_PUSH */
   /* filled in */
   bool tripped;
   sys_trip_seen_t seen;
@@ -97,8 +100,11 @@ int sys_check_after_hard_reset(sys_env_t *e, const sys_simraw_t *r, unsigned qui
  * trip HAL; memory and statistics go straight to e->hal). If the job ends first, its result
  * was checked bit-exact as usual. If the trip comes first, check that no byte
  * outside the C region changed, then (hard trip) sys_check_after_hard_reset,
- * or (soft trip) that the soft reset left the engine idle. Returns 0 (see
- * t->tripped), or -1 with one line in `msg`.
+ * or (soft trip) that the soft reset left the engine idle. With a ring
+ * (t->ring_size), the ring's bytes may change too, and after the trip the ring
+ * registers must say it is empty: a soft reset keeps RING_CTRL.ENABLE and sets
+ * RING_HEAD to RING_TAIL, a hard reset clears RING_CTRL, RING_HEAD and
+ * RING_TAIL. Returns 0 (see t->tripped), or -1 with one line in `msg`.
  */
 int sys_run_with_trip(sys_env_t *e, sys_trip_t *t, const sys_case_t *c, char *msg, size_t len);
 
