@@ -16,6 +16,7 @@ usage: bench.py --doc-only --doc FILE --out DIR [--out DIR ...]
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import sys
@@ -49,6 +50,25 @@ def main():
 
 LOSS = {"fill": "weight load / drain", "load_wait": "waiting on DMA read", "store": "store",
         "control": "command control"}
+
+
+MEM_LATENCY = 10  # cycles: the memory model's default, which tessera bench keeps
+
+
+def first_last_bound(r, meta):
+    """The cycles no schedule can beat on this plan: the first A and W chunks must arrive
+    before the first MATMUL; then every MAC takes its array slot and every other DRAM byte
+    its bus slot; the last sub-tile's int8 rows leave after the last MATMUL. Written here
+    from the plan's tile sizes alone, apart from the firmware's cost model."""
+    dim, bw, p = meta["dim"], r["bytes_per_cycle"], r["plan"]
+    mt, kc = min(r["m"], p["tile_m"]), min(r["k"], p["k_chunk"])
+    cols = min(r["n"], p["n_blocks_per_group"] * dim)
+    first_bytes, last_bytes = mt * kc + kc * cols, mt * min(r["n"], dim)
+    first = MEM_LATENCY + math.ceil(first_bytes / bw)
+    body = max(math.ceil(r["macs"] / (dim * dim)),
+               math.ceil(max(0, r["dram_bytes"] - first_bytes - last_bytes) / bw))
+    last = MEM_LATENCY + math.ceil(last_bytes / bw)
+    return first, body, last
 
 
 def reason(r, meta):
@@ -143,7 +163,12 @@ def sweep_section(meta, rows, plot, out):
     lines.append(f"- Points below 90% of their roof: {len(below)} of {len(rows)}"
                  + (", each with its reason:" if below else "."))
     for r in below:
-        lines.append(f"  - {r['label']} ({100 * r['attainment']:.1f}%): {reason(r, meta)}")
+        first, body, last = first_last_bound(r, meta)
+        b = first + body + last
+        lines.append(f"  - {r['label']} ({100 * r['attainment']:.1f}%): {reason(r, meta)} "
+                     f"Bound (first load + the larger of compute and the other DRAM bytes + last "
+                     f"store): {b:,} cycles ({first:,} + {body:,} + {last:,}); the point "
+                     f"reaches {100 * b / r['cycles']:.0f}% of it.")
     acc = sorted({r["host_reg_accesses"] for r in rows})
     streamed = all(r.get("submit") == "stream" for r in rows)
     lines.append(f"- Host register accesses per GEMM ({'through the command ring' if streamed else 'mixed submission'}): "

@@ -364,6 +364,7 @@ typedef struct tessera_bench_row {
   uint64_t host_regs;         /**< host register accesses of the job */
   uint64_t regs_cycles;       /**< when streamed: the same job through CMDQ_PUSH, its cycles */
   uint64_t regs_host_regs;    /**< ... and its host register accesses */
+  uint32_t tile_m, k_chunk, nb; /**< the plan's tile rows, K chunk and N blocks per A chunk */
 } tessera_bench_row_t;
 
 /** What the whole sweep ran on. */

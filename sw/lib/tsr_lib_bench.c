@@ -162,6 +162,9 @@ tsr_status_t tessera_bench_run_point(const char *spec, const tessera_open_opts_t
   row->moved = c->dma_rd + c->dma_wr;
   row->cycles = c->cycles;
   row->pred = res.plan.est_cycles;
+  row->tile_m = res.plan.mt;
+  row->k_chunk = res.plan.kc;
+  row->nb = res.plan.nb;
   row->util = res.fig.utilization;
   row->cnt = *c;
   row->sim_cps = res.fig.wall_seconds > 0
@@ -246,6 +249,8 @@ void tessera_bench_json(FILE *f, const tessera_bench_meta_t *meta, const tessera
     fprintf(f, "   \"roof\": %s,\n", tsr_lib_fmt_round(b, r->roof, 4));
     fprintf(f, "   \"attainment\": %s,\n", tsr_lib_fmt_round(b, r->attained / r->roof, 6));
     fprintf(f, "   \"predicted_cycles\": %" PRIu64 ",\n", r->pred);
+    fprintf(f, "   \"plan\": {\"tile_m\": %u, \"k_chunk\": %u, \"n_blocks_per_group\": %u},\n",
+            r->tile_m, r->k_chunk, r->nb);
     fprintf(f, "   \"model_error\": %s,\n",
             tsr_lib_fmt_round(b, ((double)r->pred - (double)r->cycles) / (double)r->cycles, 6));
     tessera_time_class_t t[TESSERA_TIME_CLASSES];
