@@ -1,0 +1,297 @@
+/* tsr_net_run.c: the network runtime: upload a program's blob, run its layers through the firmware's runners, host edges, per-layer figures and golden checks. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_golden.h"
+#include "tsr_golden_params.h"
+#include "tsr_lib_internal.h"
+#include "tsr_net_prog.h"
+#include "tsr_sfu.h"
+
+void tessera_net_result_free(tessera_net_result_t *res) {
+  if (res != NULL) {
+    free(res->layers);
+    res->layers = NULL;
+    res->n_layers = 0;
+  }
+}
+
+/* Where things are during a run: the arena's base address and a host copy of every tensor. */
+typedef struct run {
+  tessera_dev_t *dev;
+  const tsr_net_prog_t *p;
+  uint64_t base;
+  uint8_t **host;    /* per tensor: its storage's host copy (aliases share the root's) */
+  char *err;
+  size_t errlen;
+} run_t;
+
+static uint32_t dev_addr(const run_t *r, uint32_t off) { return (uint32_t)(r->base + off); }
+
+/* TFLite's AffineQuantize: round(x / scale) (half away from zero, in float) + zp, clamped. */
+static void host_quantize(const tsr_net_tensor_t *y, const float *x, int8_t *q) {
+  for (uint32_t i = 0; i < y->elems; i++) {
+    const float v = roundf(x[i] / y->scale);
+    int32_t u = (v >= 2147483520.0f) ? INT32_MAX : (v <= -2147483648.0f) ? INT32_MIN : (int32_t)v;
+    int64_t s = (int64_t)u + y->zp;
+    q[i] = (int8_t)(s < -128 ? -128 : s > 127 ? 127 : s);
+  }
+}
+
+/* TFLite's Dequantize: (float)((double)scale * (q - zp)). */
+static void host_dequantize(const tsr_net_tensor_t *x, const int8_t *q, float *y) {
+  for (uint32_t i = 0; i < x->elems; i++) {
+    y[i] = (float)((double)x->scale * (double)((int32_t)q[i] - x->zp));
+  }
+}
+
+static uint64_t count_diff(const int8_t *a, const int8_t *b, size_t n) {
+  uint64_t d = 0;
+  for (size_t i = 0; i < n; i++) {
+    d += a[i] != b[i];
+  }
+  return d;
+}
+
+/* The golden model of a chip layer from the same input; the count of differing outputs. */
+static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
+  const tsr_net_prog_t *p = r->p;
+  const int8_t *x = (const int8_t *)r->host[l->in];
+  const int8_t *y = (const int8_t *)r->host[l->out];
+  const size_t n_out = p->tensors[l->out].elems;
+  int8_t *g = malloc(n_out);
+  if (g == NULL) {
+    tsr_lib_err(r->err, r->errlen, "out of memory for the golden result");
+    return TSR_NO_MEMORY;
+  }
+  int rc = 0;
+  if (l->kind == TSR_NET_GEMM) {
+    tsr_gemm_params_t gp;
+    memset(&gp, 0, sizeof gp);
+    gp.bias = (const int32_t *)(const void *)(p->blob + l->bias_off);
+    gp.requant = 1;
+    gp.mult = l->per_channel ? (const int32_t *)(const void *)(p->blob + l->mult_off) : NULL;
+    gp.shift = l->per_channel ? (const int32_t *)(const void *)(p->blob + l->shift_off) : NULL;
+    gp.mult_scalar = l->mult;
+    gp.shift_scalar = l->shift;
+    gp.out_zp = l->out_zp;
+    gp.act_min = l->act_min;
+    gp.act_max = l->act_max;
+    rc = tsr_golden_gemm(l->m, l->k, l->n, x, l->k, (const int8_t *)(p->blob + l->b_off), l->n, &gp,
+                         NULL, g);
+  } else {
+    /* The golden model's own parameters, derived from the scales by separate code. */
+    tsr_softmax_params_t sp;
+    rc = tsr_golden_softmax_params((double)l->beta, (double)p->tensors[l->in].scale, &sp);
+    if (rc == 0) {
+      rc = tsr_golden_softmax(l->rows, l->len, x, &sp, g);
+    }
+  }
+  if (rc != 0) {
+    free(g);
+    tsr_lib_err(r->err, r->errlen, "operator %u: the golden model rejected the layer", l->op_index);
+    return TSR_BAD_ARG;
+  }
+  f->checked = true;
+  f->mismatches = count_diff(y, g, n_out);
+  free(g);
+  return TSR_OK;
+}
+
+/* One layer on the chip: its descriptor with relocated addresses, the firmware's runner. */
+static tsr_status_t chip_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
+  const tsr_net_prog_t *p = r->p;
+  tessera_dev_t *d = r->dev;
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  tsr_status_t st;
+  if ((st = tessera_upload(d, r->base + x->dev_off, r->host[l->in], x->elems, "a layer input",
+                           r->err, r->errlen)) != TSR_OK) {
+    return st;
+  }
+  tsr_gemm_desc_t gd;
+  tsr_gemm_plan_t gplan;
+  tsr_sfu_desc_t sd;
+  tsr_sfu_plan_t splan;
+  uint64_t cmds = 0;
+  const char *why = "";
+  if (l->kind == TSR_NET_GEMM) {
+    memset(&gd, 0, sizeof gd);
+    gd.m = l->m;
+    gd.k = l->k;
+    gd.n = l->n;
+    gd.a_addr = dev_addr(r, x->dev_off);
+    gd.lda = l->k;
+    gd.b_addr = dev_addr(r, l->b_off);
+    gd.ldb = l->n;
+    gd.c_addr = dev_addr(r, y->dev_off);
+    gd.ldc = l->n;
+    gd.has_bias = true;
+    gd.bias_addr = dev_addr(r, l->bias_off);
+    gd.requant = true;
+    gd.per_channel = l->per_channel != 0u;
+    gd.mult_addr = dev_addr(r, l->mult_off);
+    gd.shift_addr = dev_addr(r, l->shift_off);
+    gd.mult = l->mult;
+    gd.shift = l->shift;
+    gd.out_zp = l->out_zp;
+    gd.act_min = l->act_min;
+    gd.act_max = l->act_max;
+    st = tsr_gemm_plan(&d->dev.info, &gd, &gplan);
+    if (st != TSR_OK) {
+      tsr_gemm_check_desc(&gd, &why);
+    }
+    cmds = gplan.cmds;
+  } else {
+    memset(&sd, 0, sizeof sd);
+    sd.func = TSR_FUNC_SOFTMAX;
+    sd.rows = l->rows;
+    sd.len = l->len;
+    sd.in_addr = dev_addr(r, x->dev_off);
+    sd.param_addr = dev_addr(r, l->param_off);
+    sd.out_addr = dev_addr(r, y->dev_off);
+    st = d->dev.info.has_sfu ? tsr_sfu_plan(&d->dev.info, &sd, &splan, &why) : TSR_UNSUPPORTED;
+    if (!d->dev.info.has_sfu) {
+      why = "this chip was built without the SFU (CONFIG.SFU = 0)";
+    }
+    cmds = splan.cmds;
+  }
+  if (st != TSR_OK) {
+    tsr_lib_err(r->err, r->errlen, "operator %u (%s): no plan on this device: %s%s%s", l->op_index,
+                tsr_net_kind_name(l->kind), tsr_status_str(st), why[0] ? ": " : "", why);
+    return st;
+  }
+  if ((st = tsr_lib_begin(d, r->base + p->arena_bytes, cmds, r->err, r->errlen)) != TSR_OK) {
+    return st;
+  }
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const uint64_t cyc0 = tsr_hal_cycles(&d->hal);
+  st = l->kind == TSR_NET_GEMM ? tsr_gemm_run(&d->dev, &gd, &gplan, NULL, NULL)
+                               : tsr_sfu_run(&d->dev, &sd, &splan);
+  if (st != TSR_OK) {
+    char pre[64];
+    snprintf(pre, sizeof pre, "operator %u: ", l->op_index);
+    tsr_lib_dev_err(d, pre, r->err, r->errlen);
+    return st;
+  }
+  tessera_figures_t fig;
+  memset(&fig, 0, sizeof fig);
+  if ((st = tsr_lib_end(d, &t0, cyc0, &fig, r->err, r->errlen)) != TSR_OK) {
+    return st;
+  }
+  f->cnt = fig.cnt;
+  f->wall_seconds = fig.wall_seconds;
+  f->host_reg_accesses = fig.host_reg_accesses;
+  f->streamed = fig.streamed;
+  return tessera_download(d, r->base + y->dev_off, r->host[l->out], y->elems, r->err, r->errlen);
+}
+
+static tsr_status_t run_layers(run_t *r, bool check, tessera_net_result_t *res) {
+  const tsr_net_prog_t *p = r->p;
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    tessera_net_layer_fig_t *f = &res->layers[i];
+    f->op_index = l->op_index;
+    f->kind = l->kind;
+    tsr_status_t st = TSR_OK;
+    switch (l->kind) {
+      case TSR_NET_GEMM:
+      case TSR_NET_SOFTMAX:
+        f->on_chip = true;
+        st = chip_layer(r, l, f);
+        if (st == TSR_OK && check) {
+          st = check_layer(r, l, f);
+        }
+        break;
+      case TSR_NET_QUANTIZE:
+        host_quantize(&p->tensors[l->out], (const float *)(const void *)r->host[l->in],
+                      (int8_t *)r->host[l->out]);
+        break;
+      case TSR_NET_DEQUANTIZE:
+        host_dequantize(&p->tensors[l->in], (const int8_t *)r->host[l->in],
+                        (float *)(void *)r->host[l->out]);
+        break;
+      default: /* RESHAPE: the output is the input's storage */
+        break;
+    }
+    if (st != TSR_OK) {
+      return st;
+    }
+    res->cycles += f->cnt.cycles;
+    res->cmds += f->cnt.cmds;
+    res->macs += f->cnt.macs;
+    res->wall_seconds += f->wall_seconds;
+    res->mismatches += f->mismatches;
+  }
+  res->checked = check;
+  return TSR_OK;
+}
+
+tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const void *in,
+                             size_t in_bytes, void *out, size_t out_bytes, bool check,
+                             tessera_net_result_t *res, char *err, size_t errlen) {
+  if (dev == NULL || p == NULL || in == NULL || out == NULL || res == NULL) {
+    tsr_lib_err(err, errlen, "tessera_net_run: no device, program, input, output or result");
+    return TSR_BAD_ARG;
+  }
+  memset(res, 0, sizeof *res);
+  const tsr_net_tensor_t *ti = &p->tensors[p->input];
+  const tsr_net_tensor_t *to = &p->tensors[p->output];
+  const size_t need_in = (size_t)ti->elems * tsr_net_elem_bytes(ti);
+  const size_t need_out = (size_t)to->elems * tsr_net_elem_bytes(to);
+  if (in_bytes != need_in || out_bytes != need_out) {
+    tsr_lib_err(err, errlen, "the input has %zu bytes and the output room %zu; the model takes %zu"
+                " and gives %zu", in_bytes, out_bytes, need_in, need_out);
+    return TSR_BAD_ARG;
+  }
+  const uint64_t need = TESSERA_MEM_BASE + tsr_net_mem_bytes(p);
+  if (dev->mem_bytes != 0u && dev->mem_bytes < need) {
+    tsr_lib_err(err, errlen, "the program needs %" PRIu64 " bytes of device memory; the device has %"
+                PRIu64, need, dev->mem_bytes);
+    return TSR_BAD_ARG;
+  }
+  run_t r = {dev, p, TESSERA_MEM_BASE, NULL, err, errlen};
+  r.host = calloc(p->n_tensors, sizeof *r.host);
+  res->layers = calloc(p->n_layers + 1u, sizeof *res->layers);
+  tsr_status_t st = TSR_OK;
+  for (uint32_t i = 0; r.host != NULL && i < p->n_tensors && st == TSR_OK; i++) {
+    const tsr_net_tensor_t *t = &p->tensors[i];
+    if (t->alias == i && (r.host[i] = calloc(t->elems, tsr_net_elem_bytes(t))) == NULL) {
+      st = TSR_NO_MEMORY;
+    }
+  }
+  if (r.host == NULL || res->layers == NULL || st != TSR_OK) {
+    tsr_lib_err(err, errlen, "out of memory");
+    st = TSR_NO_MEMORY;
+    goto out;
+  }
+  res->n_layers = p->n_layers;
+  for (uint32_t i = 0; i < p->n_tensors; i++) {
+    r.host[i] = r.host[p->tensors[i].alias];
+  }
+  memcpy(r.host[p->input], in, need_in);
+  /* The weights once: the blob at the arena's start. */
+  if ((st = tessera_upload(dev, r.base, p->blob, p->blob_bytes, "the weights", err, errlen)) ==
+          TSR_OK &&
+      (st = run_layers(&r, check, res)) == TSR_OK) {
+    memcpy(out, r.host[p->output], need_out);
+  }
+out:
+  if (r.host != NULL) {
+    for (uint32_t i = 0; i < p->n_tensors; i++) {
+      if (p->tensors[i].alias == i) {
+        free(r.host[i]);
+      }
+    }
+    free(r.host);
+  }
+  if (st != TSR_OK) {
+    tessera_net_result_free(res);
+  }
+  return st;
+}
