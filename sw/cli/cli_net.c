@@ -52,17 +52,14 @@ static bool ends_with(const char *s, const char *tail) {
   return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
-/* The program of `path`: a .tsr as it is, anything else compiled as a .tflite for `dim`. */
-static int load_prog(const char *path, uint32_t dim, tsr_net_prog_t **p) {
-  uint8_t *bytes = NULL;
-  size_t len = 0;
-  if (read_file(path, &bytes, &len) != 0) {
-    return -1;
-  }
+/* The program of `bytes` (from `path`): a .tsr as it is, anything else compiled as a .tflite
+ * for `target`. */
+static int load_prog(const char *path, const uint8_t *bytes, size_t len,
+                     const tsr_dev_info_t *target, tsr_net_prog_t **p) {
   char err[TESSERA_ERRLEN];
-  tsr_status_t st = ends_with(path, ".tsr") ? tsr_net_load(bytes, len, p, err, sizeof err)
-                                            : tsr_net_from_bytes(bytes, len, dim, p, err, sizeof err);
-  free(bytes);
+  tsr_status_t st = ends_with(path, ".tsr")
+                        ? tsr_net_load(bytes, len, p, err, sizeof err)
+                        : tsr_net_from_bytes(bytes, len, target, p, err, sizeof err);
   if (st != TSR_OK) {
     die_line("%s: %s", path, err);
     return -1;
@@ -101,7 +98,9 @@ static int cmd_compile(const args_t *ar, const char *model) {
   }
   char err[TESSERA_ERRLEN];
   tsr_net_prog_t *p = NULL;
-  tsr_status_t st = tsr_net_compile(bytes, len, dim, &p, err, sizeof err);
+  tsr_dev_info_t target;
+  tsr_net_default_target(dim, &target);
+  tsr_status_t st = tsr_net_compile(bytes, len, &target, &p, err, sizeof err);
   free(bytes);
   if (st != TSR_OK) {
     die_line("%s: %s", model, err);
@@ -122,9 +121,10 @@ static int cmd_compile(const args_t *ar, const char *model) {
         chip += p->layers[i].kind == TSR_NET_GEMM || p->layers[i].kind == TSR_NET_SOFTMAX;
       }
       fprintf(g_cli_out,
-              "compile: %s -> %s: %u layers (%u on the chip), %u bytes of weights, %u bytes of "
-              "device memory, %zu bytes\n",
-              model, ar->val[O_OUT], p->n_layers, chip, p->blob_bytes, p->arena_bytes, n);
+              "compile: %s -> %s: %u layers (%u on the chip, N = %u), %u commands, %u bytes of "
+              "weights, %u bytes of device memory, %zu bytes\n",
+              model, ar->val[O_OUT], p->n_layers, chip, dim, p->n_cmds, p->blob_bytes,
+              p->arena_bytes, n);
       rc = 0;
     }
   }
@@ -217,17 +217,24 @@ static int cmd_run(const args_t *ar, const char *model) {
     die_line("run: give the input: --input X.npy");
     return EXIT_ERROR;
   }
+  uint8_t *bytes = NULL;
+  size_t len = 0;
   tsr_net_prog_t *p = NULL;
-  if (load_prog(model, dim, &p) != 0) {
+  tsr_dev_info_t target;
+  tsr_net_default_target(dim, &target);
+  if (read_file(model, &bytes, &len) != 0) {
     return EXIT_ERROR;
   }
-  const tsr_net_tensor_t *ti = &p->tensors[p->input];
-  const tsr_net_tensor_t *to = &p->tensors[p->output];
+  if (load_prog(model, bytes, len, &target, &p) != 0) {
+    free(bytes);
+    return EXIT_ERROR;
+  }
   tsr_npy_t x;
   memset(&x, 0, sizeof x);
   int rc = EXIT_ERROR;
   tessera_dev_t *dev = NULL;
   tessera_info_t info;
+  const tsr_net_tensor_t *to = &p->tensors[p->output];
   const size_t out_bytes = (size_t)to->elems * tsr_net_elem_bytes(to);
   void *y = calloc(1, out_bytes);
   tessera_net_result_t res;
@@ -237,15 +244,20 @@ static int cmd_run(const args_t *ar, const char *model) {
     die_line("out of memory");
     goto out;
   }
-  if (load_input(ar->val[O_INPUT], ti, &x) != 0 ||
+  if (load_input(ar->val[O_INPUT], &p->tensors[p->input], &x) != 0 ||
       cli_open(ar, TESSERA_MEM_BASE + tsr_net_mem_bytes(p), &dev, &info) != 0) {
     goto out;
   }
-  if (p->dim != info.dim) {
-    die_line("%s: compiled for N = %u, the device has N = %u (compile it with --dim %u, or run the"
-             " .tflite)", model, p->dim, info.dim, info.dim);
-    goto out;
+  /* A .tflite is compiled for the device at hand (its configuration may not be the default). */
+  const tsr_dev_info_t *dinfo = &tessera_driver(dev)->info;
+  if (!tsr_net_is_tsr(bytes, len) && !tsr_net_target_matches(p, dinfo, NULL, 0)) {
+    tsr_net_free(p);
+    p = NULL;
+    if (load_prog(model, bytes, len, dinfo, &p) != 0) {
+      goto out;
+    }
   }
+  const tsr_net_tensor_t *ti = &p->tensors[p->input];
   if (tessera_net_run(dev, p, x.data, x.count * tsr_net_elem_bytes(ti), y, out_bytes,
                       ar->set[O_CHECK], &res, err, sizeof err) != TSR_OK) {
     die_line("run: %s", err);
@@ -297,6 +309,7 @@ out:
   tessera_close(dev);
   tsr_npy_free(&x);
   free(y);
+  free(bytes);
   tsr_net_free(p);
   return rc;
 }

@@ -683,7 +683,9 @@ tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint
     tsr_lib_err(err, errlen, "tessera_flat_net_describe: no place for the answer");
     return TSR_BAD_ARG;
   }
-  tsr_status_t st = tsr_net_from_bytes(model, model_len, dim, &p, err, errlen);
+  tsr_dev_info_t target;
+  tsr_net_default_target(dim, &target);
+  tsr_status_t st = tsr_net_from_bytes(model, model_len, &target, &p, err, errlen);
   if (st != TSR_OK) {
     return st;
   }
@@ -702,25 +704,21 @@ tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t m
     tsr_lib_err(err, errlen, "tessera_flat_net_run: no device or no place for the figures");
     return TSR_BAD_ARG;
   }
-  tessera_info_t info;
-  tsr_status_t st = tessera_info(h->dev, &info);
   tsr_net_prog_t *p = NULL;
-  if (st != TSR_OK || (st = tsr_net_from_bytes(model, model_len, info.dim, &p, err, errlen)) != TSR_OK) {
+  tsr_status_t st = tsr_net_from_bytes(model, model_len, &h->dev->dev.info, &p, err, errlen);
+  if (st != TSR_OK) {
     return st;
   }
   tessera_net_result_t res;
   memset(&res, 0, sizeof res);
-  if (p->dim != info.dim) {
-    tsr_lib_err(err, errlen, "the program was compiled for N = %u; the device has N = %u", p->dim,
-                info.dim);
-    st = TSR_BAD_ARG;
-  } else if (p->n_layers > max_layers || (layers == NULL && p->n_layers != 0u)) {
+  if (p->n_layers > max_layers || (layers == NULL && p->n_layers != 0u)) {
     tsr_lib_err(err, errlen, "the model has %u layers; room for %u was given", p->n_layers,
                 max_layers);
     st = TSR_BAD_ARG;
   }
   if (st == TSR_OK &&
       (st = flat_ensure_mem(h, TESSERA_MEM_BASE + tsr_net_mem_bytes(p), err, errlen)) == TSR_OK &&
+      /* a reopened simulator has the same configuration */
       (st = tessera_net_run(h->dev, p, x, x_bytes, out, out_bytes, check != 0, &res, err,
                             errlen)) == TSR_OK) {
     for (uint32_t i = 0; i < res.n_layers; i++) {

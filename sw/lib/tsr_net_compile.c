@@ -548,9 +548,9 @@ static tsr_status_t plan_arena(cc_t *c) {
   return TSR_OK;
 }
 
-tsr_status_t tsr_net_compile(const void *bytes, size_t len, uint32_t dim, tsr_net_prog_t **out,
-                             char *err, size_t errlen) {
-  if (bytes == NULL || out == NULL) {
+tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                             tsr_net_prog_t **out, char *err, size_t errlen) {
+  if (bytes == NULL || out == NULL || target == NULL) {
     tsr_lib_err(err, errlen, "tsr_net_compile: no model or no place for the program");
     return TSR_BAD_ARG;
   }
@@ -577,10 +577,15 @@ tsr_status_t tsr_net_compile(const void *bytes, size_t len, uint32_t dim, tsr_ne
   for (uint32_t i = 0; i < m.n_tensors; i++) {
     c.map[i] = -1;
   }
-  c.p->dim = dim;
+  c.p->target = *target;
+  c.p->target.id = 0u;
+  c.p->target.version = 0u;
   tsr_status_t st = compile_ops(&c);
   if (st == TSR_OK) {
     st = plan_arena(&c);
+  }
+  if (st == TSR_OK) {
+    st = tsr_net_capture(c.p, err, errlen);
   }
   free(c.map);
   if (st != TSR_OK) {

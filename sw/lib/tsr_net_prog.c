@@ -10,7 +10,7 @@
 #include "tsr_net_prog.h"
 
 /* Words (little-endian uint32) of each part. */
-#define HDR_WORDS 16u
+#define HDR_WORDS 24u
 #define TENSOR_WORDS 12u
 #define LAYER_WORDS 24u
 #define HDR_BYTES (4u * HDR_WORDS)
@@ -20,6 +20,7 @@ void tsr_net_free(tsr_net_prog_t *p) {
     free(p->tensors);
     free(p->layers);
     free(p->blob);
+    free(p->cmds);
     free(p);
   }
 }
@@ -91,25 +92,28 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
     return TSR_BAD_ARG;
   }
   const size_t total = HDR_BYTES + 4u * ((size_t)TENSOR_WORDS * p->n_tensors +
-                                         (size_t)LAYER_WORDS * p->n_layers) + p->blob_bytes;
+                                         (size_t)LAYER_WORDS * p->n_layers) +
+                       (size_t)TSR_CMD_BYTES * p->n_cmds + p->blob_bytes;
   uint8_t *b = calloc(1, total);
   if (b == NULL) {
     tsr_lib_err(err, errlen, "out of memory");
     return TSR_NO_MEMORY;
   }
-  const uint32_t hdr[HDR_WORDS] = {TSR_NET_MAGIC, TSR_NET_VERSION, p->dim, p->n_tensors,
-                                   p->n_layers, p->input, p->output, p->arena_bytes,
-                                   p->blob_bytes, HDR_BYTES, TENSOR_WORDS, LAYER_WORDS,
-                                   (uint32_t)total, 0u, 0u, 0u};
+  const tsr_dev_info_t *t = &p->target;
+  const uint32_t hdr[HDR_WORDS] = {
+      TSR_NET_MAGIC, TSR_NET_VERSION, t->dim,       p->n_tensors,    p->n_layers,   p->input,
+      p->output,     p->arena_bytes,  p->blob_bytes, HDR_BYTES,      TENSOR_WORDS,  LAYER_WORDS,
+      (uint32_t)total, 0u,            p->n_cmds,    p->cmd_base,     t->axi_bytes,  t->cmdq_depth,
+      t->spad_rows,  t->acc_rows,     t->has_sfu,   t->store_lanes,  0u,            0u};
   for (uint32_t i = 0; i < HDR_WORDS; i++) {
     put32(b + 4u * i, hdr[i]);
   }
   uint8_t *w = b + HDR_BYTES;
   for (uint32_t i = 0; i < p->n_tensors; i++, w += 4u * TENSOR_WORDS) {
-    const tsr_net_tensor_t *t = &p->tensors[i];
-    const uint32_t r[TENSOR_WORDS] = {t->type,     t->rank,      t->shape[0], t->shape[1],
-                                      t->shape[2], t->shape[3],  t->elems,    fbits(t->scale),
-                                      (uint32_t)t->zp, t->alias, t->dev_off,  0u};
+    const tsr_net_tensor_t *x = &p->tensors[i];
+    const uint32_t r[TENSOR_WORDS] = {x->type,     x->rank,      x->shape[0], x->shape[1],
+                                      x->shape[2], x->shape[3],  x->elems,    fbits(x->scale),
+                                      (uint32_t)x->zp, x->alias, x->dev_off,  0u};
     for (uint32_t j = 0; j < TENSOR_WORDS; j++) {
       put32(w + 4u * j, r[j]);
     }
@@ -121,9 +125,14 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
         l->k,        l->n,         l->b_off,  l->bias_off,     l->mult_off,
         l->shift_off, l->per_channel, (uint32_t)l->mult, (uint32_t)l->shift, (uint32_t)l->out_zp,
         (uint32_t)l->act_min, (uint32_t)l->act_max, (uint32_t)l->a_zp, l->rows, l->len,
-        l->param_off, fbits(l->beta), 0u, 0u};
+        l->param_off, fbits(l->beta), l->cmd_first, l->cmd_count};
     for (uint32_t j = 0; j < LAYER_WORDS; j++) {
       put32(w + 4u * j, r[j]);
+    }
+  }
+  for (uint32_t i = 0; i < p->n_cmds; i++) {
+    for (uint32_t j = 0; j < TSR_CMD_WORDS; j++, w += 4) {
+      put32(w, p->cmds[i].w[j]);
     }
   }
   if (p->blob_bytes != 0u) {
@@ -147,6 +156,12 @@ static tsr_status_t bad(char *err, size_t errlen, const char *fmt, uint32_t a, u
 
 /* Every index, offset and size of a program agrees with the rest. */
 static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen) {
+  const tsr_dev_info_t *tg = &p->target;
+  if (tg->dim < 1u || tg->dim > 256u || tg->spad_rows == 0u || tg->acc_rows == 0u ||
+      tg->axi_bytes == 0u || tg->store_lanes == 0u) {
+    return bad(err, errlen, "the target configuration is implausible (N = %u, %u lanes)", tg->dim,
+               tg->store_lanes);
+  }
   if (p->n_tensors == 0u || p->input >= p->n_tensors || p->output >= p->n_tensors) {
     return bad(err, errlen, "the input %u or output %u is not a tensor", p->input, p->output);
   }
@@ -215,8 +230,39 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
     if (!ok) {
       return bad(err, errlen, "layer %u (%u) does not fit its tensors or the blob", i, l->kind);
     }
+    const bool chip = l->kind == TSR_NET_GEMM || l->kind == TSR_NET_SOFTMAX;
+    if (chip ? (l->cmd_count == 0u || !inside(l->cmd_first, l->cmd_count, p->n_cmds))
+             : l->cmd_count != 0u) {
+      return bad(err, errlen, "layer %u names commands outside the %u captured", i, p->n_cmds);
+    }
+  }
+  /* Every external address of the commands lies in the arena. */
+  for (uint32_t i = 0; i < p->n_cmds; i++) {
+    uint32_t a = 0;
+    if (tsr_net_cmd_addr(&p->cmds[i], &a) &&
+        (a < p->cmd_base || a - p->cmd_base >= p->arena_bytes)) {
+      return bad(err, errlen, "command %u addresses 0x%x, outside the arena", i, a);
+    }
   }
   return TSR_OK;
+}
+
+bool tsr_net_target_matches(const tsr_net_prog_t *p, const tsr_dev_info_t *d, char *err,
+                            size_t errlen) {
+  const tsr_dev_info_t *t = &p->target;
+  if (t->dim == d->dim && t->axi_bytes == d->axi_bytes && t->cmdq_depth == d->cmdq_depth &&
+      t->spad_rows == d->spad_rows && t->acc_rows == d->acc_rows && t->has_sfu == d->has_sfu &&
+      t->store_lanes == d->store_lanes) {
+    return true;
+  }
+  tsr_lib_err(err, errlen,
+              "the program was compiled for N = %u, %u scratchpad rows, %u accumulator rows, %u-byte"
+              " AXI, SFU %s, %u lanes, queue %u; the device has N = %u, %u, %u, %u-byte, SFU %s, %u,"
+              " %u (compile for it: run the .tflite, or compile --dim %u for a default build)",
+              t->dim, t->spad_rows, t->acc_rows, t->axi_bytes, t->has_sfu ? "yes" : "no",
+              t->store_lanes, t->cmdq_depth, d->dim, d->spad_rows, d->acc_rows, d->axi_bytes,
+              d->has_sfu ? "yes" : "no", d->store_lanes, d->cmdq_depth, d->dim);
+  return false;
 }
 
 tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, char *err,
@@ -246,12 +292,13 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     return TSR_BAD_ARG;
   }
   if (h[9] != HDR_BYTES || h[10] != TENSOR_WORDS || h[11] != LAYER_WORDS || h[3] > (1u << 20) ||
-      h[4] > (1u << 20)) {
+      h[4] > (1u << 20) || h[14] > (1u << 24)) {
     return bad(err, errlen, "the header's record sizes or counts are wrong (%u tensors, %u layers)",
                h[3], h[4]);
   }
   const uint64_t total = HDR_BYTES + 4ull * ((uint64_t)TENSOR_WORDS * h[3] +
-                                             (uint64_t)LAYER_WORDS * h[4]) + h[8];
+                                             (uint64_t)LAYER_WORDS * h[4]) +
+                         (uint64_t)TSR_CMD_BYTES * h[14] + h[8];
   if (total != h[12] || len != total) {
     tsr_lib_err(err, errlen, "not a valid .tsr program: %s: %zu bytes, the header says %" PRIu32,
                 len < total ? "truncated" : "wrong length", len, h[12]);
@@ -266,7 +313,15 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     tsr_lib_err(err, errlen, "out of memory");
     return TSR_NO_MEMORY;
   }
-  p->dim = h[2];
+  p->target.dim = h[2];
+  p->target.axi_bytes = h[16];
+  p->target.cmdq_depth = h[17];
+  p->target.spad_rows = h[18];
+  p->target.acc_rows = h[19];
+  p->target.has_sfu = h[20] != 0u;
+  p->target.store_lanes = h[21];
+  p->n_cmds = h[14];
+  p->cmd_base = h[15];
   p->n_tensors = h[3];
   p->n_layers = h[4];
   p->input = h[5];
@@ -276,7 +331,8 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
   p->tensors = calloc(p->n_tensors + 1u, sizeof *p->tensors);
   p->layers = calloc(p->n_layers + 1u, sizeof *p->layers);
   p->blob = malloc(p->blob_bytes + 1u);
-  if (p->tensors == NULL || p->layers == NULL || p->blob == NULL) {
+  p->cmds = calloc(p->n_cmds + 1u, sizeof *p->cmds);
+  if (p->tensors == NULL || p->layers == NULL || p->blob == NULL || p->cmds == NULL) {
     tsr_net_free(p);
     tsr_lib_err(err, errlen, "out of memory");
     return TSR_NO_MEMORY;
@@ -323,6 +379,13 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     l->len = v[19];
     l->param_off = v[20];
     l->beta = bitsf(v[21]);
+    l->cmd_first = v[22];
+    l->cmd_count = v[23];
+  }
+  for (uint32_t i = 0; i < p->n_cmds; i++) {
+    for (uint32_t j = 0; j < TSR_CMD_WORDS; j++, r += 4) {
+      p->cmds[i].w[j] = get32(r);
+    }
   }
   memcpy(p->blob, r, p->blob_bytes);
   tsr_status_t st = check_prog(p, err, errlen);
@@ -334,10 +397,10 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
   return TSR_OK;
 }
 
-tsr_status_t tsr_net_from_bytes(const void *bytes, size_t len, uint32_t dim, tsr_net_prog_t **out,
-                                char *err, size_t errlen) {
+tsr_status_t tsr_net_from_bytes(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                tsr_net_prog_t **out, char *err, size_t errlen) {
   if (tsr_net_is_tsr(bytes, len)) {
     return tsr_net_load(bytes, len, out, err, errlen);
   }
-  return tsr_net_compile(bytes, len, dim, out, err, errlen);
+  return tsr_net_compile(bytes, len, target, out, err, errlen);
 }

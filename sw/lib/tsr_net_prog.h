@@ -20,9 +20,13 @@
  * uploaded to the start of the arena. Device offsets are relative to the
  * arena; the runtime adds the arena's base address (relocation).
  *
- * This first version keeps per-layer job descriptors, not a captured command
- * stream: the runtime calls the firmware's runners (tsr_gemm_run, tsr_sfu_run)
- * on them, which plan and emit the commands for the device at hand.
+ * The command stream is captured at compile time: the firmware's tilers
+ * (tsr_gemm_run, tsr_sfu_run) run against a backend that records their
+ * commands (tsr_net_capture.c) for the target configuration (the array size
+ * and memories the commands were planned for, kept in the program). The
+ * runtime checks that the device has that configuration, relocates the LOAD
+ * and STORE addresses to its arena and appends each layer's commands to the
+ * command ring; no planning or tiling happens at run time.
  *
  * Every function that can fail returns a tsr_status_t and writes one line into
  * `err`; nothing here prints or exits.
@@ -43,6 +47,8 @@ extern "C" {
 #define TSR_NET_VERSION 1u
 /** Highest tensor rank a program keeps. */
 #define TSR_NET_MAX_RANK 4u
+/** The device address of the arena while the commands are captured. */
+#define TSR_NET_CAPTURE_BASE TESSERA_MEM_BASE
 /** Marks a host-only tensor (float32 at the graph's edges): no device storage. */
 #define TSR_NET_HOST_ONLY 0xffffffffu
 
@@ -85,11 +91,15 @@ typedef struct tsr_net_layer {
   /* SOFTMAX: rows x len, the 3-word parameter block at param_off */
   uint32_t rows, len, param_off;
   float beta;            /**< and in this layer's input scale (tensors[in].scale) */
+  /* GEMM and SOFTMAX: the layer's commands, cmds[cmd_first .. cmd_first + cmd_count - 1] */
+  uint32_t cmd_first, cmd_count;
 } tsr_net_layer_t;
 
 /** A compiled network. */
 typedef struct tsr_net_prog {
-  uint32_t dim;              /**< N of the array it was compiled for */
+  tsr_dev_info_t target;     /**< the configuration the commands were planned for (dim,
+                                  axi_bytes, cmdq_depth, spad_rows, acc_rows, has_sfu,
+                                  store_lanes; id and version are 0) */
   uint32_t n_tensors, n_layers;
   uint32_t input, output;    /**< tensor indices of the graph's input and output */
   uint32_t arena_bytes;      /**< device memory the program needs (blob + activations) */
@@ -97,6 +107,9 @@ typedef struct tsr_net_prog {
   tsr_net_tensor_t *tensors;
   tsr_net_layer_t *layers;
   uint8_t *blob;
+  uint32_t cmd_base;         /**< the arena's device address in the captured commands */
+  uint32_t n_cmds;
+  tsr_cmd_t *cmds;           /**< every chip layer's commands, in order */
 } tsr_net_prog_t;
 
 /** The operators the compiler takes, for messages. */
@@ -107,14 +120,31 @@ typedef struct tsr_net_prog {
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);
 
+/** The configuration of the simulator build of an N = dim array (rtl/tsr_top.v's defaults). */
+void tsr_net_default_target(uint32_t dim, tsr_dev_info_t *t);
+
 /**
- * Compile the .tflite at `bytes` for an N = dim array into a new program
- * (*out; free with tsr_net_free). An operator or parameter the chip cannot
- * run gives TSR_UNSUPPORTED and one line naming it, its index and the
- * supported list; a malformed file TSR_BAD_ARG.
+ * Compile the .tflite at `bytes` for a chip of configuration `target` into a
+ * new program (*out; free with tsr_net_free). An operator or parameter the
+ * chip cannot run gives TSR_UNSUPPORTED and one line naming it, its index and
+ * the supported list; a malformed file TSR_BAD_ARG.
  */
-tsr_status_t tsr_net_compile(const void *bytes, size_t len, uint32_t dim, tsr_net_prog_t **out,
-                             char *err, size_t errlen);
+tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                             tsr_net_prog_t **out, char *err, size_t errlen);
+
+/** Capture the commands of every chip layer of `p` (tsr_net_capture.c; tsr_net_compile calls it). */
+tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen);
+
+/** The external address of a LOAD or STORE into *addr (true); false for other commands. */
+bool tsr_net_cmd_addr(const tsr_cmd_t *c, uint32_t *addr);
+
+/** `in` with its external address (LOAD, STORE) moved from the arena at from_base to the
+ *  arena at to_base; other commands are copied as they are. */
+void tsr_net_relocate(const tsr_cmd_t *in, uint32_t from_base, uint32_t to_base, tsr_cmd_t *out);
+
+/** Whether a device is the configuration a program was compiled for; if not, a line in err. */
+bool tsr_net_target_matches(const tsr_net_prog_t *p, const tsr_dev_info_t *dev, char *err,
+                            size_t errlen);
 
 /** Free a program. NULL is accepted. */
 void tsr_net_free(tsr_net_prog_t *p);
@@ -131,9 +161,9 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
 /** Whether `bytes` start like a .tsr (its magic). */
 bool tsr_net_is_tsr(const void *bytes, size_t len);
 
-/** A .tsr, or a .tflite compiled for dim, into a new program. */
-tsr_status_t tsr_net_from_bytes(const void *bytes, size_t len, uint32_t dim, tsr_net_prog_t **out,
-                                char *err, size_t errlen);
+/** A .tsr, or a .tflite compiled for `target`, into a new program. */
+tsr_status_t tsr_net_from_bytes(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                tsr_net_prog_t **out, char *err, size_t errlen);
 
 /** Bytes of one element of a program tensor (1 or 4). */
 size_t tsr_net_elem_bytes(const tsr_net_tensor_t *t);

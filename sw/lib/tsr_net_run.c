@@ -26,11 +26,10 @@ typedef struct run {
   const tsr_net_prog_t *p;
   uint64_t base;
   uint8_t **host;    /* per tensor: its storage's host copy (aliases share the root's) */
+  bool *on_dev;      /* per storage root: the device holds what the host copy holds */
   char *err;
   size_t errlen;
 } run_t;
-
-static uint32_t dev_addr(const run_t *r, uint32_t off) { return (uint32_t)(r->base + off); }
 
 /* TFLite's AffineQuantize: round(x / scale) (half away from zero, in float) + zp, clamped. */
 static void host_quantize(const tsr_net_tensor_t *y, const float *x, int8_t *q) {
@@ -102,77 +101,35 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   return TSR_OK;
 }
 
-/* One layer on the chip: its descriptor with relocated addresses, the firmware's runner. */
+/* One layer on the chip: its captured commands, relocated to the arena, into a command ring. */
 static tsr_status_t chip_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
   const tsr_net_prog_t *p = r->p;
   tessera_dev_t *d = r->dev;
   const tsr_net_tensor_t *x = &p->tensors[l->in];
   const tsr_net_tensor_t *y = &p->tensors[l->out];
   tsr_status_t st;
-  if ((st = tessera_upload(d, r->base + x->dev_off, r->host[l->in], x->elems, "a layer input",
-                           r->err, r->errlen)) != TSR_OK) {
-    return st;
-  }
-  tsr_gemm_desc_t gd;
-  tsr_gemm_plan_t gplan;
-  tsr_sfu_desc_t sd;
-  tsr_sfu_plan_t splan;
-  uint64_t cmds = 0;
-  const char *why = "";
-  if (l->kind == TSR_NET_GEMM) {
-    memset(&gd, 0, sizeof gd);
-    gd.m = l->m;
-    gd.k = l->k;
-    gd.n = l->n;
-    gd.a_addr = dev_addr(r, x->dev_off);
-    gd.lda = l->k;
-    gd.b_addr = dev_addr(r, l->b_off);
-    gd.ldb = l->n;
-    gd.c_addr = dev_addr(r, y->dev_off);
-    gd.ldc = l->n;
-    gd.has_bias = true;
-    gd.bias_addr = dev_addr(r, l->bias_off);
-    gd.requant = true;
-    gd.per_channel = l->per_channel != 0u;
-    gd.mult_addr = dev_addr(r, l->mult_off);
-    gd.shift_addr = dev_addr(r, l->shift_off);
-    gd.mult = l->mult;
-    gd.shift = l->shift;
-    gd.out_zp = l->out_zp;
-    gd.act_min = l->act_min;
-    gd.act_max = l->act_max;
-    st = tsr_gemm_plan(&d->dev.info, &gd, &gplan);
-    if (st != TSR_OK) {
-      tsr_gemm_check_desc(&gd, &why);
+  if (!r->on_dev[x->alias]) {
+    if ((st = tessera_upload(d, r->base + x->dev_off, r->host[l->in], x->elems, "a layer input",
+                             r->err, r->errlen)) != TSR_OK) {
+      return st;
     }
-    cmds = gplan.cmds;
-  } else {
-    memset(&sd, 0, sizeof sd);
-    sd.func = TSR_FUNC_SOFTMAX;
-    sd.rows = l->rows;
-    sd.len = l->len;
-    sd.in_addr = dev_addr(r, x->dev_off);
-    sd.param_addr = dev_addr(r, l->param_off);
-    sd.out_addr = dev_addr(r, y->dev_off);
-    st = d->dev.info.has_sfu ? tsr_sfu_plan(&d->dev.info, &sd, &splan, &why) : TSR_UNSUPPORTED;
-    if (!d->dev.info.has_sfu) {
-      why = "this chip was built without the SFU (CONFIG.SFU = 0)";
-    }
-    cmds = splan.cmds;
+    r->on_dev[x->alias] = true;
   }
-  if (st != TSR_OK) {
-    tsr_lib_err(r->err, r->errlen, "operator %u (%s): no plan on this device: %s%s%s", l->op_index,
-                tsr_net_kind_name(l->kind), tsr_status_str(st), why[0] ? ": " : "", why);
-    return st;
-  }
-  if ((st = tsr_lib_begin(d, r->base + p->arena_bytes, cmds, r->err, r->errlen)) != TSR_OK) {
+  if ((st = tsr_lib_begin(d, r->base + p->arena_bytes, l->cmd_count, r->err, r->errlen)) !=
+      TSR_OK) {
     return st;
   }
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   const uint64_t cyc0 = tsr_hal_cycles(&d->hal);
-  st = l->kind == TSR_NET_GEMM ? tsr_gemm_run(&d->dev, &gd, &gplan, NULL, NULL)
-                               : tsr_sfu_run(&d->dev, &sd, &splan);
+  for (uint32_t i = 0; i < l->cmd_count && st == TSR_OK; i++) {
+    tsr_cmd_t c;
+    tsr_net_relocate(&p->cmds[l->cmd_first + i], p->cmd_base, (uint32_t)r->base, &c);
+    st = tsr_submit(&d->dev, &c);
+  }
+  if (st == TSR_OK) {
+    st = tsr_wait(&d->dev, TSR_WAIT_IRQ, 0u);
+  }
   if (st != TSR_OK) {
     char pre[64];
     snprintf(pre, sizeof pre, "operator %u: ", l->op_index);
@@ -188,6 +145,7 @@ static tsr_status_t chip_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_l
   f->wall_seconds = fig.wall_seconds;
   f->host_reg_accesses = fig.host_reg_accesses;
   f->streamed = fig.streamed;
+  r->on_dev[y->alias] = true;
   return tessera_download(d, r->base + y->dev_off, r->host[l->out], y->elems, r->err, r->errlen);
 }
 
@@ -209,6 +167,7 @@ static tsr_status_t run_layers(run_t *r, bool check, tessera_net_result_t *res) 
         }
         break;
       case TSR_NET_QUANTIZE:
+        r->on_dev[p->tensors[l->out].alias] = false;
         host_quantize(&p->tensors[l->out], (const float *)(const void *)r->host[l->in],
                       (int8_t *)r->host[l->out]);
         break;
@@ -255,8 +214,12 @@ tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const 
                 PRIu64, need, dev->mem_bytes);
     return TSR_BAD_ARG;
   }
-  run_t r = {dev, p, TESSERA_MEM_BASE, NULL, err, errlen};
+  if (!tsr_net_target_matches(p, &dev->dev.info, err, errlen)) {
+    return TSR_UNSUPPORTED;
+  }
+  run_t r = {dev, p, TESSERA_MEM_BASE, NULL, NULL, err, errlen};
   r.host = calloc(p->n_tensors, sizeof *r.host);
+  r.on_dev = calloc(p->n_tensors, sizeof *r.on_dev);
   res->layers = calloc(p->n_layers + 1u, sizeof *res->layers);
   tsr_status_t st = TSR_OK;
   for (uint32_t i = 0; r.host != NULL && i < p->n_tensors && st == TSR_OK; i++) {
@@ -265,7 +228,7 @@ tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const 
       st = TSR_NO_MEMORY;
     }
   }
-  if (r.host == NULL || res->layers == NULL || st != TSR_OK) {
+  if (r.host == NULL || r.on_dev == NULL || res->layers == NULL || st != TSR_OK) {
     tsr_lib_err(err, errlen, "out of memory");
     st = TSR_NO_MEMORY;
     goto out;
@@ -290,6 +253,7 @@ out:
     }
     free(r.host);
   }
+  free(r.on_dev);
   if (st != TSR_OK) {
     tessera_net_result_free(res);
   }
