@@ -717,7 +717,7 @@ tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t m
     st = TSR_BAD_ARG;
   }
   if (st == TSR_OK &&
-      (st = flat_ensure_mem(h, TESSERA_MEM_BASE + tsr_net_mem_bytes(p), err, errlen)) == TSR_OK &&
+      (st = flat_ensure_mem(h, tsr_net_mem_bytes(p), err, errlen)) == TSR_OK &&
       /* a reopened simulator has the same configuration */
       (st = tessera_net_run(h->dev, p, x, x_bytes, out, out_bytes, check != 0, &res, err,
                             errlen)) == TSR_OK) {

@@ -46,7 +46,7 @@ const char *tsr_net_kind_name(uint32_t kind) {
 
 uint64_t tsr_net_mem_bytes(const tsr_net_prog_t *p) {
   /* The arena, then each layer's command ring (tsr_lib_begin) with room to spare. */
-  return (uint64_t)p->arena_bytes + (4u << 20);
+  return TSR_NET_RUN_BASE + (uint64_t)p->arena_bytes + (4u << 20);
 }
 
 bool tsr_net_is_tsr(const void *bytes, size_t len) {
@@ -54,10 +54,11 @@ bool tsr_net_is_tsr(const void *bytes, size_t len) {
   return bytes != NULL && len >= 4u && b[0] == 'T' && b[1] == 'S' && b[2] == 'R' && b[3] == 'N';
 }
 
-static uint32_t fnv1a(const uint8_t *p, size_t n) {
+/* FNV-1a of the whole file with the checksum word (header word 13) read as zero. */
+static uint32_t checksum(const uint8_t *p, size_t n) {
   uint32_t h = 2166136261u;
   for (size_t i = 0; i < n; i++) {
-    h = (h ^ p[i]) * 16777619u;
+    h = (h ^ (i >= 52u && i < 56u ? 0u : p[i])) * 16777619u;
   }
   return h;
 }
@@ -138,7 +139,7 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
   if (p->blob_bytes != 0u) {
     memcpy(w, p->blob, p->blob_bytes);
   }
-  put32(b + 4u * 13u, fnv1a(b + HDR_BYTES, total - HDR_BYTES));
+  put32(b + 4u * 13u, checksum(b, total));
   *bytes = b;
   *len = total;
   return TSR_OK;
@@ -292,7 +293,7 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     return TSR_BAD_ARG;
   }
   if (h[9] != HDR_BYTES || h[10] != TENSOR_WORDS || h[11] != LAYER_WORDS || h[3] > (1u << 20) ||
-      h[4] > (1u << 20) || h[14] > (1u << 24)) {
+      h[4] > (1u << 20) || h[14] > (1u << 24) || h[20] > 1u || h[22] != 0u || h[23] != 0u) {
     return bad(err, errlen, "the header's record sizes or counts are wrong (%u tensors, %u layers)",
                h[3], h[4]);
   }
@@ -304,7 +305,7 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
                 len < total ? "truncated" : "wrong length", len, h[12]);
     return TSR_BAD_ARG;
   }
-  if (fnv1a(b + HDR_BYTES, len - HDR_BYTES) != h[13]) {
+  if (checksum(b, len) != h[13]) {
     tsr_lib_err(err, errlen, "not a valid .tsr program: checksum mismatch (the file is corrupted)");
     return TSR_BAD_ARG;
   }
@@ -350,6 +351,10 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     t->zp = (int32_t)get32(r + 32);
     t->alias = get32(r + 36);
     t->dev_off = get32(r + 40);
+    if (get32(r + 44) != 0u) {
+      tsr_net_free(p);
+      return bad(err, errlen, "tensor %u: reserved word %u is not zero", i, 11u);
+    }
   }
   for (uint32_t i = 0; i < p->n_layers; i++, r += 4u * LAYER_WORDS) {
     tsr_net_layer_t *l = &p->layers[i];

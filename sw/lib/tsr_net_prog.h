@@ -49,6 +49,9 @@ extern "C" {
 #define TSR_NET_MAX_RANK 4u
 /** The device address of the arena while the commands are captured. */
 #define TSR_NET_CAPTURE_BASE TESSERA_MEM_BASE
+/** Where the runtime puts the arena: deliberately not the capture base, so that every run
+ *  relocates its commands. */
+#define TSR_NET_RUN_BASE 0x10000u
 /** Marks a host-only tensor (float32 at the graph's edges): no device storage. */
 #define TSR_NET_HOST_ONLY 0xffffffffu
 
@@ -171,7 +174,7 @@ size_t tsr_net_elem_bytes(const tsr_net_tensor_t *t);
 /** The name of a layer kind ("GEMM", "SOFTMAX", ...). */
 const char *tsr_net_kind_name(uint32_t kind);
 
-/** Device memory a program needs on top of TESSERA_MEM_BASE, with room for its command rings. */
+/** Device memory a program needs: the arena at TSR_NET_RUN_BASE and room for its command rings. */
 uint64_t tsr_net_mem_bytes(const tsr_net_prog_t *p);
 
 /* ---- The runtime (tsr_net_run.c) ------------------------------------------------------ */
@@ -203,7 +206,7 @@ typedef struct tessera_net_result {
  * graph input (tensors[input]: elems values of its type), `out` receives the
  * graph output. With `check`, every chip layer's output is compared with the
  * golden model (sw/golden) computed from the same layer input. The device's
- * memory must hold TESSERA_MEM_BASE + tsr_net_mem_bytes(p).
+ * memory must hold tsr_net_mem_bytes(p) bytes.
  */
 tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const void *in,
                              size_t in_bytes, void *out, size_t out_bytes, bool check,

@@ -208,7 +208,7 @@ tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const 
                 " and gives %zu", in_bytes, out_bytes, need_in, need_out);
     return TSR_BAD_ARG;
   }
-  const uint64_t need = TESSERA_MEM_BASE + tsr_net_mem_bytes(p);
+  const uint64_t need = tsr_net_mem_bytes(p);
   if (dev->mem_bytes != 0u && dev->mem_bytes < need) {
     tsr_lib_err(err, errlen, "the program needs %" PRIu64 " bytes of device memory; the device has %"
                 PRIu64, need, dev->mem_bytes);
@@ -217,7 +217,7 @@ tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const 
   if (!tsr_net_target_matches(p, &dev->dev.info, err, errlen)) {
     return TSR_UNSUPPORTED;
   }
-  run_t r = {dev, p, TESSERA_MEM_BASE, NULL, NULL, err, errlen};
+  run_t r = {dev, p, TSR_NET_RUN_BASE, NULL, NULL, err, errlen};
   r.host = calloc(p->n_tensors, sizeof *r.host);
   r.on_dev = calloc(p->n_tensors, sizeof *r.on_dev);
   res->layers = calloc(p->n_layers + 1u, sizeof *res->layers);
