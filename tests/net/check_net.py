@@ -24,6 +24,7 @@ equal. Then:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import subprocess
@@ -161,9 +162,32 @@ def main() -> int:
             if acc < facc - 0.03:
                 fail(f"digits accuracy {acc:.3f} is more than 3 points below the float model's {facc:.3f}")
     dev.close()
-    # Refusals.
     x0 = tmp / "x0.npy"
     np.save(x0, dx[:1])
+    # --json: the figures add up, and the run is bit-exact.
+    p = cli([a.tessera, "run", str(d / "digits_mlp.tflite"), "--input", str(x0), "--json", "--check",
+             "--dim", str(a.dim)])
+    try:
+        j = json.loads(p.stdout)
+        chip = [layer for layer in j["layers"] if layer["on_chip"]]
+        ok = (p.returncode == 0 and j["bit_exact"] is True and j["dim"] == a.dim and len(chip) == 3
+              and sum(layer["commands"] for layer in j["layers"]) == j["commands"] > 0
+              and sum(layer["cycles"] for layer in j["layers"]) == j["cycles"] > 0
+              and all(layer["mismatches"] == 0 and layer["streamed"] for layer in chip))
+    except (ValueError, KeyError) as e:
+        ok = False
+        p.stderr += f" ({e})"
+    if not ok:
+        fail(f"tessera run --json: exit {p.returncode}: {p.stdout.strip()} {p.stderr.strip()}")
+    else:
+        print(f"  --json: {j['cycles']} cycles, {j['commands']} commands over {len(j['layers'])} layers")
+    # A program compiled for another array size is refused by the runtime.
+    other = 4 if a.dim != 4 else 8
+    p = cli([a.tessera, "compile", str(d / "digits_mlp.tflite"), "-o", str(tmp / "other.tsr"),
+             "--dim", str(other)])
+    one_line_error(cli([a.tessera, "run", str(tmp / "other.tsr"), "--input", str(x0), "--dim",
+                        str(a.dim)]), f"compiled for N = {other}", [f"compiled for N = {other}"])
+    # Refusals.
     one_line_error(cli([a.tessera, "compile", str(d / "bad_conv.tflite"), "-o", str(tmp / "c.tsr")]),
                    "CONV_2D", ["operator 1 (CONV_2D)", "not supported", "supported: FULLY_CONNECTED"])
     one_line_error(cli([a.tessera, "run", str(d / "bad_conv.tflite"), "--input", str(x0)]),
