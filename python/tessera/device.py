@@ -527,7 +527,12 @@ class Device:
         res = Result(out, figs)
         if check and total[3] > 0:
             bad = next(layer for layer in figs["layers"] if layer["mismatches"])
-            raise TesseraMismatch("run", int(total[3]), bad["op"], 0, 0, 0, res)
+            err = TesseraMismatch("run", int(total[3]), bad["op"], 0, 0, 0, res)
+            err.message = (f"run: {int(total[3])} element(s) differ from the golden model; the first"
+                           f" layer that differs is operator {bad['op']} ({bad['kind']}:"
+                           f" {bad['mismatches']} elements)")
+            err.args = (err.message,)
+            raise err
         return res
 
     def __repr__(self):

@@ -245,7 +245,7 @@ static int cmd_run(const args_t *ar, const char *model) {
     goto out;
   }
   if (load_input(ar->val[O_INPUT], &p->tensors[p->input], &x) != 0 ||
-      cli_open(ar, TESSERA_MEM_BASE + tsr_net_mem_bytes(p), &dev, &info) != 0) {
+      cli_open(ar, tsr_net_mem_bytes(p), &dev, &info) != 0) {
     goto out;
   }
   /* A .tflite is compiled for the device at hand (its configuration may not be the default). */

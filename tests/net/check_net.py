@@ -120,8 +120,12 @@ def main() -> int:
         want = micro(blob, xs)
         got = []
         for i, x in enumerate(xs):
-            r = dev.run(blob if i % 2 else str(path), x, check=True)
-            got.append(r.out)
+            try:
+                got.append(dev.run(blob if i % 2 else str(path), x, check=True).out)
+            except tessera.TesseraError as e:
+                got.append(np.zeros_like(want[i]))
+                if len(FAILS) < 20:
+                    fail(f"{name}: Device.run (input {i}): {e}")
         # The CLI: the .tflite with --check, and the compiled .tsr, on the first inputs.
         tsr = tmp / f"{name}.tsr"
         p = cli([a.tessera, "compile", str(path), "-o", str(tsr), "--dim", str(a.dim)])
