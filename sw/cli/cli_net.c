@@ -169,6 +169,18 @@ static void print_layers_text(const tsr_net_prog_t *p, const tessera_net_result_
   (void)p;
 }
 
+/* "[1, 8, 8]" */
+static const char *shape_json(const tsr_net_tensor_t *t, char *buf, size_t len) {
+  size_t o = (size_t)snprintf(buf, len, "[");
+  for (uint32_t d = 0; d < t->rank && o < len; d++) {
+    o += (size_t)snprintf(buf + o, len - o, d ? ", %u" : "%u", t->shape[d]);
+  }
+  if (o < len) {
+    snprintf(buf + o, len - o, "]");
+  }
+  return buf;
+}
+
 static void print_json(const char *model, const tsr_net_prog_t *p, const tessera_info_t *info,
                        const tessera_net_result_t *res) {
   char s1[128];
@@ -180,11 +192,11 @@ static void print_json(const char *model, const tsr_net_prog_t *p, const tessera
     fprintf(g_cli_out, (*c == '"' || *c == '\\') ? "\\%c" : "%c", *c);
   }
   fprintf(g_cli_out,
-          "\", \"dim\": %u, \"input\": {\"dtype\": \"%s\", \"shape\": \"%s\"}, \"output\": "
-          "{\"dtype\": \"%s\", \"shape\": \"%s\"}, \"cycles\": %" PRIu64 ", \"commands\": %" PRIu64
+          "\", \"dim\": %u, \"input\": {\"dtype\": \"%s\", \"shape\": %s}, \"output\": "
+          "{\"dtype\": \"%s\", \"shape\": %s}, \"cycles\": %" PRIu64 ", \"commands\": %" PRIu64
           ", \"macs\": %" PRIu64 ", \"wall_seconds\": %.6f",
-          info->dim, type_of(ti), shape_of(ti, s1, sizeof s1), type_of(to),
-          shape_of(to, s2, sizeof s2), res->cycles, res->cmds, res->macs, res->wall_seconds);
+          info->dim, type_of(ti), shape_json(ti, s1, sizeof s1), type_of(to),
+          shape_json(to, s2, sizeof s2), res->cycles, res->cmds, res->macs, res->wall_seconds);
   if (res->checked) {
     fprintf(g_cli_out, ", \"bit_exact\": %s, \"mismatches\": %" PRIu64,
             res->mismatches ? "false" : "true", res->mismatches);
