@@ -286,7 +286,8 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
       tsr_tflite_tensor(c->m, (uint32_t)wi, &w, c->err, c->errlen) != TSR_TFLITE_OK) {
     return unsupported(c, "weights that are not a constant tensor");
   }
-  if (w.type != TSR_TFLITE_INT8 || w.rank != 2u || !w.has_quant) {
+  if (w.type != TSR_TFLITE_INT8 || w.rank != 2u || !w.has_quant || w.shape[0] < 1 ||
+      w.shape[1] < 1 || w.shape[0] > (1 << 24) || w.shape[1] > (1 << 24)) {
     return unsupported(c, "weights that are not quantized int8 (N, K)");
   }
   const uint32_t n = (uint32_t)w.shape[0];

@@ -16,7 +16,9 @@
  * with one line; every byte set to a few values with the checksum made right
  * again either loads or is refused with one line (under SAN: no bad read);
  * relocating each captured command moves exactly the LOAD and STORE
- * addresses; the refused models give TSR_UNSUPPORTED naming the operator.
+ * addresses; the refused models give TSR_UNSUPPORTED naming the operator;
+ * the compiler takes the digits .tflite with each byte set to a few values
+ * and either compiles it or refuses it with one line (under SAN: no bad read).
  * Prints one summary line; exit 1 on any failure.
  */
 
@@ -192,6 +194,43 @@ static void check_model(const char *dir, const char *name) {
   free(tfl);
 }
 
+static unsigned g_tfl_ok, g_tfl_refused;
+
+/* The compiler on corrupted .tflite files: a program or one line, nothing else. */
+static void check_corrupt_tflite(const char *dir) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/digits_mlp.tflite", dir);
+  size_t len = 0;
+  uint8_t *good = slurp(path, &len);
+  uint8_t *b = good != NULL ? malloc(len) : NULL;
+  tsr_dev_info_t tg;
+  tsr_net_default_target(8, &tg);
+  static const uint8_t vals[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
+  for (size_t i = 0; b != NULL && i < len; i++) {
+    for (size_t v = 0; v < sizeof vals; v++) {
+      if (good[i] == vals[v]) {
+        continue;
+      }
+      memcpy(b, good, len);
+      b[i] = vals[v];
+      char err[TESSERA_ERRLEN] = "";
+      tsr_net_prog_t *p = NULL;
+      if (tsr_net_compile(b, len, &tg, &p, err, sizeof err) == TSR_OK) {
+        g_tfl_ok++;
+        CHECK(p != NULL && p->n_layers > 0u, "digits_mlp.tflite byte %zu = 0x%02x: empty program",
+              i, vals[v]);
+      } else {
+        g_tfl_refused++;
+        CHECK(p == NULL && one_line(err), "digits_mlp.tflite byte %zu = 0x%02x: no one-line message",
+              i, vals[v]);
+      }
+      tsr_net_free(p);
+    }
+  }
+  free(b);
+  free(good);
+}
+
 static void check_refused(const char *dir, const char *name, const char *must) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.tflite", dir, name);
@@ -228,10 +267,11 @@ int main(int argc, char **argv) {
     }
   }
   fclose(f);
+  check_corrupt_tflite(argv[1]);
   check_refused(argv[1], "bad_conv", "operator 1 (CONV_2D) is not supported");
   check_refused(argv[1], "bad_keepdims", "operator 0 (FULLY_CONNECTED): keep_num_dims");
   printf("net_prog_check: %u programs round-tripped and relocated; %u malformed files refused, %u "
-         "forged ones loaded and saved back; %s\n",
-         g_progs, g_refused, g_loaded, g_fails ? "FAIL" : "PASS");
+         "forged ones loaded and saved back; corrupted .tflite: %u compiled, %u refused; %s\n",
+         g_progs, g_refused, g_loaded, g_tfl_ok, g_tfl_refused, g_fails ? "FAIL" : "PASS");
   return g_fails ? 1 : 0;
 }
