@@ -64,6 +64,6 @@ test-net: $(SW_BIN) $(SW_LIB_SO) $(NET_PROG_CHECK) $(if $(filter $(BUILD)/lib,$(
 	@$(PYTHON) -c 'import tflite_micro, sklearn, ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
 	  { echo "test-net: tflite-micro, scikit-learn or ai-edge-litert not found: make deps (tools/install-deps.sh pins them)"; exit 1; }
 	$(PYTHON) tests/net/gen_net_models.py $(NET_MODELS_DIR)
-	$(UNIT_RUN_ENV) $(NET_PROG_CHECK) $(NET_MODELS_DIR)
+	$(UNIT_RUN_ENV) TSR_SIM_LIB_DIR=$(CLI_SIM_LIB_DIR) $(NET_PROG_CHECK) $(NET_MODELS_DIR)
 	TESSERA_LIB=$(SW_LIB_SO) TSR_SIM_LIB_DIR=$(CLI_SIM_LIB_DIR) \
 	  $(PYTHON) tests/net/check_net.py $(NET_MODELS_DIR) $(SW_BIN) $(DIM)

@@ -1,4 +1,4 @@
-/* tsr_net_run.c: the network runtime: upload a program's blob, run its layers through the firmware's runners, host edges, per-layer figures and golden checks. */
+/* tsr_net_run.c: the network runtime: upload a program's blob, replay each layer's captured commands through a command ring inside a DMA window, host edges, per-layer figures and golden checks. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
@@ -119,6 +119,16 @@ static tsr_status_t chip_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_l
       TSR_OK) {
     return st;
   }
+  /* The layer's LOADs and STOREs may touch the arena and nothing else (and the chip fetches
+   * its ring): a command that reaches past it stops with DMA_WINDOW. */
+  uint64_t limit = r->base + p->arena_bytes - 1u;
+  if (d->dev.path != NULL && (uint64_t)d->ring.base + d->ring.size - 1u > limit) {
+    limit = (uint64_t)d->ring.base + d->ring.size - 1u;
+  }
+  if ((st = tsr_set_dma_window(&d->dev, (uint32_t)r->base, (uint32_t)limit, false)) != TSR_OK) {
+    tsr_lib_dev_err(d, "setting the DMA window around the arena: ", r->err, r->errlen);
+    return st;
+  }
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   const uint64_t cyc0 = tsr_hal_cycles(&d->hal);
@@ -139,6 +149,10 @@ static tsr_status_t chip_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_l
   tessera_figures_t fig;
   memset(&fig, 0, sizeof fig);
   if ((st = tsr_lib_end(d, &t0, cyc0, &fig, r->err, r->errlen)) != TSR_OK) {
+    return st;
+  }
+  if ((st = tsr_set_dma_window(&d->dev, 0u, 0xffffffffu, false)) != TSR_OK) {
+    tsr_lib_dev_err(d, "opening the DMA window again: ", r->err, r->errlen);
     return st;
   }
   f->cnt = fig.cnt;
@@ -243,6 +257,8 @@ tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const 
           TSR_OK &&
       (st = run_layers(&r, check, res)) == TSR_OK) {
     memcpy(out, r.host[p->output], need_out);
+  } else {
+    tsr_set_dma_window(&dev->dev, 0u, 0xffffffffu, false); /* the window of a failed layer */
   }
 out:
   if (r.host != NULL) {

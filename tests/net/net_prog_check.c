@@ -231,6 +231,60 @@ static void check_corrupt_tflite(const char *dir) {
   free(good);
 }
 
+/* With a simulator (TSR_SIM_LIB_DIR): a STORE moved past the arena stops with DMA_WINDOW, and
+ * the next run on the same device is bit-exact again (the window was opened again). */
+static int check_dma_window(const char *dir) {
+  if (getenv("TSR_SIM_LIB_DIR") == NULL) {
+    return 0;
+  }
+  char path[1024];
+  snprintf(path, sizeof path, "%s/digits_mlp.tflite", dir);
+  size_t len = 0;
+  uint8_t *tfl = slurp(path, &len);
+  char err[TESSERA_ERRLEN] = "";
+  tessera_dev_t *dev = NULL;
+  tessera_open_opts_t o;
+  tessera_open_opts_default(&o);
+  o.dim = 8;
+  tsr_net_prog_t *p = NULL;
+  if (tfl == NULL || tessera_open("sim", &o, &dev, err, sizeof err) != TSR_OK ||
+      tsr_net_compile(tfl, len, &tessera_driver(dev)->info, &p, err, sizeof err) != TSR_OK) {
+    CHECK(0, "DMA window check: %s", err);
+    free(tfl);
+    tessera_close(dev);
+    return 0;
+  }
+  int8_t x[64] = {0};
+  int8_t y[10];
+  tessera_net_result_t res;
+  tsr_cmd_t saved;
+  uint32_t i = 0;
+  uint32_t a = 0;
+  while (i < p->n_cmds && !(tsr_net_cmd_addr(&p->cmds[i], &a) && a == p->cmd_base +
+                                                                    p->tensors[p->layers[1].out].dev_off)) {
+    i++;
+  }
+  CHECK(i < p->n_cmds, "DMA window check: no STORE of layer 1's output");
+  if (i < p->n_cmds) {
+    saved = p->cmds[i];
+    tsr_net_relocate(&saved, p->cmd_base + p->tensors[p->layers[1].out].dev_off,
+                     p->cmd_base + p->arena_bytes + 0x8000u, &p->cmds[i]);
+    tsr_status_t st = tessera_net_run(dev, p, x, sizeof x, y, sizeof y, false, &res, err, sizeof err);
+    CHECK(st != TSR_OK && strstr(err, "DMA_WINDOW") != NULL && one_line(err),
+          "a STORE past the arena: status %d, '%s' (want DMA_WINDOW)", (int)st, err);
+    tessera_net_result_free(&res);
+    p->cmds[i] = saved;
+    st = tessera_net_run(dev, p, x, sizeof x, y, sizeof y, true, &res, err, sizeof err);
+    CHECK(st == TSR_OK && res.mismatches == 0u, "the run after a DMA_WINDOW stop: %d %s", (int)st,
+          err);
+    tessera_net_result_free(&res);
+  }
+  tsr_net_free(p);
+  tessera_close(dev);
+  free(tfl);
+  return 1;
+}
+
 static void check_refused(const char *dir, const char *name, const char *must) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.tflite", dir, name);
@@ -268,10 +322,13 @@ int main(int argc, char **argv) {
   }
   fclose(f);
   check_corrupt_tflite(argv[1]);
+  const int window = check_dma_window(argv[1]);
   check_refused(argv[1], "bad_conv", "operator 1 (CONV_2D) is not supported");
   check_refused(argv[1], "bad_keepdims", "operator 0 (FULLY_CONNECTED): keep_num_dims");
   printf("net_prog_check: %u programs round-tripped and relocated; %u malformed files refused, %u "
-         "forged ones loaded and saved back; corrupted .tflite: %u compiled, %u refused; %s\n",
-         g_progs, g_refused, g_loaded, g_tfl_ok, g_tfl_refused, g_fails ? "FAIL" : "PASS");
+         "forged ones loaded and saved back; corrupted .tflite: %u compiled, %u refused; DMA window"
+         " %s; %s\n",
+         g_progs, g_refused, g_loaded, g_tfl_ok, g_tfl_refused,
+         window ? "checked on sim:8" : "not checked (no TSR_SIM_LIB_DIR)", g_fails ? "FAIL" : "PASS");
   return g_fails ? 1 : 0;
 }
