@@ -209,8 +209,8 @@ def _net_declare(lib):
     for name, res, args in (
             ("tessera_flat_net_kind", c_s, [ctypes.c_uint]),
             ("tessera_flat_net_describe", c_int, [c_p, c_sz, c_u32, c_p, c_p, c_sz]),
-            ("tessera_flat_net_run", c_int, [c_p, c_p, c_sz, c_p, c_sz, c_p, c_sz, c_int, c_p,
-                                             c_u32, c_p, c_p, c_sz])):
+            ("tessera_flat_net_run", c_int, [c_p, c_p, c_sz, c_p, c_sz, c_p, c_sz, c_int, c_int,
+                                             c_p, c_u32, c_p, c_p, c_sz])):
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = res, args
     lib._tsr_net_declared = True
@@ -479,15 +479,17 @@ class Device:
         return self._sfu("reduce", self._lib.tessera_flat_reduce, x, check=check)
 
     # -- networks (docs/networks.md) --
-    def run(self, model, x, *, check=False):
+    def run(self, model, x, *, check=False, layers=False):
         """One inference of a network on the device: model is a path (.tflite or .tsr) or its
         bytes; a .tflite is compiled for this device's N first (sw/lib/tsr_net_compile.c).
         x: a numpy array of the model input's dtype (int8, or float32 when the model starts
         with QUANTIZE) and element count. Returns a Result: .out the output (int8 or float32,
-        the model output's shape); .figures {cycles, commands, macs, wall_seconds, check,
-        layers: [{op, kind, on_chip, cycles, commands, macs, bus_read_bytes, bus_write_bytes,
-        mismatches}, ...]}. check=True compares every chip layer with the golden model and
-        raises TesseraMismatch (op "run") when any element differs."""
+        the model output's shape); .figures {cycles, commands, macs, wall_seconds, streams,
+        check, layers: [{op, kind, on_chip, cycles, commands, macs, bus_read_bytes,
+        bus_write_bytes, mismatches}, ...]}. The chip layers run as one command stream; with
+        layers=True each runs alone and its figures are its own (else a layer's cycles read 0
+        and commands is its captured count). check=True compares every chip layer with the
+        golden model and raises TesseraMismatch (op "run") when any element differs."""
         lib = self._lib
         _net_declare(lib)
         if isinstance(model, (bytes, bytearray)):
@@ -510,15 +512,16 @@ class Device:
             _bad(f"run: the model takes {np.dtype(in_t).name} {in_shape}, got {_desc(x)}")
         x = np.ascontiguousarray(x)
         out = np.empty(out_shape, out_t)
-        layers = (ctypes.c_double * (max(n_layers, 1) * 10))()
-        total = (ctypes.c_double * 5)()
+        total = (ctypes.c_double * 6)()
+        figs_l = (ctypes.c_double * (max(n_layers, 1) * 10))()
         _call(lib.tessera_flat_net_run, self._handle(), blob, len(blob), _ptr(x), x.nbytes,
-              _ptr(out), out.nbytes, int(bool(check)), layers, n_layers, total)
+              _ptr(out), out.nbytes, int(bool(check)), int(bool(layers)), figs_l, n_layers, total)
         figs = {"cycles": int(total[0]), "commands": int(total[1]), "macs": int(total[2]),
-                "wall_seconds": float(total[4]), "check": "pass" if check else "skipped",
+                "wall_seconds": float(total[4]), "streams": int(total[5]),
+                "check": "pass" if check else "skipped",
                 "layers": []}
         for i in range(n_layers):
-            r = layers[i * 10:(i + 1) * 10]
+            r = figs_l[i * 10:(i + 1) * 10]
             figs["layers"].append({
                 "op": int(r[0]), "kind": lib.tessera_flat_net_kind(int(r[1])).decode(),
                 "on_chip": bool(r[2]), "cycles": int(r[3]), "commands": int(r[4]),

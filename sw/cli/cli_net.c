@@ -194,9 +194,10 @@ static void print_json(const char *model, const tsr_net_prog_t *p, const tessera
   fprintf(g_cli_out,
           "\", \"dim\": %u, \"input\": {\"dtype\": \"%s\", \"shape\": %s}, \"output\": "
           "{\"dtype\": \"%s\", \"shape\": %s}, \"cycles\": %" PRIu64 ", \"commands\": %" PRIu64
-          ", \"macs\": %" PRIu64 ", \"wall_seconds\": %.6f",
+          ", \"macs\": %" PRIu64 ", \"streams\": %u, \"wall_seconds\": %.6f",
           info->dim, type_of(ti), shape_json(ti, s1, sizeof s1), type_of(to),
-          shape_json(to, s2, sizeof s2), res->cycles, res->cmds, res->macs, res->wall_seconds);
+          shape_json(to, s2, sizeof s2), res->cycles, res->cmds, res->macs, res->streams,
+          res->wall_seconds);
   if (res->checked) {
     fprintf(g_cli_out, ", \"bit_exact\": %s, \"mismatches\": %" PRIu64,
             res->mismatches ? "false" : "true", res->mismatches);
@@ -270,8 +271,10 @@ static int cmd_run(const args_t *ar, const char *model) {
     }
   }
   const tsr_net_tensor_t *ti = &p->tensors[p->input];
+  /* --layers and --json measure each layer alone; otherwise the network is one stream. */
   if (tessera_net_run(dev, p, x.data, x.count * tsr_net_elem_bytes(ti), y, out_bytes,
-                      ar->set[O_CHECK], &res, err, sizeof err) != TSR_OK) {
+                      ar->set[O_CHECK], ar->set[O_LAYERS] || ar->set[O_JSON], &res, err,
+                      sizeof err) != TSR_OK) {
     die_line("run: %s", err);
     goto out;
   }
@@ -302,8 +305,9 @@ static int cmd_run(const args_t *ar, const char *model) {
     fprintf(g_cli_out, "run: %s: %u layers (%u on the chip, N = %u), %s %s -> %s %s\n", model,
             p->n_layers, chip, info.dim, type_of(ti), shape_of(ti, s1, sizeof s1), type_of(to),
             shape_of(to, s2, sizeof s2));
-    fprintf(g_cli_out, "  cycles: %" PRIu64 ", commands: %" PRIu64 ", MACs: %" PRIu64 "\n",
-            res.cycles, res.cmds, res.macs);
+    fprintf(g_cli_out,
+            "  cycles: %" PRIu64 ", commands: %" PRIu64 ", MACs: %" PRIu64 ", %u command stream%s\n",
+            res.cycles, res.cmds, res.macs, res.streams, res.streams == 1u ? "" : "s");
     if (ar->set[O_LAYERS]) {
       print_layers_text(p, &res);
     }

@@ -194,14 +194,16 @@ tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint
 /**
  * One inference of a model (as tessera_flat_net_describe takes it, compiled for the device's
  * N) on the device: x (x_bytes, the input's type and element count) -> out (out_bytes).
- * layers: room for max_layers x TESSERA_FLAT_NET_LAYER_FIGS values; total: the sums
- * {cycles, commands, MACs, mismatches (-1: not checked), wall seconds}. check: every chip
- * layer against the golden model (a mismatch is not an error: see total[3]).
+ * layers: room for max_layers x TESSERA_FLAT_NET_LAYER_FIGS values; total: {cycles,
+ * commands, MACs, mismatches (-1: not checked), wall seconds, command streams}. check: every
+ * chip layer against the golden model (a mismatch is not an error: see total[3]).
+ * per_layer: each chip layer as its own stream, with its own figures (else the network is
+ * one stream and a layer's cycles read 0).
  */
 tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t model_len,
                                   const void *x, size_t x_bytes, void *out, size_t out_bytes,
-                                  int check, double *layers, uint32_t max_layers, double total[5],
-                                  char *err, size_t errlen);
+                                  int check, int per_layer, double *layers, uint32_t max_layers,
+                                  double total[6], char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

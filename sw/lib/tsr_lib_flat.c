@@ -698,8 +698,8 @@ tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint
 
 tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t model_len,
                                   const void *x, size_t x_bytes, void *out, size_t out_bytes,
-                                  int check, double *layers, uint32_t max_layers, double total[5],
-                                  char *err, size_t errlen) {
+                                  int check, int per_layer, double *layers, uint32_t max_layers,
+                                  double total[6], char *err, size_t errlen) {
   if (h == NULL || h->dev == NULL || total == NULL) {
     tsr_lib_err(err, errlen, "tessera_flat_net_run: no device or no place for the figures");
     return TSR_BAD_ARG;
@@ -719,8 +719,8 @@ tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t m
   if (st == TSR_OK &&
       (st = flat_ensure_mem(h, tsr_net_mem_bytes(p), err, errlen)) == TSR_OK &&
       /* a reopened simulator has the same configuration */
-      (st = tessera_net_run(h->dev, p, x, x_bytes, out, out_bytes, check != 0, &res, err,
-                            errlen)) == TSR_OK) {
+      (st = tessera_net_run(h->dev, p, x, x_bytes, out, out_bytes, check != 0, per_layer != 0,
+                            &res, err, errlen)) == TSR_OK) {
     for (uint32_t i = 0; i < res.n_layers; i++) {
       const tessera_net_layer_fig_t *f = &res.layers[i];
       double *r = layers + (size_t)i * TESSERA_FLAT_NET_LAYER_FIGS;
@@ -740,6 +740,7 @@ tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t m
     total[2] = (double)res.macs;
     total[3] = res.checked ? (double)res.mismatches : -1.0;
     total[4] = res.wall_seconds;
+    total[5] = res.streams;
   }
   tessera_net_result_free(&res);
   tsr_net_free(p);

@@ -163,6 +163,14 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       break;
     }
     l->cmd_count = c.n - l->cmd_first;
+    /* One stream holds every layer (a FENCE between two): no layer may leave tokens behind. */
+    if (l->cmd_count != 0u && tsr_net_tokens_balanced(c.cmds + l->cmd_first, l->cmd_count) != 1) {
+      tsr_lib_err(err, errlen, "operator %u (%s): the firmware's %u commands leave dependency tokens"
+                  " behind; they cannot share a stream", l->op_index, tsr_net_kind_name(l->kind),
+                  l->cmd_count);
+      st = TSR_UNSUPPORTED;
+      break;
+    }
   }
   if (st != TSR_OK) {
     free(c.cmds);
@@ -203,4 +211,52 @@ void tsr_net_relocate(const tsr_cmd_t *in, uint32_t from_base, uint32_t to_base,
     out->w[1] = (in->w[1] & ~(TSR_CMD_STORE_W1_ADDR_MASK << TSR_CMD_STORE_W1_ADDR_OFFSET)) |
                 TSR_CMD_PUT(TSR_CMD_STORE_W1_ADDR, moved);
   }
+}
+
+/* The four token counters of docs/commands.md, "Dependency tokens". */
+enum { TOK_LC, TOK_CL, TOK_CS, TOK_SC, TOK_N };
+
+static int tok_pop(uint32_t cnt[TOK_N], int k) {
+  if (cnt[k] == 0u) {
+    return -1;
+  }
+  cnt[k]--;
+  return 0;
+}
+
+int tsr_net_tokens_balanced(const tsr_cmd_t *cmds, uint32_t n) {
+  uint32_t cnt[TOK_N] = {0u, 0u, 0u, 0u};
+  for (uint32_t i = 0; i < n; i++) {
+    const uint32_t w0 = cmds[i].w[0];
+    const uint32_t op = TSR_CMD_GET(w0, TSR_CMD_W0_OPCODE);
+    const bool pop_prev = TSR_CMD_GET(w0, TSR_CMD_W0_POP_PREV) != 0u;
+    const bool pop_next = TSR_CMD_GET(w0, TSR_CMD_W0_POP_NEXT) != 0u;
+    const bool push_prev = TSR_CMD_GET(w0, TSR_CMD_W0_PUSH_PREV) != 0u;
+    const bool push_next = TSR_CMD_GET(w0, TSR_CMD_W0_PUSH_NEXT) != 0u;
+    int bad = 0;
+    if (op == TSR_OP_FENCE) {
+      continue;
+    }
+    if (op == TSR_OP_LOAD && TSR_CMD_GET(w0, TSR_CMD_LOAD_W0_DEST) == TSR_LOAD_SPAD) {
+      /* load stage: its next stage is compute */
+      bad |= pop_prev || push_prev;
+      bad |= pop_next && tok_pop(cnt, TOK_CL) != 0;
+      cnt[TOK_LC] += push_next;
+    } else if (op == TSR_OP_STORE) {
+      /* store stage: its previous stage is compute */
+      bad |= pop_next || push_next;
+      bad |= pop_prev && tok_pop(cnt, TOK_CS) != 0;
+      cnt[TOK_SC] += push_prev;
+    } else {
+      /* compute stage: MATMUL, accumulator LOAD, SFU, NOP */
+      bad |= pop_prev && tok_pop(cnt, TOK_LC) != 0;
+      bad |= pop_next && tok_pop(cnt, TOK_SC) != 0;
+      cnt[TOK_CL] += push_prev;
+      cnt[TOK_CS] += push_next;
+    }
+    if (bad) {
+      return -1;
+    }
+  }
+  return cnt[TOK_LC] == 0u && cnt[TOK_CL] == 0u && cnt[TOK_CS] == 0u && cnt[TOK_SC] == 0u ? 1 : 0;
 }

@@ -236,6 +236,10 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
              : l->cmd_count != 0u) {
       return bad(err, errlen, "layer %u names commands outside the %u captured", i, p->n_cmds);
     }
+    if (chip && tsr_net_tokens_balanced(p->cmds + l->cmd_first, l->cmd_count) != 1) {
+      return bad(err, errlen, "layer %u: its %u commands pop an empty dependency token counter or"
+                 " leave tokens behind", i, l->cmd_count);
+    }
   }
   /* Every external address of the commands lies in the arena. */
   for (uint32_t i = 0; i < p->n_cmds; i++) {

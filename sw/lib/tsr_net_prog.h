@@ -145,6 +145,14 @@ bool tsr_net_cmd_addr(const tsr_cmd_t *c, uint32_t *addr);
  *  arena at to_base; other commands are copied as they are. */
 void tsr_net_relocate(const tsr_cmd_t *in, uint32_t from_base, uint32_t to_base, tsr_cmd_t *out);
 
+/**
+ * The dependency tokens of n commands run in program order (docs/commands.md): 1 when no
+ * command pops an empty counter and all four counters end at zero (the commands can follow
+ * one another in one stream, separated by a FENCE), 0 when some counter ends above zero, -1
+ * when a command pops an empty counter or uses a direction its stage lacks.
+ */
+int tsr_net_tokens_balanced(const tsr_cmd_t *cmds, uint32_t n);
+
 /** Whether a device is the configuration a program was compiled for; if not, a line in err. */
 bool tsr_net_target_matches(const tsr_net_prog_t *p, const tsr_dev_info_t *dev, char *err,
                             size_t errlen);
@@ -183,6 +191,9 @@ uint64_t tsr_net_mem_bytes(const tsr_net_prog_t *p);
 typedef struct tessera_net_layer_fig {
   uint32_t op_index, kind;
   bool on_chip;               /**< GEMM and SOFTMAX; the rest ran on the host or not at all */
+  bool measured;              /**< per layer: cnt holds the layer's own counters; else the
+                                   layer ran in one stream with the others and cnt.cmds is
+                                   only its captured command count */
   tsr_counters_t cnt;         /**< the chip's counters for the layer (zero off the chip) */
   double wall_seconds;
   uint64_t host_reg_accesses;
@@ -195,7 +206,9 @@ typedef struct tessera_net_layer_fig {
 typedef struct tessera_net_result {
   uint32_t n_layers;
   tessera_net_layer_fig_t *layers;  /**< n_layers (owned: tessera_net_result_free) */
-  uint64_t cycles, cmds, macs;      /**< sums over the layers */
+  uint64_t cycles, cmds, macs;      /**< the chip's counters over the run (FENCEs included) */
+  uint64_t host_reg_accesses;
+  uint32_t streams;                 /**< command streams submitted (1 unless per layer) */
   double wall_seconds;
   bool checked;
   uint64_t mismatches;              /**< sum over the layers */
@@ -204,13 +217,15 @@ typedef struct tessera_net_result {
 /**
  * Upload the program's blob to `dev` and run one inference: `in` holds the
  * graph input (tensors[input]: elems values of its type), `out` receives the
- * graph output. With `check`, every chip layer's output is compared with the
- * golden model (sw/golden) computed from the same layer input. The device's
- * memory must hold tsr_net_mem_bytes(p) bytes.
+ * graph output. The chip layers go as one command stream (their commands with
+ * a FENCE between layers, one ring, one wait), or with `per_layer` one stream
+ * each, with each layer's own counters. With `check`, every chip layer's
+ * output is compared with the golden model (sw/golden) computed from the same
+ * layer input. The device's memory must hold tsr_net_mem_bytes(p) bytes.
  */
 tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const void *in,
                              size_t in_bytes, void *out, size_t out_bytes, bool check,
-                             tessera_net_result_t *res, char *err, size_t errlen);
+                             bool per_layer, tessera_net_result_t *res, char *err, size_t errlen);
 
 /** Free the layers of a result (the struct itself is the caller's). */
 void tessera_net_result_free(tessera_net_result_t *res);

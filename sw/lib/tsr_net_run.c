@@ -101,26 +101,32 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   return TSR_OK;
 }
 
-/* One layer on the chip: its captured commands, relocated to the arena, into a command ring. */
-static tsr_status_t chip_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
+static bool on_chip(uint32_t kind) { return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX; }
+
+/* Layers [from, to] on the chip as one command stream: each chip layer's captured commands,
+ * relocated to the arena, a FENCE between two layers, into one command ring; one wait. */
+static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figures_t *fig) {
   const tsr_net_prog_t *p = r->p;
   tessera_dev_t *d = r->dev;
-  const tsr_net_tensor_t *x = &p->tensors[l->in];
-  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  const tsr_net_layer_t *first = &p->layers[from];
+  const tsr_net_tensor_t *x = &p->tensors[first->in];
   tsr_status_t st;
   if (!r->on_dev[x->alias]) {
-    if ((st = tessera_upload(d, r->base + x->dev_off, r->host[l->in], x->elems, "a layer input",
-                             r->err, r->errlen)) != TSR_OK) {
+    if ((st = tessera_upload(d, r->base + x->dev_off, r->host[first->in], x->elems,
+                             "a layer input", r->err, r->errlen)) != TSR_OK) {
       return st;
     }
     r->on_dev[x->alias] = true;
   }
-  if ((st = tsr_lib_begin(d, r->base + p->arena_bytes, l->cmd_count, r->err, r->errlen)) !=
-      TSR_OK) {
+  uint64_t cmds = 0;
+  for (uint32_t i = from; i <= to; i++) {
+    cmds += p->layers[i].cmd_count + 1u;
+  }
+  if ((st = tsr_lib_begin(d, r->base + p->arena_bytes, cmds, r->err, r->errlen)) != TSR_OK) {
     return st;
   }
-  /* The layer's LOADs and STOREs may touch the arena and nothing else (and the chip fetches
-   * its ring): a command that reaches past it stops with DMA_WINDOW. */
+  /* The LOADs and STOREs may touch the arena and nothing else (and the chip fetches its
+   * ring): a command that reaches past it stops with DMA_WINDOW. */
   uint64_t limit = r->base + p->arena_bytes - 1u;
   if (d->dev.path != NULL && (uint64_t)d->ring.base + d->ring.size - 1u > limit) {
     limit = (uint64_t)d->ring.base + d->ring.size - 1u;
@@ -132,54 +138,116 @@ static tsr_status_t chip_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_l
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   const uint64_t cyc0 = tsr_hal_cycles(&d->hal);
-  for (uint32_t i = 0; i < l->cmd_count && st == TSR_OK; i++) {
-    tsr_cmd_t c;
-    tsr_net_relocate(&p->cmds[l->cmd_first + i], p->cmd_base, (uint32_t)r->base, &c);
-    st = tsr_submit(&d->dev, &c);
+  bool fence = false;
+  for (uint32_t li = from; li <= to && st == TSR_OK; li++) {
+    const tsr_net_layer_t *l = &p->layers[li];
+    for (uint32_t i = 0; i < l->cmd_count && st == TSR_OK; i++) {
+      tsr_cmd_t c;
+      if (fence) {
+        /* Every command of the layers before has retired: their outputs are in memory. */
+        fence = false;
+        if ((st = tsr_cmd_fence(&d->dev, false, &c)) != TSR_OK ||
+            (st = tsr_submit(&d->dev, &c)) != TSR_OK) {
+          break;
+        }
+      }
+      tsr_net_relocate(&p->cmds[l->cmd_first + i], p->cmd_base, (uint32_t)r->base, &c);
+      st = tsr_submit(&d->dev, &c);
+    }
+    fence = fence || l->cmd_count != 0u;
   }
   if (st == TSR_OK) {
     st = tsr_wait(&d->dev, TSR_WAIT_IRQ, 0u);
   }
   if (st != TSR_OK) {
     char pre[64];
-    snprintf(pre, sizeof pre, "operator %u: ", l->op_index);
+    snprintf(pre, sizeof pre, "operators %u..%u: ", first->op_index, p->layers[to].op_index);
+    if (from == to) {
+      snprintf(pre, sizeof pre, "operator %u: ", first->op_index);
+    }
     tsr_lib_dev_err(d, pre, r->err, r->errlen);
     return st;
   }
-  tessera_figures_t fig;
-  memset(&fig, 0, sizeof fig);
-  if ((st = tsr_lib_end(d, &t0, cyc0, &fig, r->err, r->errlen)) != TSR_OK) {
+  if ((st = tsr_lib_end(d, &t0, cyc0, fig, r->err, r->errlen)) != TSR_OK) {
     return st;
   }
   if ((st = tsr_set_dma_window(&d->dev, 0u, 0xffffffffu, false)) != TSR_OK) {
     tsr_lib_dev_err(d, "opening the DMA window again: ", r->err, r->errlen);
     return st;
   }
-  f->cnt = fig.cnt;
-  f->wall_seconds = fig.wall_seconds;
-  f->host_reg_accesses = fig.host_reg_accesses;
-  f->streamed = fig.streamed;
-  r->on_dev[y->alias] = true;
-  return tessera_download(d, r->base + y->dev_off, r->host[l->out], y->elems, r->err, r->errlen);
+  for (uint32_t li = from; li <= to && st == TSR_OK; li++) {
+    const tsr_net_layer_t *l = &p->layers[li];
+    const tsr_net_tensor_t *y = &p->tensors[l->out];
+    if (on_chip(l->kind)) {
+      r->on_dev[y->alias] = true;
+      st = tessera_download(d, r->base + y->dev_off, r->host[l->out], y->elems, r->err,
+                            r->errlen);
+    }
+  }
+  return st;
 }
 
-static tsr_status_t run_layers(run_t *r, bool check, tessera_net_result_t *res) {
+/* The last layer of the chip segment that starts at layer `from`: up to the last chip layer,
+ * unless a host layer that computes (QUANTIZE, DEQUANTIZE) comes between. */
+static uint32_t segment_end(const tsr_net_prog_t *p, uint32_t from) {
+  uint32_t end = from;
+  for (uint32_t i = from + 1u; i < p->n_layers; i++) {
+    const uint32_t k = p->layers[i].kind;
+    if (k == TSR_NET_QUANTIZE || k == TSR_NET_DEQUANTIZE) {
+      break;
+    }
+    if (on_chip(k)) {
+      end = i;
+    }
+  }
+  return end;
+}
+
+static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net_result_t *res) {
   const tsr_net_prog_t *p = r->p;
   for (uint32_t i = 0; i < p->n_layers; i++) {
     const tsr_net_layer_t *l = &p->layers[i];
     tessera_net_layer_fig_t *f = &res->layers[i];
     f->op_index = l->op_index;
     f->kind = l->kind;
+    f->on_chip = on_chip(l->kind);
     tsr_status_t st = TSR_OK;
-    switch (l->kind) {
-      case TSR_NET_GEMM:
-      case TSR_NET_SOFTMAX:
-        f->on_chip = true;
-        st = chip_layer(r, l, f);
-        if (st == TSR_OK && check) {
-          st = check_layer(r, l, f);
+    if (f->on_chip) {
+      const uint32_t to = per_layer ? i : segment_end(p, i);
+      tessera_figures_t fig;
+      memset(&fig, 0, sizeof fig);
+      st = chip_run(r, i, to, &fig);
+      for (uint32_t j = i; j <= to && st == TSR_OK; j++) {
+        tessera_net_layer_fig_t *g = &res->layers[j];
+        g->op_index = p->layers[j].op_index;
+        g->kind = p->layers[j].kind;
+        g->on_chip = on_chip(g->kind);
+        g->measured = per_layer;
+        g->cnt.cmds = p->layers[j].cmd_count;
+        if (g->on_chip && check) {
+          st = check_layer(r, &p->layers[j], g);
         }
-        break;
+        res->mismatches += g->mismatches;
+      }
+      if (st != TSR_OK) {
+        return st;
+      }
+      if (per_layer) {
+        f->cnt = fig.cnt;
+        f->host_reg_accesses = fig.host_reg_accesses;
+        f->wall_seconds = fig.wall_seconds;
+      }
+      f->streamed = fig.streamed;
+      res->cycles += fig.cnt.cycles;
+      res->cmds += fig.cnt.cmds;
+      res->macs += fig.cnt.macs;
+      res->wall_seconds += fig.wall_seconds;
+      res->host_reg_accesses += fig.host_reg_accesses;
+      res->streams++;
+      i = to;
+      continue;
+    }
+    switch (l->kind) {
       case TSR_NET_QUANTIZE:
         r->on_dev[p->tensors[l->out].alias] = false;
         host_quantize(&p->tensors[l->out], (const float *)(const void *)r->host[l->in],
@@ -192,14 +260,6 @@ static tsr_status_t run_layers(run_t *r, bool check, tessera_net_result_t *res) 
       default: /* RESHAPE: the output is the input's storage */
         break;
     }
-    if (st != TSR_OK) {
-      return st;
-    }
-    res->cycles += f->cnt.cycles;
-    res->cmds += f->cnt.cmds;
-    res->macs += f->cnt.macs;
-    res->wall_seconds += f->wall_seconds;
-    res->mismatches += f->mismatches;
   }
   res->checked = check;
   return TSR_OK;
@@ -207,7 +267,7 @@ static tsr_status_t run_layers(run_t *r, bool check, tessera_net_result_t *res) 
 
 tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const void *in,
                              size_t in_bytes, void *out, size_t out_bytes, bool check,
-                             tessera_net_result_t *res, char *err, size_t errlen) {
+                             bool per_layer, tessera_net_result_t *res, char *err, size_t errlen) {
   if (dev == NULL || p == NULL || in == NULL || out == NULL || res == NULL) {
     tsr_lib_err(err, errlen, "tessera_net_run: no device, program, input, output or result");
     return TSR_BAD_ARG;
@@ -255,7 +315,7 @@ tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const 
   /* The weights once: the blob at the arena's start. */
   if ((st = tessera_upload(dev, r.base, p->blob, p->blob_bytes, "the weights", err, errlen)) ==
           TSR_OK &&
-      (st = run_layers(&r, check, res)) == TSR_OK) {
+      (st = run_layers(&r, check, per_layer, res)) == TSR_OK) {
     memcpy(out, r.host[p->output], need_out);
   } else {
     tsr_set_dma_window(&dev->dev, 0u, 0xffffffffu, false); /* the window of a failed layer */

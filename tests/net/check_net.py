@@ -5,10 +5,11 @@ For every runnable model that gen_net_models.py wrote (models.txt), many
 inputs go through TFLite Micro's interpreter (the tflite-micro wheel: its
 reference kernels with integer requantization, the bit-exact oracle) and
 through the chip (the Verilated model): all of them in process through
-tessera.Device.run, a few through `tessera run MODEL.tflite --check` and
-through `tessera compile` + `tessera run MODEL.tsr`, and the 200 digits
-images at once through the batch-200 model. Every output byte must be
-equal. Then:
+tessera.Device.run (the network as one command stream; every fourth input
+a layer at a time), a few through `tessera run MODEL.tflite --check
+--layers` and through `tessera compile` + `tessera run MODEL.tsr --check`
+(one stream), and the 200 digits images at once through the batch-200
+model. Every output byte must be equal. Then:
 
   - the digits accuracy of the chip's int8 outputs (argmax against the labels)
     must be within 3 points of the float model's;
@@ -121,7 +122,11 @@ def main() -> int:
         got = []
         for i, x in enumerate(xs):
             try:
-                got.append(dev.run(blob if i % 2 else str(path), x, check=True).out)
+                r = dev.run(blob if i % 2 else str(path), x, check=True, layers=(i % 4 == 0))
+                if r.figures["streams"] != (sum(layer["on_chip"] for layer in r.figures["layers"])
+                                            if i % 4 == 0 else 1):
+                    fail(f"{name}: Device.run (input {i}): {r.figures['streams']} command streams")
+                got.append(r.out)
             except tessera.TesseraError as e:
                 got.append(np.zeros_like(want[i]))
                 if len(FAILS) < 20:
@@ -134,10 +139,12 @@ def main() -> int:
         for i, x in enumerate(xs[:3]):
             xin, yout = tmp / "x.npy", tmp / "y.npy"
             np.save(xin, x)
-            for src in (str(path), str(tsr)):
+            # The .tflite a layer at a time (--layers), the .tsr as one command stream.
+            for src, how in ((str(path), ["--layers"]), (str(tsr), [])):
                 p = cli([a.tessera, "run", src, "--input", str(xin), "--out", str(yout), "--check",
-                         "--layers", "--dim", str(a.dim)])
-                if p.returncode != 0 or "bit-exact: yes" not in p.stdout:
+                         "--dim", str(a.dim)] + how)
+                if p.returncode != 0 or "bit-exact: yes" not in p.stdout or (
+                        not how and ", 1 command stream\n" not in p.stdout):
                     fail(f"{name}: tessera run {src} (input {i}): exit {p.returncode}: "
                          f"{p.stderr.strip() or p.stdout.strip()}")
                 elif np.load(yout).tobytes() != want[i].tobytes():

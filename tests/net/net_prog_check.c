@@ -269,12 +269,12 @@ static int check_dma_window(const char *dir) {
     saved = p->cmds[i];
     tsr_net_relocate(&saved, p->cmd_base + p->tensors[p->layers[1].out].dev_off,
                      p->cmd_base + p->arena_bytes + 0x8000u, &p->cmds[i]);
-    tsr_status_t st = tessera_net_run(dev, p, x, sizeof x, y, sizeof y, false, &res, err, sizeof err);
+    tsr_status_t st = tessera_net_run(dev, p, x, sizeof x, y, sizeof y, false, false, &res, err, sizeof err);
     CHECK(st != TSR_OK && strstr(err, "DMA_WINDOW") != NULL && one_line(err),
           "a STORE past the arena: status %d, '%s' (want DMA_WINDOW)", (int)st, err);
     tessera_net_result_free(&res);
     p->cmds[i] = saved;
-    st = tessera_net_run(dev, p, x, sizeof x, y, sizeof y, true, &res, err, sizeof err);
+    st = tessera_net_run(dev, p, x, sizeof x, y, sizeof y, true, false, &res, err, sizeof err);
     CHECK(st == TSR_OK && res.mismatches == 0u, "the run after a DMA_WINDOW stop: %d %s", (int)st,
           err);
     tessera_net_result_free(&res);
