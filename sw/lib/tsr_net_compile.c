@@ -559,7 +559,7 @@ tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t
   tsr_tflite_t m;
   char why[TESSERA_ERRLEN];
   if (tsr_tflite_open(&m, bytes, len, why, sizeof why) != TSR_TFLITE_OK) {
-    tsr_lib_err(err, errlen, "not a TFLite model: %s", why);
+    tsr_lib_err(err, errlen, "%s", why); /* the reader's line names the problem and the byte */
     return TSR_BAD_ARG;
   }
   cc_t c;

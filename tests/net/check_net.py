@@ -205,6 +205,20 @@ def main() -> int:
                    "CONV_2D run", ["operator 1 (CONV_2D)", "supported: FULLY_CONNECTED"])
     one_line_error(cli([a.tessera, "compile", str(d / "bad_keepdims.tflite"), "-o", str(tmp / "k.tsr")]),
                    "keep_num_dims", ["operator 0 (FULLY_CONNECTED)", "keep_num_dims", "supported: "])
+    # Bad command lines and inputs: one line, exit 2.
+    xf = tmp / "xf.npy"
+    np.save(xf, dxf[:1])
+    tfl = str(d / "digits_mlp.tflite")
+    for args, must in (
+            (["run"], ["give the model first"]),
+            (["compile", tfl], ["-o MODEL.tsr"]),
+            (["run", tfl], ["--input X.npy"]),
+            (["run", str(tmp / "missing.tflite"), "--input", str(x0)], ["cannot open"]),
+            (["run", tfl, "--input", str(xf)], ["the model takes int8 (1,8,8)", "float32"]),
+            (["run", tfl, "--input", str(x0), "--frob"], ["unknown option '--frob'"]),
+            (["run", str(d / "digits_test_y.npy"), "--input", str(x0)], ["not a TFLite model"]),
+            (["run", str(tmp / "digits_mlp.tsr") + ".tflite", "--input", str(x0)], ["cannot open"])):
+        one_line_error(cli([a.tessera] + args), " ".join(args[:1] + must[:1]), must)
     # Malformed programs.
     good = (tmp / "digits_mlp.tsr").read_bytes()
     cases = {"truncated": [good[:n] for n in (0, 3, 10, 64, 100, len(good) // 2, len(good) - 1)],
