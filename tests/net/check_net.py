@@ -76,6 +76,23 @@ def litert(path: pathlib.Path, xs: list[np.ndarray]) -> list[np.ndarray] | None:
     return out
 
 
+def float_ties(blob: bytes, rng) -> list[np.ndarray]:
+    """Float inputs whose x / scale (in float32, as QUANTIZE divides) is exactly k + 1/2, for k
+    across and beyond the int8 range: rounding half away from zero, not to even, must show."""
+    from ai_edge_litert import schema_py_generated as tfl
+    g = tfl.ModelT.InitFromPackedBuf(blob, 0).subgraphs[0]
+    q = next(op for op in g.operators if op.inputs[0] == g.inputs[0])  # the QUANTIZE
+    scale = np.float32(g.tensors[q.outputs[0]].quantization.scale[0])
+    shape = tuple(g.tensors[g.inputs[0]].shape)
+    ties = []
+    for k in range(-140, 140):
+        x = np.float32((k + 0.5) * np.float64(scale))
+        if x / scale == np.float32(k + 0.5):
+            ties.append(x)
+    ties = np.array(ties, np.float32)
+    return [rng.choice(ties, size=shape).astype(np.float32) for _ in range(8)]
+
+
 def cli(args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True)
 
@@ -115,7 +132,7 @@ def main() -> int:
         elif name == "digits_mlp":
             xs = [dx[i:i + 1] for i in range(200)]
         elif name == "digits_mlp_float":
-            xs = [dxf[i:i + 1] for i in range(a.per_model)]
+            xs = [dxf[i:i + 1] for i in range(a.per_model)] + float_ties(blob, rng)
         else:
             xs = [rng.integers(-128, 128, shape, dtype=np.int8) for _ in range(a.per_model)]
         want = micro(blob, xs)
