@@ -1,4 +1,17 @@
-# mk/net.mk: the network compiler's parts; for now the TFLite reader (sw/lib/tsr_tflite.c).
+# mk/net.mk: networks (docs/networks.md): the TFLite reader (sw/lib/tsr_tflite.c), the compiler
+# (sw/lib/tsr_net_compile.c), the .tsr program (sw/lib/tsr_net_prog.c) and the runtime
+# (sw/lib/tsr_net_run.c) under `tessera compile` / `tessera run` and Device.run.
+#
+#   make test-net [DIM=N]    write the digits MLP and synthetic FULLY_CONNECTED models
+#                            (tests/net/gen_net_models.py, scikit-learn + TFLite's schema module)
+#                            under $(NET_MODELS_DIR), run each on TFLite Micro and on the chip
+#                            (Device.run, tessera run .tflite/.tsr --check) and require every
+#                            output byte equal; the digits accuracy; refused models and
+#                            malformed .tsr files give one line and exit 2 (~10 s at N = 8)
+#   TSR_SEED=<n> make test-net      other random inputs for the synthetic models
+#   make test-net SAN='-fsanitize=address,undefined -fno-omit-frame-pointer'
+#                            the container checks (every truncation, flip and forged byte of
+#                            a .tsr) under the sanitizers
 #
 #   make test-unit-tflite    the reader on the committed fixture (tests/unit/tsr_tflite_fixture.h):
 #                            every field, broken models, every truncation and byte flip (~1 s, ~3 s
@@ -36,3 +49,21 @@ test-tflite: $(NET_CHECK) ## the TFLite reader against models written by TFLite'
 	@cmp -s $(NET_TFLITE_DIR)/tsr_tflite_fixture.h $(NET_FIXTURE) || \
 	  { echo "test-tflite: $(NET_FIXTURE) is stale: cp $(NET_TFLITE_DIR)/tsr_tflite_fixture.h $(NET_FIXTURE)"; exit 1; }
 	$(UNIT_RUN_ENV) $(NET_CHECK) $(NET_TFLITE_DIR)
+
+NET_MODELS_DIR  := $(NET_DIR)/models
+NET_PROG_CHECK  := $(NET_DIR)/net_prog_check
+
+# The container and the compiler without a device, built from the library's sources so that
+# SAN='-fsanitize=...' reaches them.
+$(NET_PROG_CHECK): tests/net/net_prog_check.c $(SW_LIB_SRCS) $(wildcard sw/lib/*.h) $(UNIT_FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(NET_CFLAGS) -o $@ tests/net/net_prog_check.c $(SW_LIB_SRCS) -ldl -lm
+
+.PHONY: test-net
+test-net: $(SW_BIN) $(SW_LIB_SO) $(NET_PROG_CHECK) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/libtsrsim_d$(DIM).so) ## int8 MLPs (digits, synthetic FULLY_CONNECTED) on the chip byte for byte against TFLite Micro, refusals, malformed .tsr (~10 s)
+	@$(PYTHON) -c 'import tflite_micro, sklearn, ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
+	  { echo "test-net: tflite-micro, scikit-learn or ai-edge-litert not found: make deps (tools/install-deps.sh pins them)"; exit 1; }
+	$(PYTHON) tests/net/gen_net_models.py $(NET_MODELS_DIR)
+	$(UNIT_RUN_ENV) TSR_SIM_LIB_DIR=$(CLI_SIM_LIB_DIR) $(NET_PROG_CHECK) $(NET_MODELS_DIR)
+	TESSERA_LIB=$(SW_LIB_SO) TSR_SIM_LIB_DIR=$(CLI_SIM_LIB_DIR) \
+	  $(PYTHON) tests/net/check_net.py $(NET_MODELS_DIR) $(SW_BIN) $(DIM)

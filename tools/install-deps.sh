@@ -68,4 +68,11 @@ if [ "$(pyver ai-edge-litert)" != 2.3.0 ] || [ "$(pyver flatbuffers)" != 25.12.1
   "$PY" -m pip install -q ai-edge-litert==2.3.0 flatbuffers==25.12.19 ||
     { echo "deps: pip could not install ai-edge-litert==2.3.0 flatbuffers==25.12.19"; exit 1; }
 fi
+# tflite-micro (TFLite Micro's interpreter, the bit-exact oracle of `make test-net`) and
+# scikit-learn (the digits data set and the MLP the network generator trains), pinned.
+if [ "$(pyver tflite-micro)" != 0.dev20261023182759 ] || [ "$(pyver scikit-learn)" != 1.9.1 ]; then
+  echo "deps: installing tflite-micro 0.dev20261023182759 and scikit-learn 1.9.1 for $PY (pip)"
+  "$PY" -m pip install -q tflite-micro==0.dev20261023182759 scikit-learn==1.9.1 ||
+    { echo "deps: pip could not install tflite-micro==0.dev20261023182759 scikit-learn==1.9.1"; exit 1; }
+fi
 echo "deps: all present"

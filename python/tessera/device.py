@@ -201,6 +201,21 @@ def _lut_table(name, x):
     return np.ascontiguousarray(t)
 
 
+def _net_declare(lib):
+    """ctypes prototypes of the network functions of tessera_flat.h."""
+    if getattr(lib, "_tsr_net_declared", False):
+        return
+    c_int, c_u32, c_sz, c_p, c_s = ctypes.c_int, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
+    for name, res, args in (
+            ("tessera_flat_net_kind", c_s, [ctypes.c_uint]),
+            ("tessera_flat_net_describe", c_int, [c_p, c_sz, c_u32, c_p, c_p, c_sz]),
+            ("tessera_flat_net_run", c_int, [c_p, c_p, c_sz, c_p, c_sz, c_p, c_sz, c_int, c_int,
+                                             c_p, c_u32, c_p, c_p, c_sz])):
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = res, args
+    lib._tsr_net_declared = True
+
+
 # ---- the device ----------------------------------------------------------------------------------
 
 class Device:
@@ -462,6 +477,66 @@ class Device:
         """Per row of x (int8, 1-D or 2-D): int32 (rows, 3) of max, sum and sum of squares."""
         x = _int8_tensor("x", x, (1, 2))
         return self._sfu("reduce", self._lib.tessera_flat_reduce, x, check=check)
+
+    # -- networks (docs/networks.md) --
+    def run(self, model, x, *, check=False, layers=False):
+        """One inference of a network on the device: model is a path (.tflite or .tsr) or its
+        bytes; a .tflite is compiled for this device's N first (sw/lib/tsr_net_compile.c).
+        x: a numpy array of the model input's dtype (int8, or float32 when the model starts
+        with QUANTIZE) and element count. Returns a Result: .out the output (int8 or float32,
+        the model output's shape); .figures {cycles, commands, macs, wall_seconds, streams,
+        check, layers: [{op, kind, on_chip, cycles, commands, macs, bus_read_bytes,
+        bus_write_bytes, mismatches}, ...]}. The chip layers run as one command stream; with
+        layers=True each runs alone and its figures are its own (else a layer's cycles read 0
+        and commands is its captured count). check=True compares every chip layer with the
+        golden model and raises TesseraMismatch (op "run") when any element differs."""
+        lib = self._lib
+        _net_declare(lib)
+        if isinstance(model, (bytes, bytearray)):
+            blob = bytes(model)
+        else:
+            try:
+                with open(model, "rb") as f:
+                    blob = f.read()
+            except OSError as e:
+                _bad(f"run: {model}: {e.strerror}")
+        info = self.info()
+        io = (ctypes.c_int64 * 13)()
+        _call(lib.tessera_flat_net_describe, blob, len(blob), info["dim"], io)
+        types = {0: np.float32, 9: np.int8}
+        in_t, out_t = types[io[0]], types[io[6]]
+        in_shape = tuple(io[2 + d] for d in range(io[1]))
+        out_shape = tuple(io[8 + d] for d in range(io[7]))
+        n_layers = io[12]
+        if not isinstance(x, np.ndarray) or x.dtype != in_t or x.size != int(np.prod(in_shape)):
+            _bad(f"run: the model takes {np.dtype(in_t).name} {in_shape}, got {_desc(x)}")
+        x = np.ascontiguousarray(x)
+        out = np.empty(out_shape, out_t)
+        total = (ctypes.c_double * 6)()
+        figs_l = (ctypes.c_double * (max(n_layers, 1) * 10))()
+        _call(lib.tessera_flat_net_run, self._handle(), blob, len(blob), _ptr(x), x.nbytes,
+              _ptr(out), out.nbytes, int(bool(check)), int(bool(layers)), figs_l, n_layers, total)
+        figs = {"cycles": int(total[0]), "commands": int(total[1]), "macs": int(total[2]),
+                "wall_seconds": float(total[4]), "streams": int(total[5]),
+                "check": "pass" if check else "skipped",
+                "layers": []}
+        for i in range(n_layers):
+            r = figs_l[i * 10:(i + 1) * 10]
+            figs["layers"].append({
+                "op": int(r[0]), "kind": lib.tessera_flat_net_kind(int(r[1])).decode(),
+                "on_chip": bool(r[2]), "cycles": int(r[3]), "commands": int(r[4]),
+                "macs": int(r[5]), "bus_read_bytes": int(r[6]), "bus_write_bytes": int(r[7]),
+                "mismatches": None if r[8] < 0 else int(r[8])})
+        res = Result(out, figs)
+        if check and total[3] > 0:
+            bad = next(layer for layer in figs["layers"] if layer["mismatches"])
+            err = TesseraMismatch("run", int(total[3]), bad["op"], 0, 0, 0, res)
+            err.message = (f"run: {int(total[3])} element(s) differ from the golden model; the first"
+                           f" layer that differs is operator {bad['op']} ({bad['kind']}:"
+                           f" {bad['mismatches']} elements)")
+            err.args = (err.message,)
+            raise err
+        return res
 
     def __repr__(self):
         state = "open" if self._h.value else "closed"

@@ -31,7 +31,9 @@ typedef enum opt_id {
   O_GAMMA_ZP, O_EPS, O_A_SCALE, O_A_ZP, O_B_SCALE, O_B_ZP, O_W_SCALE, O_W_SCALE_NPY, O_ACT, O_ACT_LUT, O_ACT_OUT_SCALE,
   O_ACT_OUT_ZP, O_LEAKY, O_PLAN,
   /* bench */
-  O_QUICK, O_COUNT
+  O_QUICK,
+  /* compile, run (networks) */
+  O_INPUT, O_LAYERS, O_COUNT
 } opt_id_t;
 
 /* The commands, as bits of an option's set of commands. */
@@ -44,8 +46,10 @@ enum {
   C_ADD = 1u << 5,
   C_REDUCE = 1u << 6,
   C_BENCH = 1u << 7,
+  C_COMPILE = 1u << 8,
+  C_RUN = 1u << 9,
   C_SFUS = C_SFU | C_SOFTMAX | C_LAYERNORM | C_ADD | C_REDUCE,
-  C_ALL = C_GEMM | C_INFO | C_SFUS /* the commands that take the common options */
+  C_ALL = C_GEMM | C_INFO | C_SFUS | C_RUN /* the commands that take the common options */
 };
 
 /** The parsed command line: which options were given, and their values. */
@@ -142,5 +146,6 @@ int cmd_gemm(const args_t *ar);        /* cli_gemm.c */
 int cmd_sfu_family(const args_t *ar);  /* cli_sfu.c: sfu, softmax, layernorm, add, reduce */
 int cmd_info(const args_t *ar);        /* cli_bench.c */
 int cmd_bench(const args_t *ar);       /* cli_bench.c */
+int cmd_net(int argc, char **argv);    /* cli_net.c: compile, run (argv as main gets it) */
 
 #endif /* TSR_CLI_H */

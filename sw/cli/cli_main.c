@@ -58,6 +58,9 @@ static void usage(FILE *f) {
           "  tessera reduce --in X.npy [--out Y.npy] [--check] [common options]\n"
           "  tessera info [common options]\n"
           "  tessera bench [--dim N] [--out DIR] [--quick] [--json]\n"
+          "  tessera compile MODEL.tflite -o MODEL.tsr [--dim N]\n"
+          "  tessera run MODEL.tflite|MODEL.tsr --input X.npy [--out Y.npy] [--check] [--layers]\n"
+          "              [common options]\n"
           "\n"
           "gemm: A is int8 (M,K), B int8 (K,N), BIAS int32 (N,), per-channel multipliers and\n"
           "shifts int32 (N,). Without --mult the output is int32 (acc + bias); with it, int8\n"
@@ -93,6 +96,12 @@ static void usage(FILE *f) {
           "on the PATH, roofline.png and roofline.svg. --quick: 12 of the 23 points (a smoke\n"
           "test); --json: print bench.json on stdout instead of a line per point.\n"
           "\n"
+          "compile/run (docs/networks.md): int8 TFLite MLPs: FULLY_CONNECTED, RESHAPE, SOFTMAX,\n"
+          "QUANTIZE/DEQUANTIZE at the edges (on the host). compile writes the program (layers,\n"
+          "weights in the chip's layout, memory plan); run takes it or a .tflite, X.npy of the\n"
+          "model input's type and element count; --layers: cycles and commands per layer;\n"
+          "--check: each chip layer against the golden model (bit-exact: yes/NO, exit 1 on NO).\n"
+          "\n"
           "common options:\n"
           "  --dim N              array size of the simulator build (default 8)\n"
           "  --json               one JSON object on stdout instead of the summary\n"
@@ -122,7 +131,8 @@ static const struct {
   unsigned bit;
 } k_cmds[] = {{"gemm", C_GEMM},           {"info", C_INFO}, {"sfu", C_SFU},
               {"softmax", C_SOFTMAX},     {"layernorm", C_LAYERNORM}, {"add", C_ADD},
-              {"reduce", C_REDUCE},       {"bench", C_BENCH}};
+              {"reduce", C_REDUCE},       {"bench", C_BENCH},         {"compile", C_COMPILE},
+              {"run", C_RUN}};
 
 unsigned cmd_bit(const char *name) {
   for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; i++) {
@@ -150,14 +160,14 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_OUT_ZP] = {"out-zp", true, C_GEMM | C_SFU | C_LAYERNORM | C_ADD},
     [O_ACT_MIN] = {"act-min", true, C_GEMM | C_ADD},
     [O_ACT_MAX] = {"act-max", true, C_GEMM | C_ADD},
-    [O_OUT] = {"out", true, C_GEMM | C_SFUS | C_BENCH},
+    [O_OUT] = {"out", true, C_GEMM | C_SFUS | C_BENCH | C_COMPILE | C_RUN},
     [O_M] = {"m", true, C_GEMM},
     [O_K] = {"k", true, C_GEMM},
     [O_N] = {"n", true, C_GEMM},
     [O_SEED] = {"seed", true, C_ALL},
-    [O_CHECK] = {"check", false, C_GEMM | C_SFUS},
+    [O_CHECK] = {"check", false, C_GEMM | C_SFUS | C_RUN},
     [O_RAW] = {"raw", false, C_GEMM},
-    [O_DIM] = {"dim", true, C_ALL | C_BENCH},
+    [O_DIM] = {"dim", true, C_ALL | C_BENCH | C_COMPILE},
     [O_JSON] = {"json", false, C_ALL | C_BENCH},
     [O_TRACE] = {"trace", true, C_ALL},
     [O_MEM_LATENCY] = {"mem-latency", true, C_ALL},
@@ -193,6 +203,8 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_LEAKY] = {"leaky", true, C_GEMM},
     [O_PLAN] = {"plan", false, C_GEMM},
     [O_QUICK] = {"quick", false, C_BENCH},
+    [O_INPUT] = {"input", true, C_RUN},
+    [O_LAYERS] = {"layers", false, C_RUN},
 };
 
 const char *opt_name(opt_id_t id) { return k_opts[id].name; }
@@ -288,7 +300,7 @@ int tessera_cli_main(int argc, char **argv) {
   }
   if (cmd_bit(argv[1]) == 0u) {
     die_line("unknown command '%s' (commands: gemm, sfu, softmax, layernorm, add, reduce, info,"
-             " bench; see 'tessera --help')",
+             " bench, compile, run; see 'tessera --help')",
              argv[1]);
     return EXIT_ERROR;
   }
@@ -297,6 +309,9 @@ int tessera_cli_main(int argc, char **argv) {
       usage(g_cli_out);
       return 0;
     }
+  }
+  if (cmd_bit(argv[1]) & (C_COMPILE | C_RUN)) {
+    return cmd_net(argc, argv);
   }
   args_t ar;
   if (parse_args(argc, argv, &ar) != 0) {

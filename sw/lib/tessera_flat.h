@@ -173,6 +173,38 @@ tsr_status_t tessera_flat_reduce(tessera_flat_t *h, uint32_t rows, uint32_t len,
                                  int check, void *out, double fig[TESSERA_FLAT_FIGURES],
                                  int64_t mm[5], char *err, size_t errlen);
 
+/* ---- Networks (docs/networks.md) ------------------------------------------------------------- */
+
+/** Values of tessera_flat_net_describe's io[]: input type (0 float32, 9 int8), rank, shape[4],
+ *  then the same for the output, then the number of layers. */
+#define TESSERA_FLAT_NET_IO 13u
+/** Values per layer of tessera_flat_net_run's layers[]: op index, kind (tessera_flat_net_kind),
+ *  on chip (0/1), cycles, commands, MACs, bus read bytes, bus write bytes, mismatches (-1:
+ *  not checked), wall seconds. */
+#define TESSERA_FLAT_NET_LAYER_FIGS 10u
+
+/** The name of layer kind k ("GEMM", "SOFTMAX", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "?"). */
+const char *tessera_flat_net_kind(unsigned k);
+
+/** What a model (.tflite bytes, compiled for N = dim, or .tsr bytes) takes and gives, into
+ *  io[TESSERA_FLAT_NET_IO]. */
+tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint32_t dim,
+                                       int64_t io[TESSERA_FLAT_NET_IO], char *err, size_t errlen);
+
+/**
+ * One inference of a model (as tessera_flat_net_describe takes it, compiled for the device's
+ * N) on the device: x (x_bytes, the input's type and element count) -> out (out_bytes).
+ * layers: room for max_layers x TESSERA_FLAT_NET_LAYER_FIGS values; total: {cycles,
+ * commands, MACs, mismatches (-1: not checked), wall seconds, command streams}. check: every
+ * chip layer against the golden model (a mismatch is not an error: see total[3]).
+ * per_layer: each chip layer as its own stream, with its own figures (else the network is
+ * one stream and a layer's cycles read 0).
+ */
+tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t model_len,
+                                  const void *x, size_t x_bytes, void *out, size_t out_bytes,
+                                  int check, int per_layer, double *layers, uint32_t max_layers,
+                                  double total[6], char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 
 #include "tsr_golden_params.h"
 #include "tsr_lib_internal.h"
+#include "tsr_net_prog.h"
 #include "tsr_quant.h"
 #include "tsr_sfu.h"
 
@@ -661,4 +662,87 @@ tsr_status_t tessera_flat_reduce(tessera_flat_t *h, uint32_t rows, uint32_t len,
   tessera_sfu_t job;
   sfu_job(&job, TSR_FUNC_REDUCE, rows, len, x);
   return flat_sfu(h, &job, &job, check, out, fig, mm, err, errlen);
+}
+
+/* ---- Networks ---------------------------------------------------------------------------------- */
+
+const char *tessera_flat_net_kind(unsigned k) { return tsr_net_kind_name(k); }
+
+static void put_io(const tsr_net_tensor_t *t, int64_t *io) {
+  io[0] = t->type;
+  io[1] = t->rank;
+  for (uint32_t d = 0; d < TSR_NET_MAX_RANK; d++) {
+    io[2 + d] = d < t->rank ? t->shape[d] : 0;
+  }
+}
+
+tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint32_t dim,
+                                       int64_t io[TESSERA_FLAT_NET_IO], char *err, size_t errlen) {
+  tsr_net_prog_t *p = NULL;
+  if (io == NULL) {
+    tsr_lib_err(err, errlen, "tessera_flat_net_describe: no place for the answer");
+    return TSR_BAD_ARG;
+  }
+  tsr_dev_info_t target;
+  tsr_net_default_target(dim, &target);
+  tsr_status_t st = tsr_net_from_bytes(model, model_len, &target, &p, err, errlen);
+  if (st != TSR_OK) {
+    return st;
+  }
+  put_io(&p->tensors[p->input], io);
+  put_io(&p->tensors[p->output], io + 6);
+  io[12] = p->n_layers;
+  tsr_net_free(p);
+  return TSR_OK;
+}
+
+tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t model_len,
+                                  const void *x, size_t x_bytes, void *out, size_t out_bytes,
+                                  int check, int per_layer, double *layers, uint32_t max_layers,
+                                  double total[6], char *err, size_t errlen) {
+  if (h == NULL || h->dev == NULL || total == NULL) {
+    tsr_lib_err(err, errlen, "tessera_flat_net_run: no device or no place for the figures");
+    return TSR_BAD_ARG;
+  }
+  tsr_net_prog_t *p = NULL;
+  tsr_status_t st = tsr_net_from_bytes(model, model_len, &h->dev->dev.info, &p, err, errlen);
+  if (st != TSR_OK) {
+    return st;
+  }
+  tessera_net_result_t res;
+  memset(&res, 0, sizeof res);
+  if (p->n_layers > max_layers || (layers == NULL && p->n_layers != 0u)) {
+    tsr_lib_err(err, errlen, "the model has %u layers; room for %u was given", p->n_layers,
+                max_layers);
+    st = TSR_BAD_ARG;
+  }
+  if (st == TSR_OK &&
+      (st = flat_ensure_mem(h, tsr_net_mem_bytes(p), err, errlen)) == TSR_OK &&
+      /* a reopened simulator has the same configuration */
+      (st = tessera_net_run(h->dev, p, x, x_bytes, out, out_bytes, check != 0, per_layer != 0,
+                            &res, err, errlen)) == TSR_OK) {
+    for (uint32_t i = 0; i < res.n_layers; i++) {
+      const tessera_net_layer_fig_t *f = &res.layers[i];
+      double *r = layers + (size_t)i * TESSERA_FLAT_NET_LAYER_FIGS;
+      r[0] = f->op_index;
+      r[1] = f->kind;
+      r[2] = f->on_chip;
+      r[3] = (double)f->cnt.cycles;
+      r[4] = (double)f->cnt.cmds;
+      r[5] = (double)f->cnt.macs;
+      r[6] = (double)f->cnt.dma_rd;
+      r[7] = (double)f->cnt.dma_wr;
+      r[8] = f->checked ? (double)f->mismatches : -1.0;
+      r[9] = f->wall_seconds;
+    }
+    total[0] = (double)res.cycles;
+    total[1] = (double)res.cmds;
+    total[2] = (double)res.macs;
+    total[3] = res.checked ? (double)res.mismatches : -1.0;
+    total[4] = res.wall_seconds;
+    total[5] = res.streams;
+  }
+  tessera_net_result_free(&res);
+  tsr_net_free(p);
+  return st;
 }

@@ -1,0 +1,262 @@
+/* tsr_net_capture.c: run the firmware's tilers at compile time against a backend that records the commands instead of sending them. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_lib_internal.h"
+#include "tsr_net_prog.h"
+#include "tsr_sfu.h"
+
+/*
+ * The capture device is an ordinary tsr_dev_t whose HAL reads every register
+ * as 0 (STATUS: idle, no error) and drops every write, and whose submission
+ * path (the seam the command ring uses, tsr_submit_path_t) appends each
+ * command to a growing array. tsr_gemm_run and tsr_sfu_run run unchanged on
+ * it: they plan for the target's configuration, emit their commands through
+ * tsr_submit and "wait" on an engine that is always idle. Addresses are those
+ * of the arena at TSR_NET_CAPTURE_BASE; the runtime relocates the LOAD and
+ * STORE addresses to wherever it puts the arena.
+ */
+
+typedef struct capture {
+  tsr_cmd_t *cmds;
+  uint32_t n, cap;
+  bool oom;
+} capture_t;
+
+static tsr_status_t cap_read32(void *ctx, uint32_t off, uint32_t *val) {
+  (void)ctx;
+  (void)off;
+  *val = 0u;
+  return TSR_OK;
+}
+
+static tsr_status_t cap_write32(void *ctx, uint32_t off, uint32_t val) {
+  (void)ctx;
+  (void)off;
+  (void)val;
+  return TSR_OK;
+}
+
+static const tsr_hal_ops_t k_capture_ops = {"capture", cap_read32, cap_write32, NULL, NULL,
+                                            NULL,      NULL,       NULL};
+
+static tsr_status_t cap_submit(tsr_dev_t *dev, const tsr_cmd_t *cmd) {
+  capture_t *c = dev->path_ctx;
+  if (c->n == c->cap) {
+    const uint32_t cap = c->cap ? 2u * c->cap : 64u;
+    tsr_cmd_t *nc = cap < (1u << 24) ? realloc(c->cmds, cap * sizeof *nc) : NULL;
+    if (nc == NULL) {
+      c->oom = true;
+      return TSR_NO_MEMORY;
+    }
+    c->cmds = nc;
+    c->cap = cap;
+  }
+  c->cmds[c->n++] = *cmd;
+  return TSR_OK;
+}
+
+static tsr_status_t cap_flush(tsr_dev_t *dev) {
+  (void)dev;
+  return TSR_OK;
+}
+
+static void cap_reset(tsr_dev_t *dev) { (void)dev; }
+
+static const tsr_submit_path_t k_capture_path = {cap_submit, cap_flush, cap_reset};
+
+void tsr_net_default_target(uint32_t dim, tsr_dev_info_t *t) {
+  /* rtl/tsr_top.v's defaults, which the simulator builds keep (make sim DIM=N). */
+  memset(t, 0, sizeof *t);
+  t->dim = dim;
+  t->axi_bytes = 8u;
+  t->cmdq_depth = 16u;
+  t->spad_rows = 4096u;
+  t->acc_rows = 1024u;
+  t->has_sfu = true;
+  t->store_lanes = dim;
+}
+
+/* The descriptors of a chip layer, at the capture base. */
+static void layer_gemm_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t base,
+                            tsr_gemm_desc_t *d) {
+  memset(d, 0, sizeof *d);
+  d->m = l->m;
+  d->k = l->k;
+  d->n = l->n;
+  d->a_addr = base + p->tensors[l->in].dev_off;
+  d->lda = l->k;
+  d->b_addr = base + l->b_off;
+  d->ldb = l->n;
+  d->c_addr = base + p->tensors[l->out].dev_off;
+  d->ldc = l->n;
+  d->has_bias = true;
+  d->bias_addr = base + l->bias_off;
+  d->requant = true;
+  d->per_channel = l->per_channel != 0u;
+  d->mult_addr = base + l->mult_off;
+  d->shift_addr = base + l->shift_off;
+  d->mult = l->mult;
+  d->shift = l->shift;
+  d->out_zp = l->out_zp;
+  d->act_min = l->act_min;
+  d->act_max = l->act_max;
+}
+
+static void layer_sfu_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t base,
+                           tsr_sfu_desc_t *d) {
+  memset(d, 0, sizeof *d);
+  d->func = TSR_FUNC_SOFTMAX;
+  d->rows = l->rows;
+  d->len = l->len;
+  d->in_addr = base + p->tensors[l->in].dev_off;
+  d->param_addr = base + l->param_off;
+  d->out_addr = base + p->tensors[l->out].dev_off;
+}
+
+tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
+  capture_t c;
+  memset(&c, 0, sizeof c);
+  tsr_dev_t dev;
+  memset(&dev, 0, sizeof dev);
+  dev.hal.ops = &k_capture_ops;
+  dev.info = p->target;
+  dev.info.id = 0u;
+  dev.poll_limit = 4u;
+  dev.path = &k_capture_path;
+  dev.path_ctx = &c;
+  const uint32_t base = TSR_NET_CAPTURE_BASE;
+  p->cmd_base = base;
+  tsr_status_t st = TSR_OK;
+  for (uint32_t i = 0; i < p->n_layers && st == TSR_OK; i++) {
+    tsr_net_layer_t *l = &p->layers[i];
+    l->cmd_first = c.n;
+    const char *why = "";
+    if (l->kind == TSR_NET_GEMM) {
+      tsr_gemm_desc_t d;
+      tsr_gemm_plan_t plan;
+      layer_gemm_desc(p, l, base, &d);
+      if ((st = tsr_gemm_plan(&dev.info, &d, &plan)) != TSR_OK) {
+        tsr_gemm_check_desc(&d, &why);
+      } else {
+        st = tsr_gemm_run(&dev, &d, &plan, NULL, NULL);
+      }
+    } else if (l->kind == TSR_NET_SOFTMAX) {
+      tsr_sfu_desc_t d;
+      tsr_sfu_plan_t plan;
+      layer_sfu_desc(p, l, base, &d);
+      if (!dev.info.has_sfu) {
+        why = "the target has no SFU (CONFIG.SFU = 0)";
+        st = TSR_UNSUPPORTED;
+      } else if ((st = tsr_sfu_plan(&dev.info, &d, &plan, &why)) == TSR_OK) {
+        st = tsr_sfu_run(&dev, &d, &plan);
+      }
+    }
+    if (st != TSR_OK) {
+      tsr_lib_err(err, errlen, "operator %u (%s): no commands for N = %u: %s%s%s", l->op_index,
+                  tsr_net_kind_name(l->kind), p->target.dim,
+                  c.oom ? "out of memory" : tsr_status_str(st),
+                  why[0] || dev.err[0] ? ": " : "", why[0] ? why : dev.err);
+      break;
+    }
+    l->cmd_count = c.n - l->cmd_first;
+    /* One stream holds every layer (a FENCE between two): no layer may leave tokens behind. */
+    if (l->cmd_count != 0u && tsr_net_tokens_balanced(c.cmds + l->cmd_first, l->cmd_count) != 1) {
+      tsr_lib_err(err, errlen, "operator %u (%s): the firmware's %u commands leave dependency tokens"
+                  " behind; they cannot share a stream", l->op_index, tsr_net_kind_name(l->kind),
+                  l->cmd_count);
+      st = TSR_UNSUPPORTED;
+      break;
+    }
+  }
+  if (st != TSR_OK) {
+    free(c.cmds);
+    return st;
+  }
+  p->cmds = c.cmds;
+  p->n_cmds = c.n;
+  return TSR_OK;
+}
+
+/* The address a LOAD or STORE moves external data at; false for other commands. */
+static bool ext_addr(const tsr_cmd_t *c, uint32_t *addr) {
+  const uint32_t op = TSR_CMD_GET(c->w[0], TSR_CMD_W0_OPCODE);
+  if (op == TSR_OP_LOAD) {
+    *addr = TSR_CMD_GET(c->w[1], TSR_CMD_LOAD_W1_ADDR);
+    return true;
+  }
+  if (op == TSR_OP_STORE) {
+    *addr = TSR_CMD_GET(c->w[1], TSR_CMD_STORE_W1_ADDR);
+    return true;
+  }
+  return false;
+}
+
+bool tsr_net_cmd_addr(const tsr_cmd_t *c, uint32_t *addr) { return ext_addr(c, addr); }
+
+void tsr_net_relocate(const tsr_cmd_t *in, uint32_t from_base, uint32_t to_base, tsr_cmd_t *out) {
+  *out = *in;
+  uint32_t a = 0;
+  if (!ext_addr(in, &a)) {
+    return;
+  }
+  const uint32_t moved = a - from_base + to_base;
+  if (TSR_CMD_GET(in->w[0], TSR_CMD_W0_OPCODE) == TSR_OP_LOAD) {
+    out->w[1] = (in->w[1] & ~(TSR_CMD_LOAD_W1_ADDR_MASK << TSR_CMD_LOAD_W1_ADDR_OFFSET)) |
+                TSR_CMD_PUT(TSR_CMD_LOAD_W1_ADDR, moved);
+  } else {
+    out->w[1] = (in->w[1] & ~(TSR_CMD_STORE_W1_ADDR_MASK << TSR_CMD_STORE_W1_ADDR_OFFSET)) |
+                TSR_CMD_PUT(TSR_CMD_STORE_W1_ADDR, moved);
+  }
+}
+
+/* The four token counters of docs/commands.md, "Dependency tokens". */
+enum { TOK_LC, TOK_CL, TOK_CS, TOK_SC, TOK_N };
+
+static int tok_pop(uint32_t cnt[TOK_N], int k) {
+  if (cnt[k] == 0u) {
+    return -1;
+  }
+  cnt[k]--;
+  return 0;
+}
+
+int tsr_net_tokens_balanced(const tsr_cmd_t *cmds, uint32_t n) {
+  uint32_t cnt[TOK_N] = {0u, 0u, 0u, 0u};
+  for (uint32_t i = 0; i < n; i++) {
+    const uint32_t w0 = cmds[i].w[0];
+    const uint32_t op = TSR_CMD_GET(w0, TSR_CMD_W0_OPCODE);
+    const bool pop_prev = TSR_CMD_GET(w0, TSR_CMD_W0_POP_PREV) != 0u;
+    const bool pop_next = TSR_CMD_GET(w0, TSR_CMD_W0_POP_NEXT) != 0u;
+    const bool push_prev = TSR_CMD_GET(w0, TSR_CMD_W0_PUSH_PREV) != 0u;
+    const bool push_next = TSR_CMD_GET(w0, TSR_CMD_W0_PUSH_NEXT) != 0u;
+    int bad = 0;
+    if (op == TSR_OP_FENCE) {
+      continue;
+    }
+    if (op == TSR_OP_LOAD && TSR_CMD_GET(w0, TSR_CMD_LOAD_W0_DEST) == TSR_LOAD_SPAD) {
+      /* load stage: its next stage is compute */
+      bad |= pop_prev || push_prev;
+      bad |= pop_next && tok_pop(cnt, TOK_CL) != 0;
+      cnt[TOK_LC] += push_next;
+    } else if (op == TSR_OP_STORE) {
+      /* store stage: its previous stage is compute */
+      bad |= pop_next || push_next;
+      bad |= pop_prev && tok_pop(cnt, TOK_CS) != 0;
+      cnt[TOK_SC] += push_prev;
+    } else {
+      /* compute stage: MATMUL, accumulator LOAD, SFU, NOP */
+      bad |= pop_prev && tok_pop(cnt, TOK_LC) != 0;
+      bad |= pop_next && tok_pop(cnt, TOK_SC) != 0;
+      cnt[TOK_CL] += push_prev;
+      cnt[TOK_CS] += push_next;
+    }
+    if (bad) {
+      return -1;
+    }
+  }
+  return cnt[TOK_LC] == 0u && cnt[TOK_CL] == 0u && cnt[TOK_CS] == 0u && cnt[TOK_SC] == 0u ? 1 : 0;
+}

@@ -1,0 +1,598 @@
+/* tsr_net_compile.c: TFLite model -> tsr_net_prog_t: operators to GEMM/SFU/host layers, weights in the chip's layout, the arena plan. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_lib_internal.h"
+#include "tsr_net_prog.h"
+#include "tsr_sfu.h"
+#include "tsr_tflite.h"
+
+/* The schema's BuiltinOperator names, for messages (codes past the table print as numbers). */
+static const char *const k_op_names[] = {
+    "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D", "DEPTH_TO_SPACE",
+    "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED", "HASHTABLE_LOOKUP",
+    "L2_NORMALIZATION", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION", "LOGISTIC", "LSH_PROJECTION",
+    "LSTM", "MAX_POOL_2D", "MUL", "RELU", "RELU_N1_TO_1", "RELU6", "RESHAPE", "RESIZE_BILINEAR",
+    "RNN", "SOFTMAX", "SPACE_TO_DEPTH", "SVDF", "TANH", "CONCAT_EMBEDDINGS", "SKIP_GRAM", "CALL",
+    "CUSTOM", "EMBEDDING_LOOKUP_SPARSE", "PAD", "UNIDIRECTIONAL_SEQUENCE_RNN", "GATHER",
+    "BATCH_TO_SPACE_ND", "SPACE_TO_BATCH_ND", "TRANSPOSE", "MEAN", "SUB", "DIV", "SQUEEZE",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM", "STRIDED_SLICE", "BIDIRECTIONAL_SEQUENCE_RNN", "EXP", "TOPK_V2",
+    "SPLIT", "LOG_SOFTMAX", "DELEGATE", "BIDIRECTIONAL_SEQUENCE_LSTM", "CAST", "PRELU", "MAXIMUM",
+    "ARG_MAX", "MINIMUM", "LESS", "NEG", "PADV2", "GREATER", "GREATER_EQUAL", "LESS_EQUAL", "SELECT",
+    "SLICE", "SIN", "TRANSPOSE_CONV", "SPARSE_TO_DENSE", "TILE", "EXPAND_DIMS", "EQUAL", "NOT_EQUAL",
+    "LOG", "SUM", "SQRT", "RSQRT", "SHAPE", "POW", "ARG_MIN", "FAKE_QUANT", "REDUCE_PROD",
+    "REDUCE_MAX", "PACK", "LOGICAL_OR", "ONE_HOT", "LOGICAL_AND", "LOGICAL_NOT", "UNPACK",
+    "REDUCE_MIN", "FLOOR_DIV", "REDUCE_ANY", "SQUARE", "ZEROS_LIKE", "FILL", "FLOOR_MOD", "RANGE",
+    "RESIZE_NEAREST_NEIGHBOR", "LEAKY_RELU", "SQUARED_DIFFERENCE", "MIRROR_PAD", "ABS", "SPLIT_V",
+    "UNIQUE", "CEIL", "REVERSE_V2", "ADD_N", "GATHER_ND", "COS", "WHERE", "RANK", "ELU",
+    "REVERSE_SEQUENCE", "MATRIX_DIAG", "QUANTIZE", "MATRIX_SET_DIAG", "ROUND", "HARD_SWISH", "IF",
+    "WHILE", "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5", "SCATTER_ND", "SELECT_V2",
+    "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL"};
+
+enum { OP_DEQUANTIZE = 6, OP_QUANTIZE = 114 };
+
+const char *tsr_net_op_name(int32_t code) {
+  if (code >= 0 && (size_t)code < sizeof k_op_names / sizeof k_op_names[0]) {
+    return k_op_names[code];
+  }
+  return NULL;
+}
+
+/* What the compiler builds up. */
+typedef struct cc {
+  const tsr_tflite_t *m;
+  tsr_net_prog_t *p;
+  int32_t *map;        /* tflite tensor -> program tensor, -1 none */
+  uint32_t cap_t, cap_l, cap_b;
+  char *err;
+  size_t errlen;
+  uint32_t op;         /* the operator being compiled */
+  char opname[48];
+} cc_t;
+
+static tsr_status_t oom(cc_t *c) {
+  tsr_lib_err(c->err, c->errlen, "out of memory");
+  return TSR_NO_MEMORY;
+}
+
+/* "operator 3 (CONV_2D)": into c->opname. */
+static void name_op(cc_t *c, int32_t code) {
+  const char *nm = tsr_net_op_name(code);
+  if (nm != NULL) {
+    snprintf(c->opname, sizeof c->opname, "operator %u (%s)", c->op, nm);
+  } else {
+    snprintf(c->opname, sizeof c->opname, "operator %u (builtin code %" PRId32 ")", c->op, code);
+  }
+}
+
+/* One line: "<operator>: <what> is not supported (supported: ...)". */
+static tsr_status_t unsupported(cc_t *c, const char *what) {
+  tsr_lib_err(c->err, c->errlen, "%s: %s is not supported (supported: %s)", c->opname, what,
+              TSR_NET_SUPPORTED);
+  return TSR_UNSUPPORTED;
+}
+
+/* Append n bytes (or zeros for NULL) to the blob at a 64-byte boundary; *off is where. */
+static tsr_status_t blob_add(cc_t *c, const void *src, size_t n, uint32_t *off) {
+  const uint64_t at = tsr_lib_align_up(c->p->blob_bytes, TESSERA_MEM_ALIGN);
+  if (at + n > (1u << 30)) {
+    tsr_lib_err(c->err, c->errlen, "%s: the weights exceed 1 GiB", c->opname);
+    return TSR_UNSUPPORTED;
+  }
+  if (at + n > c->cap_b) {
+    uint32_t cap = c->cap_b ? c->cap_b : 4096u;
+    while (cap < at + n) {
+      cap *= 2u;
+    }
+    uint8_t *b = realloc(c->p->blob, cap);
+    if (b == NULL) {
+      return oom(c);
+    }
+    memset(b + c->cap_b, 0, cap - c->cap_b);
+    c->p->blob = b;
+    c->cap_b = cap;
+  }
+  if (src != NULL) {
+    memcpy(c->p->blob + at, src, n);
+  }
+  *off = (uint32_t)at;
+  c->p->blob_bytes = (uint32_t)(at + n);
+  return TSR_OK;
+}
+
+/* A new program tensor for tflite tensor `ti`, with device storage unless host-only. */
+static tsr_status_t add_tensor(cc_t *c, uint32_t ti, int32_t *id) {
+  tsr_tflite_tensor_t t;
+  if (tsr_tflite_tensor(c->m, ti, &t, c->err, c->errlen) != TSR_TFLITE_OK) {
+    return TSR_BAD_ARG;
+  }
+  if (t.type != TSR_TFLITE_INT8 && t.type != TSR_TFLITE_FLOAT32) {
+    char what[96];
+    snprintf(what, sizeof what, "tensor %u of type %s", ti, tsr_tflite_type_name(t.type));
+    return unsupported(c, what);
+  }
+  if (t.rank < 1u || t.rank > TSR_NET_MAX_RANK) {
+    char what[96];
+    snprintf(what, sizeof what, "tensor %u of rank %u (1..%u)", ti, t.rank, TSR_NET_MAX_RANK);
+    return unsupported(c, what);
+  }
+  if (c->p->n_tensors == c->cap_t) {
+    c->cap_t = c->cap_t ? 2u * c->cap_t : 8u;
+    tsr_net_tensor_t *nt = realloc(c->p->tensors, c->cap_t * sizeof *nt);
+    if (nt == NULL) {
+      return oom(c);
+    }
+    c->p->tensors = nt;
+  }
+  tsr_net_tensor_t *x = &c->p->tensors[c->p->n_tensors];
+  memset(x, 0, sizeof *x);
+  x->type = (uint32_t)t.type;
+  x->rank = t.rank;
+  uint64_t elems = 1;
+  for (uint32_t d = 0; d < t.rank; d++) {
+    if (t.shape[d] < 1 || t.shape[d] > (1 << 24)) {
+      tsr_lib_err(c->err, c->errlen, "%s: tensor %u has dimension %" PRId32 " (1..2^24 taken)",
+                  c->opname, ti, t.shape[d]);
+      return TSR_UNSUPPORTED;
+    }
+    x->shape[d] = (uint32_t)t.shape[d];
+    elems *= (uint64_t)t.shape[d];
+  }
+  if (elems > (1u << 28)) {
+    tsr_lib_err(c->err, c->errlen, "%s: tensor %u has %" PRIu64 " elements (2^28 taken)",
+                c->opname, ti, elems);
+    return TSR_UNSUPPORTED;
+  }
+  x->elems = (uint32_t)elems;
+  x->alias = c->p->n_tensors;
+  x->dev_off = TSR_NET_HOST_ONLY;
+  if (t.type == TSR_TFLITE_INT8) {
+    if (!t.has_quant || t.scale.count != 1u || t.zero_point.count != 1u) {
+      char what[96];
+      snprintf(what, sizeof what, "int8 tensor %u without one scale and zero point", ti);
+      return unsupported(c, what);
+    }
+    x->scale = tsr_tflite_f32(t.scale, 0);
+    const int64_t zp = tsr_tflite_i64(t.zero_point, 0);
+    if (!(x->scale > 0.0f) || isinf(x->scale) || zp < -128 || zp > 127) {
+      tsr_lib_err(c->err, c->errlen, "%s: tensor %u has scale %g and zero point %" PRId64,
+                  c->opname, ti, (double)x->scale, zp);
+      return TSR_UNSUPPORTED;
+    }
+    x->zp = (int32_t)zp;
+  }
+  *id = (int32_t)c->p->n_tensors++;
+  c->map[ti] = *id;
+  return TSR_OK;
+}
+
+/* The program tensor of an operator's input `slot`; it must exist already and be `type`. */
+static tsr_status_t known_input(cc_t *c, const tsr_tflite_op_t *op, uint32_t slot, uint32_t type,
+                                uint32_t *id) {
+  const int32_t ti = tsr_tflite_i32(op->inputs, slot);
+  if (slot >= op->inputs.count || ti < 0 || c->map[ti] < 0) {
+    return unsupported(c, "an input that is a constant or absent");
+  }
+  *id = (uint32_t)c->map[ti];
+  if (c->p->tensors[*id].type != type) {
+    char what[64];
+    snprintf(what, sizeof what, "an input of type %s",
+             tsr_tflite_type_name((int32_t)c->p->tensors[*id].type));
+    return unsupported(c, what);
+  }
+  return TSR_OK;
+}
+
+/* The operator's only output as a new tensor of `type`. */
+static tsr_status_t new_output(cc_t *c, const tsr_tflite_op_t *op, uint32_t type, uint32_t *id) {
+  const int32_t ti = op->outputs.count == 1u ? tsr_tflite_i32(op->outputs, 0) : -1;
+  if (ti < 0 || c->map[ti] >= 0) {
+    return unsupported(c, "an operator without exactly one new output");
+  }
+  int32_t x = -1;
+  tsr_status_t st = add_tensor(c, (uint32_t)ti, &x);
+  if (st != TSR_OK) {
+    return st;
+  }
+  if (c->p->tensors[x].type != type) {
+    char what[64];
+    snprintf(what, sizeof what, "an output of type %s",
+             tsr_tflite_type_name((int32_t)c->p->tensors[x].type));
+    return unsupported(c, what);
+  }
+  *id = (uint32_t)x;
+  return TSR_OK;
+}
+
+static tsr_status_t new_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
+                              tsr_net_layer_t **l) {
+  if (c->p->n_layers == c->cap_l) {
+    c->cap_l = c->cap_l ? 2u * c->cap_l : 8u;
+    tsr_net_layer_t *nl = realloc(c->p->layers, c->cap_l * sizeof *nl);
+    if (nl == NULL) {
+      return oom(c);
+    }
+    c->p->layers = nl;
+  }
+  *l = &c->p->layers[c->p->n_layers++];
+  memset(*l, 0, sizeof **l);
+  (*l)->kind = kind;
+  (*l)->op_index = c->op;
+  (*l)->in = in;
+  (*l)->out = out;
+  return TSR_OK;
+}
+
+/* A constant tensor's data, checked to be `type` with `count` elements of `esize` bytes. */
+static tsr_status_t const_data(cc_t *c, const tsr_tflite_tensor_t *t, const char *what,
+                               size_t count, size_t esize, const uint8_t **data) {
+  tsr_tflite_buffer_t b;
+  if (tsr_tflite_buffer(c->m, t->buffer, &b, c->err, c->errlen) != TSR_TFLITE_OK) {
+    return TSR_BAD_ARG;
+  }
+  if (b.size != count * esize) {
+    tsr_lib_err(c->err, c->errlen, "%s: the %s hold %zu bytes, not %zu (not constant?)",
+                c->opname, what, b.size, count * esize);
+    return TSR_UNSUPPORTED;
+  }
+  *data = b.data;
+  return TSR_OK;
+}
+
+/* TFLite's CalculateActivationRangeQuantized for int8. */
+static tsr_status_t act_range(cc_t *c, int32_t act, float scale, int32_t zp, int32_t *lo,
+                              int32_t *hi) {
+  *lo = -128;
+  *hi = 127;
+  if (act == TSR_TFLITE_ACT_NONE) {
+    return TSR_OK;
+  }
+  if (act != TSR_TFLITE_ACT_RELU && act != TSR_TFLITE_ACT_RELU6) {
+    char what[48];
+    snprintf(what, sizeof what, "fused activation %" PRId32, act);
+    return unsupported(c, what);
+  }
+  const int32_t z = zp + (int32_t)roundf(0.0f / scale);
+  *lo = z > -128 ? z : -128;
+  if (act == TSR_TFLITE_ACT_RELU6) {
+    const float q6 = roundf(6.0f / scale);
+    const int32_t s6 = q6 > 1e6f ? 1000000 : zp + (int32_t)q6;
+    *hi = s6 < 127 ? s6 : 127;
+  }
+  return TSR_OK;
+}
+
+static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
+  const tsr_tflite_fc_opts_t *o = &op->opt.fc;
+  if (op->options_decoded && o->keep_num_dims) {
+    return unsupported(c, "keep_num_dims = true");
+  }
+  if (op->options_decoded && o->weights_format != 0) {
+    return unsupported(c, "a shuffled weights format");
+  }
+  uint32_t in = 0;
+  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK) {
+    return st;
+  }
+  const int32_t wi = tsr_tflite_i32(op->inputs, 1);
+  const int32_t bi = op->inputs.count > 2u ? tsr_tflite_i32(op->inputs, 2) : -1;
+  tsr_tflite_tensor_t w, b;
+  if (wi < 0 || c->map[wi] >= 0 ||
+      tsr_tflite_tensor(c->m, (uint32_t)wi, &w, c->err, c->errlen) != TSR_TFLITE_OK) {
+    return unsupported(c, "weights that are not a constant tensor");
+  }
+  if (w.type != TSR_TFLITE_INT8 || w.rank != 2u || !w.has_quant || w.shape[0] < 1 ||
+      w.shape[1] < 1 || w.shape[0] > (1 << 24) || w.shape[1] > (1 << 24)) {
+    return unsupported(c, "weights that are not quantized int8 (N, K)");
+  }
+  const uint32_t n = (uint32_t)w.shape[0];
+  const uint32_t k = (uint32_t)w.shape[1];
+  if (w.scale.count != 1u && (w.scale.count != n || w.quantized_dimension != 0)) {
+    return unsupported(c, "a weight quantization that is neither per tensor nor per output channel");
+  }
+  for (uint32_t i = 0; i < w.zero_point.count; i++) {
+    if (tsr_tflite_i64(w.zero_point, i) != 0) {
+      return unsupported(c, "asymmetric weights (a non-zero weight zero point)");
+    }
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  if (x->elems % k != 0u) {
+    tsr_lib_err(c->err, c->errlen, "%s: the input's %u elements are not rows of K = %u", c->opname,
+                x->elems, k);
+    return TSR_UNSUPPORTED;
+  }
+  const uint32_t m = x->elems / k;
+  const float a_scale = x->scale;
+  const int32_t a_zp = x->zp;
+  uint32_t out = 0;
+  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (y->elems != m * n) {
+    tsr_lib_err(c->err, c->errlen, "%s: the output has %u elements, not %u x %u", c->opname,
+                y->elems, m, n);
+    return TSR_UNSUPPORTED;
+  }
+  const uint8_t *wdata = NULL;
+  const uint8_t *bdata = NULL;
+  if ((st = const_data(c, &w, "weights", (size_t)n * k, 1u, &wdata)) != TSR_OK) {
+    return st;
+  }
+  if (bi >= 0) {
+    if (c->map[bi] >= 0 ||
+        tsr_tflite_tensor(c->m, (uint32_t)bi, &b, c->err, c->errlen) != TSR_TFLITE_OK ||
+        b.type != TSR_TFLITE_INT32) {
+      return unsupported(c, "a bias that is not a constant int32 tensor");
+    }
+    if ((st = const_data(c, &b, "bias", n, 4u, &bdata)) != TSR_OK) {
+      return st;
+    }
+  }
+  /* B (k, n) = W^T; the bias with the input zero point folded in; the multipliers. */
+  int8_t *bt = malloc((size_t)k * n);
+  int32_t *bias = calloc(n, sizeof *bias);
+  int32_t *mult = calloc(n, sizeof *mult);
+  int32_t *shift = calloc(n, sizeof *shift);
+  double *ws = calloc(w.scale.count, sizeof *ws);
+  if (bt == NULL || bias == NULL || mult == NULL || shift == NULL || ws == NULL) {
+    st = oom(c);
+    goto out;
+  }
+  for (uint32_t j = 0; j < n; j++) {
+    for (uint32_t i = 0; i < k; i++) {
+      bt[(size_t)i * n + j] = (int8_t)wdata[(size_t)j * k + i];
+    }
+    if (bdata != NULL) {
+      memcpy(&bias[j], bdata + 4u * j, 4u);
+    }
+  }
+  for (uint32_t i = 0; i < w.scale.count; i++) {
+    ws[i] = (double)tsr_tflite_f32(w.scale, i);
+  }
+  char why[TESSERA_ERRLEN];
+  if (tessera_gemm_fold_a_zp(k, n, bt, bias, a_zp, bias, why, sizeof why) != TSR_OK ||
+      tessera_gemm_quantize_scales(n, (double)a_scale, ws, w.scale.count, (double)y->scale, mult,
+                                   shift, why, sizeof why) != TSR_OK) {
+    tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
+    st = TSR_UNSUPPORTED;
+    goto out;
+  }
+  tsr_net_layer_t *l = NULL;
+  if ((st = new_layer(c, TSR_NET_GEMM, in, out, &l)) != TSR_OK) {
+    goto out;
+  }
+  l->m = m;
+  l->k = k;
+  l->n = n;
+  l->a_zp = a_zp;
+  l->out_zp = y->zp;
+  l->per_channel = w.scale.count > 1u;
+  l->mult = mult[0];
+  l->shift = shift[0];
+  if ((st = act_range(c, op->options_decoded ? o->fused_activation : 0, y->scale, y->zp,
+                      &l->act_min, &l->act_max)) != TSR_OK ||
+      (st = blob_add(c, bt, (size_t)k * n, &l->b_off)) != TSR_OK ||
+      (st = blob_add(c, bias, 4u * n, &l->bias_off)) != TSR_OK) {
+    goto out;
+  }
+  if (l->per_channel && ((st = blob_add(c, mult, 4u * n, &l->mult_off)) != TSR_OK ||
+                         (st = blob_add(c, shift, 4u * n, &l->shift_off)) != TSR_OK)) {
+    goto out;
+  }
+out:
+  free(bt);
+  free(bias);
+  free(mult);
+  free(shift);
+  free(ws);
+  return st;
+}
+
+static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t in = 0;
+  uint32_t out = 0;
+  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (y->scale != 1.0f / 256.0f || y->zp != -128) {
+    return unsupported(c, "an output quantization other than scale 1/256, zero point -128");
+  }
+  if (y->elems != x->elems) {
+    return unsupported(c, "an output shape unlike the input's");
+  }
+  const float beta = op->options_decoded ? op->opt.softmax.beta : 1.0f;
+  tsr_softmax_params_t sp;
+  if (tsr_softmax_prepare(beta, x->scale, &sp) != 0) {
+    char what[96];
+    snprintf(what, sizeof what, "beta %g with input scale %g", (double)beta, (double)x->scale);
+    return unsupported(c, what);
+  }
+  tsr_net_layer_t *l = NULL;
+  if ((st = new_layer(c, TSR_NET_SOFTMAX, in, out, &l)) != TSR_OK) {
+    return st;
+  }
+  l->len = x->shape[x->rank - 1u];
+  l->rows = x->elems / l->len;
+  l->beta = beta;
+  if (l->len > TSR_SFU_LEN_MAX) {
+    return unsupported(c, "a row longer than 65535");
+  }
+  const int32_t words[TSR_SOFTMAX_PARAM_WORDS] = {sp.mult, sp.left_shift, sp.diff_min};
+  return blob_add(c, words, sizeof words, &l->param_off);
+}
+
+static tsr_status_t compile_reshape(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t in = 0;
+  uint32_t out = 0;
+  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  tsr_net_tensor_t *x = &c->p->tensors[in];
+  tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (y->elems != x->elems || y->scale != x->scale || y->zp != x->zp) {
+    return unsupported(c, "a reshape that changes the element count or the quantization");
+  }
+  y->alias = x->alias;
+  tsr_net_layer_t *l = NULL;
+  return new_layer(c, TSR_NET_RESHAPE, in, out, &l);
+}
+
+/* QUANTIZE of the float32 graph input, DEQUANTIZE to the float32 graph output. */
+static tsr_status_t compile_edge(cc_t *c, const tsr_tflite_op_t *op, bool quantize) {
+  const int32_t gin = tsr_tflite_i32(c->m->inputs, 0);
+  const int32_t gout = tsr_tflite_i32(c->m->outputs, 0);
+  uint32_t in = 0;
+  uint32_t out = 0;
+  tsr_status_t st = known_input(c, op, 0, quantize ? TSR_NET_FLOAT32 : TSR_NET_INT8, &in);
+  if (st != TSR_OK) {
+    return st;
+  }
+  if (quantize ? tsr_tflite_i32(op->inputs, 0) != gin : tsr_tflite_i32(op->outputs, 0) != gout) {
+    return unsupported(c, quantize ? "QUANTIZE inside the graph (only of the graph input)"
+                                   : "DEQUANTIZE inside the graph (only to the graph output)");
+  }
+  if ((st = new_output(c, op, quantize ? TSR_NET_INT8 : TSR_NET_FLOAT32, &out)) != TSR_OK) {
+    return st;
+  }
+  if (c->p->tensors[in].elems != c->p->tensors[out].elems) {
+    return unsupported(c, "an output shape unlike the input's");
+  }
+  tsr_net_layer_t *l = NULL;
+  return new_layer(c, quantize ? TSR_NET_QUANTIZE : TSR_NET_DEQUANTIZE, in, out, &l);
+}
+
+static tsr_status_t compile_ops(cc_t *c) {
+  const tsr_tflite_t *m = c->m;
+  snprintf(c->opname, sizeof c->opname, "the graph");
+  if (m->inputs.count != 1u || m->outputs.count != 1u) {
+    tsr_lib_err(c->err, c->errlen,
+                "the graph has %u inputs and %u outputs; one of each is supported", m->inputs.count,
+                m->outputs.count);
+    return TSR_UNSUPPORTED;
+  }
+  int32_t id = -1;
+  tsr_status_t st = add_tensor(c, (uint32_t)tsr_tflite_i32(m->inputs, 0), &id);
+  if (st != TSR_OK) {
+    return st;
+  }
+  c->p->input = (uint32_t)id;
+  for (c->op = 0; c->op < m->n_operators; c->op++) {
+    tsr_tflite_op_t op;
+    if (tsr_tflite_op(m, c->op, &op, c->err, c->errlen) != TSR_TFLITE_OK) {
+      return TSR_BAD_ARG;
+    }
+    name_op(c, op.builtin_code);
+    switch (op.builtin_code) {
+      case TSR_TFLITE_OP_FULLY_CONNECTED:
+        st = compile_fc(c, &op);
+        break;
+      case TSR_TFLITE_OP_SOFTMAX:
+        st = compile_softmax(c, &op);
+        break;
+      case TSR_TFLITE_OP_RESHAPE:
+        st = compile_reshape(c, &op);
+        break;
+      case OP_QUANTIZE:
+      case OP_DEQUANTIZE:
+        st = compile_edge(c, &op, op.builtin_code == OP_QUANTIZE);
+        break;
+      default:
+        tsr_lib_err(c->err, c->errlen, "%s is not supported (supported: %s)", c->opname,
+                    TSR_NET_SUPPORTED);
+        st = TSR_UNSUPPORTED;
+        break;
+    }
+    if (st != TSR_OK) {
+      return st;
+    }
+  }
+  const int32_t out = c->map[tsr_tflite_i32(m->outputs, 0)];
+  if (out < 0) {
+    tsr_lib_err(c->err, c->errlen, "the graph output is not computed by any operator");
+    return TSR_UNSUPPORTED;
+  }
+  c->p->output = (uint32_t)out;
+  return TSR_OK;
+}
+
+/* Device storage: the blob first, then every int8 tensor that owns its storage. */
+static tsr_status_t plan_arena(cc_t *c) {
+  tsr_net_prog_t *p = c->p;
+  uint64_t at = tsr_lib_align_up(p->blob_bytes, TESSERA_MEM_ALIGN);
+  for (uint32_t i = 0; i < p->n_tensors; i++) {
+    tsr_net_tensor_t *t = &p->tensors[i];
+    if (t->type == TSR_NET_INT8 && t->alias == i) {
+      t->dev_off = (uint32_t)at;
+      at = tsr_lib_align_up(at + t->elems, TESSERA_MEM_ALIGN);
+    }
+  }
+  for (uint32_t i = 0; i < p->n_tensors; i++) {
+    tsr_net_tensor_t *t = &p->tensors[i];
+    t->dev_off = p->tensors[t->alias].dev_off;
+  }
+  if (at > (1u << 30)) {
+    tsr_lib_err(c->err, c->errlen, "the program needs %" PRIu64 " bytes of device memory (1 GiB taken)",
+                at);
+    return TSR_UNSUPPORTED;
+  }
+  p->arena_bytes = (uint32_t)at;
+  return TSR_OK;
+}
+
+tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                             tsr_net_prog_t **out, char *err, size_t errlen) {
+  if (bytes == NULL || out == NULL || target == NULL) {
+    tsr_lib_err(err, errlen, "tsr_net_compile: no model or no place for the program");
+    return TSR_BAD_ARG;
+  }
+  *out = NULL;
+  tsr_tflite_t m;
+  char why[TESSERA_ERRLEN];
+  if (tsr_tflite_open(&m, bytes, len, why, sizeof why) != TSR_TFLITE_OK) {
+    tsr_lib_err(err, errlen, "%s", why); /* the reader's line names the problem and the byte */
+    return TSR_BAD_ARG;
+  }
+  cc_t c;
+  memset(&c, 0, sizeof c);
+  c.m = &m;
+  c.err = err;
+  c.errlen = errlen;
+  c.p = calloc(1, sizeof *c.p);
+  c.map = malloc((m.n_tensors + 1u) * sizeof *c.map);
+  if (c.p == NULL || c.map == NULL) {
+    free(c.p);
+    free(c.map);
+    tsr_lib_err(err, errlen, "out of memory");
+    return TSR_NO_MEMORY;
+  }
+  for (uint32_t i = 0; i < m.n_tensors; i++) {
+    c.map[i] = -1;
+  }
+  c.p->target = *target;
+  c.p->target.id = 0u;
+  c.p->target.version = 0u;
+  tsr_status_t st = compile_ops(&c);
+  if (st == TSR_OK) {
+    st = plan_arena(&c);
+  }
+  if (st == TSR_OK) {
+    st = tsr_net_capture(c.p, err, errlen);
+  }
+  free(c.map);
+  if (st != TSR_OK) {
+    tsr_net_free(c.p);
+    return st;
+  }
+  *out = c.p;
+  return TSR_OK;
+}

@@ -1,0 +1,415 @@
+/* tsr_net_prog.c: the .tsr container: write a program, and check and read one back (docs/networks.md, "The .tsr format"). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_lib_internal.h"
+#include "tsr_net_prog.h"
+
+/* Words (little-endian uint32) of each part. */
+#define HDR_WORDS 24u
+#define TENSOR_WORDS 12u
+#define LAYER_WORDS 24u
+#define HDR_BYTES (4u * HDR_WORDS)
+
+void tsr_net_free(tsr_net_prog_t *p) {
+  if (p != NULL) {
+    free(p->tensors);
+    free(p->layers);
+    free(p->blob);
+    free(p->cmds);
+    free(p);
+  }
+}
+
+size_t tsr_net_elem_bytes(const tsr_net_tensor_t *t) { return t->type == TSR_NET_FLOAT32 ? 4u : 1u; }
+
+const char *tsr_net_kind_name(uint32_t kind) {
+  switch (kind) {
+    case TSR_NET_GEMM:
+      return "GEMM";
+    case TSR_NET_SOFTMAX:
+      return "SOFTMAX";
+    case TSR_NET_RESHAPE:
+      return "RESHAPE";
+    case TSR_NET_QUANTIZE:
+      return "QUANTIZE";
+    case TSR_NET_DEQUANTIZE:
+      return "DEQUANTIZE";
+    default:
+      return "?";
+  }
+}
+
+uint64_t tsr_net_mem_bytes(const tsr_net_prog_t *p) {
+  /* The arena, then each layer's command ring (tsr_lib_begin) with room to spare. */
+  return TSR_NET_RUN_BASE + (uint64_t)p->arena_bytes + (4u << 20);
+}
+
+bool tsr_net_is_tsr(const void *bytes, size_t len) {
+  const uint8_t *b = bytes;
+  return bytes != NULL && len >= 4u && b[0] == 'T' && b[1] == 'S' && b[2] == 'R' && b[3] == 'N';
+}
+
+/* FNV-1a of the whole file with the checksum word (header word 13) read as zero. */
+static uint32_t checksum(const uint8_t *p, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) {
+    h = (h ^ (i >= 52u && i < 56u ? 0u : p[i])) * 16777619u;
+  }
+  return h;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16);
+  p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint32_t fbits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static float bitsf(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len, char *err,
+                          size_t errlen) {
+  if (p == NULL || bytes == NULL || len == NULL) {
+    tsr_lib_err(err, errlen, "tsr_net_save: no program or no place for the bytes");
+    return TSR_BAD_ARG;
+  }
+  const size_t total = HDR_BYTES + 4u * ((size_t)TENSOR_WORDS * p->n_tensors +
+                                         (size_t)LAYER_WORDS * p->n_layers) +
+                       (size_t)TSR_CMD_BYTES * p->n_cmds + p->blob_bytes;
+  uint8_t *b = calloc(1, total);
+  if (b == NULL) {
+    tsr_lib_err(err, errlen, "out of memory");
+    return TSR_NO_MEMORY;
+  }
+  const tsr_dev_info_t *t = &p->target;
+  const uint32_t hdr[HDR_WORDS] = {
+      TSR_NET_MAGIC, TSR_NET_VERSION, t->dim,       p->n_tensors,    p->n_layers,   p->input,
+      p->output,     p->arena_bytes,  p->blob_bytes, HDR_BYTES,      TENSOR_WORDS,  LAYER_WORDS,
+      (uint32_t)total, 0u,            p->n_cmds,    p->cmd_base,     t->axi_bytes,  t->cmdq_depth,
+      t->spad_rows,  t->acc_rows,     t->has_sfu,   t->store_lanes,  0u,            0u};
+  for (uint32_t i = 0; i < HDR_WORDS; i++) {
+    put32(b + 4u * i, hdr[i]);
+  }
+  uint8_t *w = b + HDR_BYTES;
+  for (uint32_t i = 0; i < p->n_tensors; i++, w += 4u * TENSOR_WORDS) {
+    const tsr_net_tensor_t *x = &p->tensors[i];
+    const uint32_t r[TENSOR_WORDS] = {x->type,     x->rank,      x->shape[0], x->shape[1],
+                                      x->shape[2], x->shape[3],  x->elems,    fbits(x->scale),
+                                      (uint32_t)x->zp, x->alias, x->dev_off,  0u};
+    for (uint32_t j = 0; j < TENSOR_WORDS; j++) {
+      put32(w + 4u * j, r[j]);
+    }
+  }
+  for (uint32_t i = 0; i < p->n_layers; i++, w += 4u * LAYER_WORDS) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    const uint32_t r[LAYER_WORDS] = {
+        l->kind,     l->op_index,  l->in,     l->out,          l->m,
+        l->k,        l->n,         l->b_off,  l->bias_off,     l->mult_off,
+        l->shift_off, l->per_channel, (uint32_t)l->mult, (uint32_t)l->shift, (uint32_t)l->out_zp,
+        (uint32_t)l->act_min, (uint32_t)l->act_max, (uint32_t)l->a_zp, l->rows, l->len,
+        l->param_off, fbits(l->beta), l->cmd_first, l->cmd_count};
+    for (uint32_t j = 0; j < LAYER_WORDS; j++) {
+      put32(w + 4u * j, r[j]);
+    }
+  }
+  for (uint32_t i = 0; i < p->n_cmds; i++) {
+    for (uint32_t j = 0; j < TSR_CMD_WORDS; j++, w += 4) {
+      put32(w, p->cmds[i].w[j]);
+    }
+  }
+  if (p->blob_bytes != 0u) {
+    memcpy(w, p->blob, p->blob_bytes);
+  }
+  put32(b + 4u * 13u, checksum(b, total));
+  *bytes = b;
+  *len = total;
+  return TSR_OK;
+}
+
+/* [off, off + n) inside [0, end). */
+static bool inside(uint64_t off, uint64_t n, uint64_t end) { return off <= end && n <= end - off; }
+
+static tsr_status_t bad(char *err, size_t errlen, const char *fmt, uint32_t a, uint32_t b) {
+  char msg[200];
+  snprintf(msg, sizeof msg, fmt, a, b);
+  tsr_lib_err(err, errlen, "not a valid .tsr program: %s", msg);
+  return TSR_BAD_ARG;
+}
+
+/* Every index, offset and size of a program agrees with the rest. */
+static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen) {
+  const tsr_dev_info_t *tg = &p->target;
+  if (tg->dim < 1u || tg->dim > 256u || tg->spad_rows == 0u || tg->acc_rows == 0u ||
+      tg->axi_bytes == 0u || tg->store_lanes == 0u) {
+    return bad(err, errlen, "the target configuration is implausible (N = %u, %u lanes)", tg->dim,
+               tg->store_lanes);
+  }
+  if (p->n_tensors == 0u || p->input >= p->n_tensors || p->output >= p->n_tensors) {
+    return bad(err, errlen, "the input %u or output %u is not a tensor", p->input, p->output);
+  }
+  if (p->blob_bytes > p->arena_bytes) {
+    return bad(err, errlen, "the blob (%u bytes) exceeds the arena (%u bytes)", p->blob_bytes,
+               p->arena_bytes);
+  }
+  for (uint32_t i = 0; i < p->n_tensors; i++) {
+    const tsr_net_tensor_t *t = &p->tensors[i];
+    uint64_t e = 1;
+    for (uint32_t d = 0; d < t->rank && d < TSR_NET_MAX_RANK; d++) {
+      e *= t->shape[d];
+    }
+    if ((t->type != TSR_NET_INT8 && t->type != TSR_NET_FLOAT32) || t->rank < 1u ||
+        t->rank > TSR_NET_MAX_RANK || e != t->elems || e == 0u || t->alias >= p->n_tensors ||
+        p->tensors[t->alias].alias != t->alias || p->tensors[t->alias].elems != t->elems) {
+      return bad(err, errlen, "tensor %u has a bad type, shape or alias (%u)", i, t->alias);
+    }
+    if (t->type == TSR_NET_INT8 &&
+        (!(t->scale > 0.0f) || isinf(t->scale) || t->zp < -128 || t->zp > 127 ||
+         t->dev_off < p->blob_bytes || !inside(t->dev_off, t->elems, p->arena_bytes))) {
+      return bad(err, errlen, "int8 tensor %u has a bad quantization or offset %u", i, t->dev_off);
+    }
+    if (t->type == TSR_NET_FLOAT32 && t->dev_off != TSR_NET_HOST_ONLY) {
+      return bad(err, errlen, "float tensor %u has a device offset %u", i, t->dev_off);
+    }
+  }
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    if (l->in >= p->n_tensors || l->out >= p->n_tensors) {
+      return bad(err, errlen, "layer %u names tensor %u", i, l->in >= p->n_tensors ? l->in : l->out);
+    }
+    const tsr_net_tensor_t *x = &p->tensors[l->in];
+    const tsr_net_tensor_t *y = &p->tensors[l->out];
+    bool ok = x->elems == y->elems;
+    switch (l->kind) {
+      case TSR_NET_GEMM: {
+        const uint64_t kn = (uint64_t)l->k * l->n;
+        ok = x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && l->m >= 1u && l->k >= 1u &&
+             l->n >= 1u && (uint64_t)l->m * l->k == x->elems && (uint64_t)l->m * l->n == y->elems &&
+             x->alias != y->alias && inside(l->b_off, kn, p->blob_bytes) &&
+             inside(l->bias_off, 4ull * l->n, p->blob_bytes) && l->per_channel <= 1u &&
+             (!l->per_channel || (inside(l->mult_off, 4ull * l->n, p->blob_bytes) &&
+                                  inside(l->shift_off, 4ull * l->n, p->blob_bytes))) &&
+             l->out_zp >= -128 && l->out_zp <= 127 && l->act_min >= -128 &&
+             l->act_min <= l->act_max && l->act_max <= 127;
+        break;
+      }
+      case TSR_NET_SOFTMAX:
+        ok = ok && x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && l->len >= 1u &&
+             l->len <= 65535u && l->rows >= 1u && (uint64_t)l->rows * l->len == x->elems &&
+             inside(l->param_off, 12u, p->blob_bytes);
+        break;
+      case TSR_NET_RESHAPE:
+        ok = ok && x->alias == y->alias;
+        break;
+      case TSR_NET_QUANTIZE:
+        ok = ok && x->type == TSR_NET_FLOAT32 && y->type == TSR_NET_INT8;
+        break;
+      case TSR_NET_DEQUANTIZE:
+        ok = ok && x->type == TSR_NET_INT8 && y->type == TSR_NET_FLOAT32;
+        break;
+      default:
+        return bad(err, errlen, "layer %u has an unknown kind %u", i, l->kind);
+    }
+    if (!ok) {
+      return bad(err, errlen, "layer %u (%u) does not fit its tensors or the blob", i, l->kind);
+    }
+    const bool chip = l->kind == TSR_NET_GEMM || l->kind == TSR_NET_SOFTMAX;
+    if (chip ? (l->cmd_count == 0u || !inside(l->cmd_first, l->cmd_count, p->n_cmds))
+             : l->cmd_count != 0u) {
+      return bad(err, errlen, "layer %u names commands outside the %u captured", i, p->n_cmds);
+    }
+    if (chip && tsr_net_tokens_balanced(p->cmds + l->cmd_first, l->cmd_count) != 1) {
+      return bad(err, errlen, "layer %u: its %u commands pop an empty dependency token counter or"
+                 " leave tokens behind", i, l->cmd_count);
+    }
+  }
+  /* Every external address of the commands lies in the arena. */
+  for (uint32_t i = 0; i < p->n_cmds; i++) {
+    uint32_t a = 0;
+    if (tsr_net_cmd_addr(&p->cmds[i], &a) &&
+        (a < p->cmd_base || a - p->cmd_base >= p->arena_bytes)) {
+      return bad(err, errlen, "command %u addresses 0x%x, outside the arena", i, a);
+    }
+  }
+  return TSR_OK;
+}
+
+bool tsr_net_target_matches(const tsr_net_prog_t *p, const tsr_dev_info_t *d, char *err,
+                            size_t errlen) {
+  const tsr_dev_info_t *t = &p->target;
+  if (t->dim == d->dim && t->axi_bytes == d->axi_bytes && t->cmdq_depth == d->cmdq_depth &&
+      t->spad_rows == d->spad_rows && t->acc_rows == d->acc_rows && t->has_sfu == d->has_sfu &&
+      t->store_lanes == d->store_lanes) {
+    return true;
+  }
+  tsr_lib_err(err, errlen,
+              "the program was compiled for N = %u, %u scratchpad rows, %u accumulator rows, %u-byte"
+              " AXI, SFU %s, %u lanes, queue %u; the device has N = %u, %u, %u, %u-byte, SFU %s, %u,"
+              " %u (compile for it: run the .tflite, or compile --dim %u for a default build)",
+              t->dim, t->spad_rows, t->acc_rows, t->axi_bytes, t->has_sfu ? "yes" : "no",
+              t->store_lanes, t->cmdq_depth, d->dim, d->spad_rows, d->acc_rows, d->axi_bytes,
+              d->has_sfu ? "yes" : "no", d->store_lanes, d->cmdq_depth, d->dim);
+  return false;
+}
+
+tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, char *err,
+                          size_t errlen) {
+  if (bytes == NULL || out == NULL) {
+    tsr_lib_err(err, errlen, "tsr_net_load: no bytes or no place for the program");
+    return TSR_BAD_ARG;
+  }
+  *out = NULL;
+  const uint8_t *b = bytes;
+  if (!tsr_net_is_tsr(bytes, len)) {
+    tsr_lib_err(err, errlen, "not a .tsr program: bad magic (the file must start with \"TSRN\")");
+    return TSR_BAD_ARG;
+  }
+  if (len < HDR_BYTES) {
+    tsr_lib_err(err, errlen, "not a valid .tsr program: truncated: %zu bytes, the header alone is %u",
+                len, HDR_BYTES);
+    return TSR_BAD_ARG;
+  }
+  uint32_t h[HDR_WORDS];
+  for (uint32_t i = 0; i < HDR_WORDS; i++) {
+    h[i] = get32(b + 4u * i);
+  }
+  if (h[1] != TSR_NET_VERSION) {
+    tsr_lib_err(err, errlen, "not a readable .tsr program: version %" PRIu32 " (this library reads %u)",
+                h[1], TSR_NET_VERSION);
+    return TSR_BAD_ARG;
+  }
+  if (h[9] != HDR_BYTES || h[10] != TENSOR_WORDS || h[11] != LAYER_WORDS || h[3] > (1u << 20) ||
+      h[4] > (1u << 20) || h[14] > (1u << 24) || h[20] > 1u || h[22] != 0u || h[23] != 0u) {
+    return bad(err, errlen, "the header's record sizes or counts are wrong (%u tensors, %u layers)",
+               h[3], h[4]);
+  }
+  const uint64_t total = HDR_BYTES + 4ull * ((uint64_t)TENSOR_WORDS * h[3] +
+                                             (uint64_t)LAYER_WORDS * h[4]) +
+                         (uint64_t)TSR_CMD_BYTES * h[14] + h[8];
+  if (total != h[12] || len != total) {
+    tsr_lib_err(err, errlen, "not a valid .tsr program: %s: %zu bytes, the header says %" PRIu32,
+                len < total ? "truncated" : "wrong length", len, h[12]);
+    return TSR_BAD_ARG;
+  }
+  if (checksum(b, len) != h[13]) {
+    tsr_lib_err(err, errlen, "not a valid .tsr program: checksum mismatch (the file is corrupted)");
+    return TSR_BAD_ARG;
+  }
+  tsr_net_prog_t *p = calloc(1, sizeof *p);
+  if (p == NULL) {
+    tsr_lib_err(err, errlen, "out of memory");
+    return TSR_NO_MEMORY;
+  }
+  p->target.dim = h[2];
+  p->target.axi_bytes = h[16];
+  p->target.cmdq_depth = h[17];
+  p->target.spad_rows = h[18];
+  p->target.acc_rows = h[19];
+  p->target.has_sfu = h[20] != 0u;
+  p->target.store_lanes = h[21];
+  p->n_cmds = h[14];
+  p->cmd_base = h[15];
+  p->n_tensors = h[3];
+  p->n_layers = h[4];
+  p->input = h[5];
+  p->output = h[6];
+  p->arena_bytes = h[7];
+  p->blob_bytes = h[8];
+  p->tensors = calloc(p->n_tensors + 1u, sizeof *p->tensors);
+  p->layers = calloc(p->n_layers + 1u, sizeof *p->layers);
+  p->blob = malloc(p->blob_bytes + 1u);
+  p->cmds = calloc(p->n_cmds + 1u, sizeof *p->cmds);
+  if (p->tensors == NULL || p->layers == NULL || p->blob == NULL || p->cmds == NULL) {
+    tsr_net_free(p);
+    tsr_lib_err(err, errlen, "out of memory");
+    return TSR_NO_MEMORY;
+  }
+  const uint8_t *r = b + HDR_BYTES;
+  for (uint32_t i = 0; i < p->n_tensors; i++, r += 4u * TENSOR_WORDS) {
+    tsr_net_tensor_t *t = &p->tensors[i];
+    t->type = get32(r);
+    t->rank = get32(r + 4);
+    for (uint32_t d = 0; d < TSR_NET_MAX_RANK; d++) {
+      t->shape[d] = get32(r + 8 + 4 * d);
+    }
+    t->elems = get32(r + 24);
+    t->scale = bitsf(get32(r + 28));
+    t->zp = (int32_t)get32(r + 32);
+    t->alias = get32(r + 36);
+    t->dev_off = get32(r + 40);
+    if (get32(r + 44) != 0u) {
+      tsr_net_free(p);
+      return bad(err, errlen, "tensor %u: reserved word %u is not zero", i, 11u);
+    }
+  }
+  for (uint32_t i = 0; i < p->n_layers; i++, r += 4u * LAYER_WORDS) {
+    tsr_net_layer_t *l = &p->layers[i];
+    uint32_t v[LAYER_WORDS];
+    for (uint32_t j = 0; j < LAYER_WORDS; j++) {
+      v[j] = get32(r + 4u * j);
+    }
+    l->kind = v[0];
+    l->op_index = v[1];
+    l->in = v[2];
+    l->out = v[3];
+    l->m = v[4];
+    l->k = v[5];
+    l->n = v[6];
+    l->b_off = v[7];
+    l->bias_off = v[8];
+    l->mult_off = v[9];
+    l->shift_off = v[10];
+    l->per_channel = v[11];
+    l->mult = (int32_t)v[12];
+    l->shift = (int32_t)v[13];
+    l->out_zp = (int32_t)v[14];
+    l->act_min = (int32_t)v[15];
+    l->act_max = (int32_t)v[16];
+    l->a_zp = (int32_t)v[17];
+    l->rows = v[18];
+    l->len = v[19];
+    l->param_off = v[20];
+    l->beta = bitsf(v[21]);
+    l->cmd_first = v[22];
+    l->cmd_count = v[23];
+  }
+  for (uint32_t i = 0; i < p->n_cmds; i++) {
+    for (uint32_t j = 0; j < TSR_CMD_WORDS; j++, r += 4) {
+      p->cmds[i].w[j] = get32(r);
+    }
+  }
+  memcpy(p->blob, r, p->blob_bytes);
+  tsr_status_t st = check_prog(p, err, errlen);
+  if (st != TSR_OK) {
+    tsr_net_free(p);
+    return st;
+  }
+  *out = p;
+  return TSR_OK;
+}
+
+tsr_status_t tsr_net_from_bytes(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                tsr_net_prog_t **out, char *err, size_t errlen) {
+  if (tsr_net_is_tsr(bytes, len)) {
+    return tsr_net_load(bytes, len, out, err, errlen);
+  }
+  return tsr_net_compile(bytes, len, target, out, err, errlen);
+}

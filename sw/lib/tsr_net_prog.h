@@ -1,0 +1,237 @@
+/* tsr_net_prog.h: compiled networks: the .tsr program, the TFLite compiler that writes it, and the runtime that runs it on a device. */
+#ifndef TSR_NET_PROG_H
+#define TSR_NET_PROG_H
+
+/*
+ * docs/networks.md is the guide. In short:
+ *
+ *   tsr_net_prog_t *p;  char err[TESSERA_ERRLEN];
+ *   tsr_net_compile(tflite_bytes, len, dim, &p, err, sizeof err);   (host: parses the .tflite)
+ *   tsr_net_save(p, &bytes, &n, ...);  tsr_net_load(bytes, n, &p, ...);  (the .tsr container)
+ *   tessera_net_run(dev, p, x, x_bytes, y, y_bytes, true, &res, err, sizeof err);
+ *   tsr_net_free(p);
+ *
+ * A program holds everything the runtime needs and nothing of the .tflite:
+ * tensors (type, shape, quantization, offset in the program's device arena),
+ * one record per operator (a GEMM job, an SFU softmax job, a host QUANTIZE or
+ * DEQUANTIZE, or a RESHAPE that aliases its input), and the blob (weights in
+ * the chip's B layout, biases with the input zero point folded in,
+ * per-channel multipliers and shifts, softmax parameter blocks) that is
+ * uploaded to the start of the arena. Device offsets are relative to the
+ * arena; the runtime adds the arena's base address (relocation).
+ *
+ * The command stream is captured at compile time: the firmware's tilers
+ * (tsr_gemm_run, tsr_sfu_run) run against a backend that records their
+ * commands (tsr_net_capture.c) for the target configuration (the array size
+ * and memories the commands were planned for, kept in the program). The
+ * runtime checks that the device has that configuration, relocates the LOAD
+ * and STORE addresses to its arena and appends each layer's commands to the
+ * command ring; no planning or tiling happens at run time.
+ *
+ * Every function that can fail returns a tsr_status_t and writes one line into
+ * `err`; nothing here prints or exits.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** "TSRN" as a little-endian word: the first four bytes of a .tsr file. */
+#define TSR_NET_MAGIC 0x4e525354u
+#define TSR_NET_VERSION 1u
+/** Highest tensor rank a program keeps. */
+#define TSR_NET_MAX_RANK 4u
+/** The device address of the arena while the commands are captured. */
+#define TSR_NET_CAPTURE_BASE TESSERA_MEM_BASE
+/** Where the runtime puts the arena: deliberately not the capture base, so that every run
+ *  relocates its commands. */
+#define TSR_NET_RUN_BASE 0x10000u
+/** Marks a host-only tensor (float32 at the graph's edges): no device storage. */
+#define TSR_NET_HOST_ONLY 0xffffffffu
+
+/** What a layer is. */
+typedef enum tsr_net_kind {
+  TSR_NET_GEMM = 1,       /**< FULLY_CONNECTED: one GEMM job on the chip */
+  TSR_NET_SOFTMAX = 2,    /**< SOFTMAX: one SFU job on the chip */
+  TSR_NET_RESHAPE = 3,    /**< RESHAPE: the output aliases the input; nothing runs */
+  TSR_NET_QUANTIZE = 4,   /**< QUANTIZE float32 -> int8 on the host (graph input) */
+  TSR_NET_DEQUANTIZE = 5  /**< DEQUANTIZE int8 -> float32 on the host (graph output) */
+} tsr_net_kind_t;
+
+/** Element types of program tensors (the values of tsr_tflite_type_t). */
+enum { TSR_NET_FLOAT32 = 0, TSR_NET_INT8 = 9 };
+
+/** A tensor of the program. */
+typedef struct tsr_net_tensor {
+  uint32_t type;                      /**< TSR_NET_INT8 or TSR_NET_FLOAT32 */
+  uint32_t rank;                      /**< 1..TSR_NET_MAX_RANK */
+  uint32_t shape[TSR_NET_MAX_RANK];   /**< shape[0..rank-1] */
+  uint32_t elems;                     /**< product of the shape */
+  float scale;                        /**< int8: quantization scale (0 for float32) */
+  int32_t zp;                         /**< int8: zero point */
+  uint32_t alias;                     /**< the tensor whose storage this one is (itself if none) */
+  uint32_t dev_off;                   /**< arena offset, or TSR_NET_HOST_ONLY */
+} tsr_net_tensor_t;
+
+/** A layer: one operator of the model. Offsets are arena offsets. */
+typedef struct tsr_net_layer {
+  uint32_t kind;         /**< tsr_net_kind_t */
+  uint32_t op_index;     /**< the operator's index in the .tflite */
+  uint32_t in, out;      /**< tensor indices */
+  /* GEMM: C (m, n) = requant(A (m, k) x B (k, n) + bias) */
+  uint32_t m, k, n;
+  uint32_t b_off, bias_off, mult_off, shift_off;  /**< B int8 (k, n); int32 (n,) each */
+  uint32_t per_channel;  /**< 1: mult/shift per column at mult_off/shift_off */
+  int32_t mult, shift;   /**< per tensor */
+  int32_t out_zp, act_min, act_max;
+  int32_t a_zp;          /**< the input zero point (already folded into the bias) */
+  /* SOFTMAX: rows x len, the 3-word parameter block at param_off */
+  uint32_t rows, len, param_off;
+  float beta;            /**< and in this layer's input scale (tensors[in].scale) */
+  /* GEMM and SOFTMAX: the layer's commands, cmds[cmd_first .. cmd_first + cmd_count - 1] */
+  uint32_t cmd_first, cmd_count;
+} tsr_net_layer_t;
+
+/** A compiled network. */
+typedef struct tsr_net_prog {
+  tsr_dev_info_t target;     /**< the configuration the commands were planned for (dim,
+                                  axi_bytes, cmdq_depth, spad_rows, acc_rows, has_sfu,
+                                  store_lanes; id and version are 0) */
+  uint32_t n_tensors, n_layers;
+  uint32_t input, output;    /**< tensor indices of the graph's input and output */
+  uint32_t arena_bytes;      /**< device memory the program needs (blob + activations) */
+  uint32_t blob_bytes;       /**< the blob, uploaded at arena offset 0 */
+  tsr_net_tensor_t *tensors;
+  tsr_net_layer_t *layers;
+  uint8_t *blob;
+  uint32_t cmd_base;         /**< the arena's device address in the captured commands */
+  uint32_t n_cmds;
+  tsr_cmd_t *cmds;           /**< every chip layer's commands, in order */
+} tsr_net_prog_t;
+
+/** The operators the compiler takes, for messages. */
+#define TSR_NET_SUPPORTED                                                                      \
+  "FULLY_CONNECTED (int8, fused NONE/RELU/RELU6), RESHAPE, SOFTMAX (int8), QUANTIZE at the "  \
+  "input, DEQUANTIZE at the output"
+
+/** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
+const char *tsr_net_op_name(int32_t code);
+
+/** The configuration of the simulator build of an N = dim array (rtl/tsr_top.v's defaults). */
+void tsr_net_default_target(uint32_t dim, tsr_dev_info_t *t);
+
+/**
+ * Compile the .tflite at `bytes` for a chip of configuration `target` into a
+ * new program (*out; free with tsr_net_free). An operator or parameter the
+ * chip cannot run gives TSR_UNSUPPORTED and one line naming it, its index and
+ * the supported list; a malformed file TSR_BAD_ARG.
+ */
+tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                             tsr_net_prog_t **out, char *err, size_t errlen);
+
+/** Capture the commands of every chip layer of `p` (tsr_net_capture.c; tsr_net_compile calls it). */
+tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen);
+
+/** The external address of a LOAD or STORE into *addr (true); false for other commands. */
+bool tsr_net_cmd_addr(const tsr_cmd_t *c, uint32_t *addr);
+
+/** `in` with its external address (LOAD, STORE) moved from the arena at from_base to the
+ *  arena at to_base; other commands are copied as they are. */
+void tsr_net_relocate(const tsr_cmd_t *in, uint32_t from_base, uint32_t to_base, tsr_cmd_t *out);
+
+/**
+ * The dependency tokens of n commands run in program order (docs/commands.md): 1 when no
+ * command pops an empty counter and all four counters end at zero (the commands can follow
+ * one another in one stream, separated by a FENCE), 0 when some counter ends above zero, -1
+ * when a command pops an empty counter or uses a direction its stage lacks.
+ */
+int tsr_net_tokens_balanced(const tsr_cmd_t *cmds, uint32_t n);
+
+/** Whether a device is the configuration a program was compiled for; if not, a line in err. */
+bool tsr_net_target_matches(const tsr_net_prog_t *p, const tsr_dev_info_t *dev, char *err,
+                            size_t errlen);
+
+/** Free a program. NULL is accepted. */
+void tsr_net_free(tsr_net_prog_t *p);
+
+/** The .tsr bytes of a program into a new buffer (*bytes, *len; the caller frees it). */
+tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len, char *err,
+                          size_t errlen);
+
+/** Check and read .tsr bytes into a new program. TSR_BAD_ARG with one line for a
+ *  truncated, corrupted or inconsistent file. */
+tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, char *err,
+                          size_t errlen);
+
+/** Whether `bytes` start like a .tsr (its magic). */
+bool tsr_net_is_tsr(const void *bytes, size_t len);
+
+/** A .tsr, or a .tflite compiled for `target`, into a new program. */
+tsr_status_t tsr_net_from_bytes(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                tsr_net_prog_t **out, char *err, size_t errlen);
+
+/** Bytes of one element of a program tensor (1 or 4). */
+size_t tsr_net_elem_bytes(const tsr_net_tensor_t *t);
+
+/** The name of a layer kind ("GEMM", "SOFTMAX", ...). */
+const char *tsr_net_kind_name(uint32_t kind);
+
+/** Device memory a program needs: the arena at TSR_NET_RUN_BASE and room for its command rings. */
+uint64_t tsr_net_mem_bytes(const tsr_net_prog_t *p);
+
+/* ---- The runtime (tsr_net_run.c) ------------------------------------------------------ */
+
+/** What one layer did. */
+typedef struct tessera_net_layer_fig {
+  uint32_t op_index, kind;
+  bool on_chip;               /**< GEMM and SOFTMAX; the rest ran on the host or not at all */
+  bool measured;              /**< per layer: cnt holds the layer's own counters; else the
+                                   layer ran in one stream with the others and cnt.cmds is
+                                   only its captured command count */
+  tsr_counters_t cnt;         /**< the chip's counters for the layer (zero off the chip) */
+  double wall_seconds;
+  uint64_t host_reg_accesses;
+  bool streamed;
+  bool checked;
+  uint64_t mismatches;        /**< with check: elements that differ from the golden model */
+} tessera_net_layer_fig_t;
+
+/** What a run did. */
+typedef struct tessera_net_result {
+  uint32_t n_layers;
+  tessera_net_layer_fig_t *layers;  /**< n_layers (owned: tessera_net_result_free) */
+  uint64_t cycles, cmds, macs;      /**< the chip's counters over the run (FENCEs included) */
+  uint64_t host_reg_accesses;
+  uint32_t streams;                 /**< command streams submitted (1 unless per layer) */
+  double wall_seconds;
+  bool checked;
+  uint64_t mismatches;              /**< sum over the layers */
+} tessera_net_result_t;
+
+/**
+ * Upload the program's blob to `dev` and run one inference: `in` holds the
+ * graph input (tensors[input]: elems values of its type), `out` receives the
+ * graph output. The chip layers go as one command stream (their commands with
+ * a FENCE between layers, one ring, one wait), or with `per_layer` one stream
+ * each, with each layer's own counters. With `check`, every chip layer's
+ * output is compared with the golden model (sw/golden) computed from the same
+ * layer input. The device's memory must hold tsr_net_mem_bytes(p) bytes.
+ */
+tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const void *in,
+                             size_t in_bytes, void *out, size_t out_bytes, bool check,
+                             bool per_layer, tessera_net_result_t *res, char *err, size_t errlen);
+
+/** Free the layers of a result (the struct itself is the caller's). */
+void tessera_net_result_free(tessera_net_result_t *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSR_NET_PROG_H */

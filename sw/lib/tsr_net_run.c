@@ -1,0 +1,337 @@
+/* tsr_net_run.c: the network runtime: upload a program's blob, replay each layer's captured commands through a command ring inside a DMA window, host edges, per-layer figures and golden checks. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_golden.h"
+#include "tsr_golden_params.h"
+#include "tsr_lib_internal.h"
+#include "tsr_net_prog.h"
+#include "tsr_sfu.h"
+
+void tessera_net_result_free(tessera_net_result_t *res) {
+  if (res != NULL) {
+    free(res->layers);
+    res->layers = NULL;
+    res->n_layers = 0;
+  }
+}
+
+/* Where things are during a run: the arena's base address and a host copy of every tensor. */
+typedef struct run {
+  tessera_dev_t *dev;
+  const tsr_net_prog_t *p;
+  uint64_t base;
+  uint8_t **host;    /* per tensor: its storage's host copy (aliases share the root's) */
+  bool *on_dev;      /* per storage root: the device holds what the host copy holds */
+  char *err;
+  size_t errlen;
+} run_t;
+
+/* TFLite's AffineQuantize: round(x / scale) (half away from zero, in float) + zp, clamped. */
+static void host_quantize(const tsr_net_tensor_t *y, const float *x, int8_t *q) {
+  for (uint32_t i = 0; i < y->elems; i++) {
+    const float v = roundf(x[i] / y->scale);
+    int32_t u = (v >= 2147483520.0f) ? INT32_MAX : (v <= -2147483648.0f) ? INT32_MIN : (int32_t)v;
+    int64_t s = (int64_t)u + y->zp;
+    q[i] = (int8_t)(s < -128 ? -128 : s > 127 ? 127 : s);
+  }
+}
+
+/* TFLite's Dequantize: (float)((double)scale * (q - zp)). */
+static void host_dequantize(const tsr_net_tensor_t *x, const int8_t *q, float *y) {
+  for (uint32_t i = 0; i < x->elems; i++) {
+    y[i] = (float)((double)x->scale * (double)((int32_t)q[i] - x->zp));
+  }
+}
+
+static uint64_t count_diff(const int8_t *a, const int8_t *b, size_t n) {
+  uint64_t d = 0;
+  for (size_t i = 0; i < n; i++) {
+    d += a[i] != b[i];
+  }
+  return d;
+}
+
+/* The golden model of a chip layer from the same input; the count of differing outputs. */
+static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
+  const tsr_net_prog_t *p = r->p;
+  const int8_t *x = (const int8_t *)r->host[l->in];
+  const int8_t *y = (const int8_t *)r->host[l->out];
+  const size_t n_out = p->tensors[l->out].elems;
+  int8_t *g = malloc(n_out);
+  if (g == NULL) {
+    tsr_lib_err(r->err, r->errlen, "out of memory for the golden result");
+    return TSR_NO_MEMORY;
+  }
+  int rc = 0;
+  if (l->kind == TSR_NET_GEMM) {
+    tsr_gemm_params_t gp;
+    memset(&gp, 0, sizeof gp);
+    gp.bias = (const int32_t *)(const void *)(p->blob + l->bias_off);
+    gp.requant = 1;
+    gp.mult = l->per_channel ? (const int32_t *)(const void *)(p->blob + l->mult_off) : NULL;
+    gp.shift = l->per_channel ? (const int32_t *)(const void *)(p->blob + l->shift_off) : NULL;
+    gp.mult_scalar = l->mult;
+    gp.shift_scalar = l->shift;
+    gp.out_zp = l->out_zp;
+    gp.act_min = l->act_min;
+    gp.act_max = l->act_max;
+    rc = tsr_golden_gemm(l->m, l->k, l->n, x, l->k, (const int8_t *)(p->blob + l->b_off), l->n, &gp,
+                         NULL, g);
+  } else {
+    /* The golden model's own parameters, derived from the scales by separate code. */
+    tsr_softmax_params_t sp;
+    rc = tsr_golden_softmax_params((double)l->beta, (double)p->tensors[l->in].scale, &sp);
+    if (rc == 0) {
+      rc = tsr_golden_softmax(l->rows, l->len, x, &sp, g);
+    }
+  }
+  if (rc != 0) {
+    free(g);
+    tsr_lib_err(r->err, r->errlen, "operator %u: the golden model rejected the layer", l->op_index);
+    return TSR_BAD_ARG;
+  }
+  f->checked = true;
+  f->mismatches = count_diff(y, g, n_out);
+  free(g);
+  return TSR_OK;
+}
+
+static bool on_chip(uint32_t kind) { return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX; }
+
+/* Layers [from, to] on the chip as one command stream: each chip layer's captured commands,
+ * relocated to the arena, a FENCE between two layers, into one command ring; one wait. */
+static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figures_t *fig) {
+  const tsr_net_prog_t *p = r->p;
+  tessera_dev_t *d = r->dev;
+  const tsr_net_layer_t *first = &p->layers[from];
+  const tsr_net_tensor_t *x = &p->tensors[first->in];
+  tsr_status_t st;
+  if (!r->on_dev[x->alias]) {
+    if ((st = tessera_upload(d, r->base + x->dev_off, r->host[first->in], x->elems,
+                             "a layer input", r->err, r->errlen)) != TSR_OK) {
+      return st;
+    }
+    r->on_dev[x->alias] = true;
+  }
+  uint64_t cmds = 0;
+  for (uint32_t i = from; i <= to; i++) {
+    cmds += p->layers[i].cmd_count + 1u;
+  }
+  if ((st = tsr_lib_begin(d, r->base + p->arena_bytes, cmds, r->err, r->errlen)) != TSR_OK) {
+    return st;
+  }
+  /* The LOADs and STOREs may touch the arena and nothing else (and the chip fetches its
+   * ring): a command that reaches past it stops with DMA_WINDOW. */
+  uint64_t limit = r->base + p->arena_bytes - 1u;
+  if (d->dev.path != NULL && (uint64_t)d->ring.base + d->ring.size - 1u > limit) {
+    limit = (uint64_t)d->ring.base + d->ring.size - 1u;
+  }
+  if ((st = tsr_set_dma_window(&d->dev, (uint32_t)r->base, (uint32_t)limit, false)) != TSR_OK) {
+    tsr_lib_dev_err(d, "setting the DMA window around the arena: ", r->err, r->errlen);
+    return st;
+  }
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const uint64_t cyc0 = tsr_hal_cycles(&d->hal);
+  bool fence = false;
+  for (uint32_t li = from; li <= to && st == TSR_OK; li++) {
+    const tsr_net_layer_t *l = &p->layers[li];
+    for (uint32_t i = 0; i < l->cmd_count && st == TSR_OK; i++) {
+      tsr_cmd_t c;
+      if (fence) {
+        /* Every command of the layers before has retired: their outputs are in memory. */
+        fence = false;
+        if ((st = tsr_cmd_fence(&d->dev, false, &c)) != TSR_OK ||
+            (st = tsr_submit(&d->dev, &c)) != TSR_OK) {
+          break;
+        }
+      }
+      tsr_net_relocate(&p->cmds[l->cmd_first + i], p->cmd_base, (uint32_t)r->base, &c);
+      st = tsr_submit(&d->dev, &c);
+    }
+    fence = fence || l->cmd_count != 0u;
+  }
+  if (st == TSR_OK) {
+    st = tsr_wait(&d->dev, TSR_WAIT_IRQ, 0u);
+  }
+  if (st != TSR_OK) {
+    char pre[64];
+    snprintf(pre, sizeof pre, "operators %u..%u: ", first->op_index, p->layers[to].op_index);
+    if (from == to) {
+      snprintf(pre, sizeof pre, "operator %u: ", first->op_index);
+    }
+    tsr_lib_dev_err(d, pre, r->err, r->errlen);
+    return st;
+  }
+  if ((st = tsr_lib_end(d, &t0, cyc0, fig, r->err, r->errlen)) != TSR_OK) {
+    return st;
+  }
+  if ((st = tsr_set_dma_window(&d->dev, 0u, 0xffffffffu, false)) != TSR_OK) {
+    tsr_lib_dev_err(d, "opening the DMA window again: ", r->err, r->errlen);
+    return st;
+  }
+  for (uint32_t li = from; li <= to && st == TSR_OK; li++) {
+    const tsr_net_layer_t *l = &p->layers[li];
+    const tsr_net_tensor_t *y = &p->tensors[l->out];
+    if (on_chip(l->kind)) {
+      r->on_dev[y->alias] = true;
+      st = tessera_download(d, r->base + y->dev_off, r->host[l->out], y->elems, r->err,
+                            r->errlen);
+    }
+  }
+  return st;
+}
+
+/* The last layer of the chip segment that starts at layer `from`: up to the last chip layer,
+ * unless a host layer that computes (QUANTIZE, DEQUANTIZE) comes between. */
+static uint32_t segment_end(const tsr_net_prog_t *p, uint32_t from) {
+  uint32_t end = from;
+  for (uint32_t i = from + 1u; i < p->n_layers; i++) {
+    const uint32_t k = p->layers[i].kind;
+    if (k == TSR_NET_QUANTIZE || k == TSR_NET_DEQUANTIZE) {
+      break;
+    }
+    if (on_chip(k)) {
+      end = i;
+    }
+  }
+  return end;
+}
+
+static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net_result_t *res) {
+  const tsr_net_prog_t *p = r->p;
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    tessera_net_layer_fig_t *f = &res->layers[i];
+    f->op_index = l->op_index;
+    f->kind = l->kind;
+    f->on_chip = on_chip(l->kind);
+    tsr_status_t st = TSR_OK;
+    if (f->on_chip) {
+      const uint32_t to = per_layer ? i : segment_end(p, i);
+      tessera_figures_t fig;
+      memset(&fig, 0, sizeof fig);
+      st = chip_run(r, i, to, &fig);
+      for (uint32_t j = i; j <= to && st == TSR_OK; j++) {
+        tessera_net_layer_fig_t *g = &res->layers[j];
+        g->op_index = p->layers[j].op_index;
+        g->kind = p->layers[j].kind;
+        g->on_chip = on_chip(g->kind);
+        g->measured = per_layer;
+        g->cnt.cmds = p->layers[j].cmd_count;
+        if (g->on_chip && check) {
+          st = check_layer(r, &p->layers[j], g);
+        }
+        res->mismatches += g->mismatches;
+      }
+      if (st != TSR_OK) {
+        return st;
+      }
+      if (per_layer) {
+        f->cnt = fig.cnt;
+        f->host_reg_accesses = fig.host_reg_accesses;
+        f->wall_seconds = fig.wall_seconds;
+      }
+      f->streamed = fig.streamed;
+      res->cycles += fig.cnt.cycles;
+      res->cmds += fig.cnt.cmds;
+      res->macs += fig.cnt.macs;
+      res->wall_seconds += fig.wall_seconds;
+      res->host_reg_accesses += fig.host_reg_accesses;
+      res->streams++;
+      i = to;
+      continue;
+    }
+    switch (l->kind) {
+      case TSR_NET_QUANTIZE:
+        r->on_dev[p->tensors[l->out].alias] = false;
+        host_quantize(&p->tensors[l->out], (const float *)(const void *)r->host[l->in],
+                      (int8_t *)r->host[l->out]);
+        break;
+      case TSR_NET_DEQUANTIZE:
+        host_dequantize(&p->tensors[l->in], (const int8_t *)r->host[l->in],
+                        (float *)(void *)r->host[l->out]);
+        break;
+      default: /* RESHAPE: the output is the input's storage */
+        break;
+    }
+  }
+  res->checked = check;
+  return TSR_OK;
+}
+
+tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const void *in,
+                             size_t in_bytes, void *out, size_t out_bytes, bool check,
+                             bool per_layer, tessera_net_result_t *res, char *err, size_t errlen) {
+  if (dev == NULL || p == NULL || in == NULL || out == NULL || res == NULL) {
+    tsr_lib_err(err, errlen, "tessera_net_run: no device, program, input, output or result");
+    return TSR_BAD_ARG;
+  }
+  memset(res, 0, sizeof *res);
+  const tsr_net_tensor_t *ti = &p->tensors[p->input];
+  const tsr_net_tensor_t *to = &p->tensors[p->output];
+  const size_t need_in = (size_t)ti->elems * tsr_net_elem_bytes(ti);
+  const size_t need_out = (size_t)to->elems * tsr_net_elem_bytes(to);
+  if (in_bytes != need_in || out_bytes != need_out) {
+    tsr_lib_err(err, errlen, "the input has %zu bytes and the output room %zu; the model takes %zu"
+                " and gives %zu", in_bytes, out_bytes, need_in, need_out);
+    return TSR_BAD_ARG;
+  }
+  const uint64_t need = tsr_net_mem_bytes(p);
+  if (dev->mem_bytes != 0u && dev->mem_bytes < need) {
+    tsr_lib_err(err, errlen, "the program needs %" PRIu64 " bytes of device memory; the device has %"
+                PRIu64, need, dev->mem_bytes);
+    return TSR_BAD_ARG;
+  }
+  if (!tsr_net_target_matches(p, &dev->dev.info, err, errlen)) {
+    return TSR_UNSUPPORTED;
+  }
+  run_t r = {dev, p, TSR_NET_RUN_BASE, NULL, NULL, err, errlen};
+  r.host = calloc(p->n_tensors, sizeof *r.host);
+  r.on_dev = calloc(p->n_tensors, sizeof *r.on_dev);
+  res->layers = calloc(p->n_layers + 1u, sizeof *res->layers);
+  tsr_status_t st = TSR_OK;
+  for (uint32_t i = 0; r.host != NULL && i < p->n_tensors && st == TSR_OK; i++) {
+    const tsr_net_tensor_t *t = &p->tensors[i];
+    if (t->alias == i && (r.host[i] = calloc(t->elems, tsr_net_elem_bytes(t))) == NULL) {
+      st = TSR_NO_MEMORY;
+    }
+  }
+  if (r.host == NULL || r.on_dev == NULL || res->layers == NULL || st != TSR_OK) {
+    tsr_lib_err(err, errlen, "out of memory");
+    st = TSR_NO_MEMORY;
+    goto out;
+  }
+  res->n_layers = p->n_layers;
+  for (uint32_t i = 0; i < p->n_tensors; i++) {
+    r.host[i] = r.host[p->tensors[i].alias];
+  }
+  memcpy(r.host[p->input], in, need_in);
+  /* The weights once: the blob at the arena's start. */
+  if ((st = tessera_upload(dev, r.base, p->blob, p->blob_bytes, "the weights", err, errlen)) ==
+          TSR_OK &&
+      (st = run_layers(&r, check, per_layer, res)) == TSR_OK) {
+    memcpy(out, r.host[p->output], need_out);
+  } else {
+    tsr_set_dma_window(&dev->dev, 0u, 0xffffffffu, false); /* the window of a failed layer */
+  }
+out:
+  if (r.host != NULL) {
+    for (uint32_t i = 0; i < p->n_tensors; i++) {
+      if (p->tensors[i].alias == i) {
+        free(r.host[i]);
+      }
+    }
+    free(r.host);
+  }
+  free(r.on_dev);
+  if (st != TSR_OK) {
+    tessera_net_result_free(res);
+  }
+  return st;
+}

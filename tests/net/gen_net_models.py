@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""gen_net_models.py: the int8 models the network tests run (docs/networks.md, "Tests").
+
+Writes, under OUTDIR:
+
+  digits_mlp.tflite        an MLP trained on scikit-learn's digits (8x8 images, 10 classes):
+                           int8 [1,8,8] -> RESHAPE [1,64] -> FULLY_CONNECTED 64->32 RELU
+                           -> FULLY_CONNECTED 32->10 -> SOFTMAX (int8, scale 1/256, zp -128)
+  digits_mlp_b200.tflite   the same network on a batch of 200 ([200,8,8] -> [200,64])
+  digits_mlp_float.tflite  float32 [1,64] -> QUANTIZE -> the same layers -> DEQUANTIZE -> float32
+  fc_*.tflite              synthetic FULLY_CONNECTED models: per-tensor and per-channel weights,
+                           fused NONE / RELU / RELU6, non-zero input zero points, batch 4 with a
+                           2-D input, a 3-D input that FULLY_CONNECTED flattens, two layers
+  bad_conv.tflite          a CONV_2D (refused by the compiler)
+  bad_keepdims.tflite      a FULLY_CONNECTED with keep_num_dims (refused)
+  digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
+  digits_test_xf.npy       the same as float32 [200,64] (pixel values 0..16)
+  digits_test_y.npy        their labels, int64 [200]
+  models.txt               one line per runnable model: NAME INPUT_DTYPE
+
+TensorFlow is not used: the models are written with TFLite's own schema module
+(ai_edge_litert.schema_py_generated) and flatbuffers, and the quantization
+parameters are chosen here from the float model's observed ranges (weights
+symmetric int8, per channel or per tensor; activations asymmetric over the
+range seen on the training set; biases int32 at in_scale * w_scale). The
+bit-exact reference is TFLite Micro running the same int8 files.
+
+  gen_net_models.py OUTDIR
+"""
+
+from __future__ import annotations
+
+import pathlib
+import struct
+import sys
+
+try:
+    import flatbuffers
+    import numpy as np
+    from ai_edge_litert import schema_py_generated as tfl
+except ImportError as e:
+    sys.exit(f"gen_net_models: {e.name} not found: make deps (tools/install-deps.sh)")
+
+S = tfl.BuiltinOperator
+O = tfl.BuiltinOptions
+T = tfl.TensorType
+ACT = tfl.ActivationFunctionType
+
+
+def f32(x: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", float(x)))[0]
+
+
+class Builder:
+    """One subgraph, built up tensor by tensor and operator by operator."""
+
+    def __init__(self):
+        self.tensors, self.buffers, self.ops, self.opcodes = [], [tfl.BufferT()], [], []
+        self.code_index = {}
+
+    def buffer(self, data: bytes | None) -> int:
+        b = tfl.BufferT()
+        b.data = None if data is None else list(data)
+        self.buffers.append(b)
+        return len(self.buffers) - 1
+
+    def tensor(self, name, ttype, shape, scale=None, zp=None, axis=0, data=None) -> int:
+        t = tfl.TensorT()
+        t.name = name
+        t.type = ttype
+        t.shape = list(shape)
+        t.buffer = self.buffer(data) if data is not None else 0
+        if scale is not None:
+            q = tfl.QuantizationParametersT()
+            q.scale = [f32(s) for s in np.atleast_1d(scale)]
+            q.zeroPoint = [int(z) for z in np.atleast_1d(zp)]
+            q.quantizedDimension = axis
+            t.quantization = q
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def op(self, code, inputs, outputs, opt_type=O.NONE, opts=None):
+        if code not in self.code_index:
+            c = tfl.OperatorCodeT()
+            c.deprecatedBuiltinCode = min(code, 127)
+            c.builtinCode = code
+            c.version = 1
+            self.opcodes.append(c)
+            self.code_index[code] = len(self.opcodes) - 1
+        o = tfl.OperatorT()
+        o.opcodeIndex = self.code_index[code]
+        o.inputs = list(inputs)
+        o.outputs = list(outputs)
+        o.builtinOptionsType = opt_type
+        o.builtinOptions = opts
+        self.ops.append(o)
+
+    def finish(self, inputs, outputs, description="tessera test model") -> bytes:
+        g = tfl.SubGraphT()
+        g.tensors, g.inputs, g.outputs, g.operators, g.name = self.tensors, inputs, outputs, self.ops, "main"
+        m = tfl.ModelT()
+        m.version = 3
+        m.description = description
+        m.operatorCodes, m.subgraphs, m.buffers = self.opcodes, [g], self.buffers
+        fb = flatbuffers.Builder(4096)
+        fb.Finish(m.Pack(fb), file_identifier=b"TFL3")
+        return bytes(fb.Output())
+
+
+# ---- quantization from float ranges ----
+
+def act_qparams(lo: float, hi: float):
+    """Asymmetric int8 over [min(lo,0), max(hi,0)]: (scale, zero point)."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    scale = f32((hi - lo) / 255.0) if hi > lo else f32(1.0 / 255.0)
+    zp = int(np.clip(round(-128 - lo / scale), -128, 127))
+    return scale, zp
+
+
+def quant_weights(w: np.ndarray, per_channel: bool):
+    """w float (out, in) -> int8 (out, in), scales (out,) or (1,), symmetric."""
+    if per_channel:
+        # A near-dead channel keeps a scale of at least 1/64 of the largest, so its bias fits int32.
+        m = np.maximum(np.abs(w).max(axis=1), np.abs(w).max() / 64.0)
+        s = np.array([f32(x / 127.0) for x in m], dtype=np.float64)
+        q = np.clip(np.round(w / s[:, None]), -127, 127).astype(np.int8)
+    else:
+        s = np.array([f32(max(np.abs(w).max(), 1e-8) / 127.0)])
+        q = np.clip(np.round(w / s[0]), -127, 127).astype(np.int8)
+    return q, s
+
+
+def fc(b: Builder, x: int, x_scale: float, w: np.ndarray, bias: np.ndarray, per_channel: bool,
+       out_scale: float, out_zp: int, act: int, out_shape, name: str, keep_num_dims=False) -> int:
+    wq, ws = quant_weights(w, per_channel)
+    bq = np.clip(np.round(bias / (np.float64(f32(x_scale)) * ws)), -2**31, 2**31 - 1).astype(np.int32)
+    n = w.shape[0]
+    wt = b.tensor(f"{name}/weights", T.INT8, w.shape, ws, [0] * len(ws), axis=0, data=wq.tobytes())
+    bt = b.tensor(f"{name}/bias", T.INT32, [n], np.float64(f32(x_scale)) * ws, [0] * len(ws), axis=0,
+                  data=bq.astype("<i4").tobytes())
+    y = b.tensor(name, T.INT8, out_shape, out_scale, out_zp)
+    opts = tfl.FullyConnectedOptionsT()
+    opts.fusedActivationFunction = act
+    opts.keepNumDims = keep_num_dims
+    b.op(S.FULLY_CONNECTED, [x, wt, bt], [y], O.FullyConnectedOptions, opts)
+    return y
+
+
+def reshape(b: Builder, x: int, shape, scale, zp, name) -> int:
+    st = b.tensor(f"{name}/shape", T.INT32, [len(shape)], data=np.array(shape, "<i4").tobytes())
+    y = b.tensor(name, T.INT8, shape, scale, zp)
+    opts = tfl.ReshapeOptionsT()
+    opts.newShape = list(shape)
+    b.op(S.RESHAPE, [x, st], [y], O.ReshapeOptions, opts)
+    return y
+
+
+def softmax(b: Builder, x: int, shape, name) -> int:
+    y = b.tensor(name, T.INT8, shape, 1.0 / 256.0, -128)
+    opts = tfl.SoftmaxOptionsT()
+    opts.beta = 1.0
+    b.op(S.SOFTMAX, [x], [y], O.SoftmaxOptions, opts)
+    return y
+
+
+# ---- the digits MLP ----
+
+def train_digits():
+    from sklearn.datasets import load_digits
+    from sklearn.neural_network import MLPClassifier
+
+    d = load_digits()
+    x, y = d.data.astype(np.float64), d.target
+    xtr, ytr, xte, yte = x[:1597], y[:1597], x[1597:], y[1597:]
+    clf = MLPClassifier(hidden_layer_sizes=(32,), activation="relu", max_iter=600, random_state=1)
+    clf.fit(xtr / 16.0, ytr)
+    # Fold the 1/16 input scaling into the first layer: the model takes pixels 0..16.
+    w1, b1 = clf.coefs_[0].T / 16.0, clf.intercepts_[0]
+    w2, b2 = clf.coefs_[1].T, clf.intercepts_[1]
+    h = np.maximum(xtr @ w1.T + b1, 0.0)
+    logits = h @ w2.T + b2
+    float_acc = float((np.argmax(np.maximum(xte @ w1.T + b1, 0) @ w2.T + b2, axis=1) == yte).mean())
+    return (w1, b1, w2, b2), (h.min(), h.max()), (logits.min(), logits.max()), xte, yte, float_acc
+
+
+def digits_model(params, hrange, lrange, batch: int, float_edges: bool) -> bytes:
+    w1, b1, w2, b2 = params
+    b = Builder()
+    in_scale, in_zp = f32(16.0 / 255.0), -128
+    h_scale, h_zp = act_qparams(*hrange)
+    l_scale, l_zp = act_qparams(*lrange)
+    if float_edges:
+        xf = b.tensor("input_f32", T.FLOAT32, [batch, 64])
+        x = b.tensor("input_q", T.INT8, [batch, 64], in_scale, in_zp)
+        b.op(S.QUANTIZE, [xf], [x])
+        flat, graph_in = x, xf
+    else:
+        x = b.tensor("input", T.INT8, [batch, 8, 8], in_scale, in_zp)
+        flat = reshape(b, x, [batch, 64], in_scale, in_zp, "flatten")
+        graph_in = x
+    h = fc(b, flat, in_scale, w1, b1, True, h_scale, h_zp, ACT.RELU, [batch, 32], "hidden")
+    lg = fc(b, h, h_scale, w2, b2, True, l_scale, l_zp, ACT.NONE, [batch, 10], "logits")
+    p = softmax(b, lg, [batch, 10], "probs")
+    graph_out = p
+    if float_edges:
+        graph_out = b.tensor("probs_f32", T.FLOAT32, [batch, 10])
+        b.op(S.DEQUANTIZE, [p], [graph_out])
+    return b.finish([graph_in], [graph_out], "digits MLP 64-32-10, int8")
+
+
+# ---- synthetic FULLY_CONNECTED models ----
+
+def synthetic(rng, name, in_shape, k, n, per_channel, act, in_zp, layers=1):
+    b = Builder()
+    in_scale = f32(0.05)
+    x = b.tensor("input", T.INT8, in_shape, in_scale, in_zp)
+    rows = int(np.prod(in_shape)) // k
+    cur, cur_scale, cur_k = x, in_scale, k
+    for li in range(layers):
+        nn = n if li == layers - 1 else 24
+        w = rng.normal(0, 1, (nn, cur_k)) * rng.uniform(0.2, 2.0, (nn, 1))
+        bias = rng.normal(0, 2, nn)
+        # The float output range for inputs of the input's range, then the output's parameters.
+        xs = (rng.integers(-128, 128, (256, cur_k)) - (in_zp if li == 0 else 0)) * cur_scale
+        yr = xs @ w.T + bias
+        out_scale, out_zp = act_qparams(float(yr.min()) * 0.7, float(yr.max()) * 0.7)
+        a = act if li == layers - 1 else ACT.RELU
+        if a == ACT.RELU6:
+            out_scale, out_zp = f32(0.03), -100  # 6 / 0.03 = 200: the clamp lands inside int8
+        cur = fc(b, cur, cur_scale, w, bias, per_channel, out_scale, out_zp, a, [rows, nn], f"fc{li}")
+        cur_scale, cur_k = out_scale, nn
+    return b.finish([x], [cur], name)
+
+
+def bad_conv() -> bytes:
+    b = Builder()
+    x = b.tensor("input", T.INT8, [1, 4, 4, 2], 0.1, 0)
+    w = b.tensor("w", T.INT8, [3, 3, 3, 2], [0.01] * 3, [0] * 3, axis=0, data=bytes(54))
+    bias = b.tensor("b", T.INT32, [3], [0.001] * 3, [0] * 3, data=bytes(12))
+    y = b.tensor("y", T.INT8, [1, 2, 2, 3], 0.1, 0)
+    xr = b.tensor("flat", T.INT8, [1, 32], 0.1, 0)
+    st = b.tensor("shape", T.INT32, [2], data=np.array([1, 32], "<i4").tobytes())
+    b.op(S.RESHAPE, [x, st], [xr], O.ReshapeOptions, tfl.ReshapeOptionsT())
+    opts = tfl.Conv2DOptionsT()
+    opts.padding, opts.strideW, opts.strideH = tfl.Padding.VALID, 1, 1
+    b.op(S.CONV_2D, [x, w, bias], [y], O.Conv2DOptions, opts)
+    return b.finish([x], [y], "conv")
+
+
+def bad_keepdims(rng) -> bytes:
+    b = Builder()
+    x = b.tensor("input", T.INT8, [2, 3, 8], 0.05, 3)
+    fc(b, x, 0.05, rng.normal(0, 1, (4, 8)), rng.normal(0, 1, 4), False, 0.1, 0, ACT.NONE, [2, 3, 4],
+       "fc", keep_num_dims=True)
+    return b.finish([0], [len(b.tensors) - 1], "keep_num_dims")
+
+
+def main() -> None:
+    if len(sys.argv) != 2:
+        sys.exit("usage: gen_net_models.py OUTDIR")
+    out = pathlib.Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    params, hr, lr, xte, yte, float_acc = train_digits()
+    models = {
+        "digits_mlp": (digits_model(params, hr, lr, 1, False), "int8"),
+        "digits_mlp_b200": (digits_model(params, hr, lr, 200, False), "int8"),
+        "digits_mlp_float": (digits_model(params, hr, lr, 1, True), "float32"),
+    }
+    rng = np.random.default_rng(7)
+    for pc in (False, True):
+        for an, a in (("none", ACT.NONE), ("relu", ACT.RELU), ("relu6", ACT.RELU6)):
+            nm = f"fc_{'pc' if pc else 'pt'}_{an}"
+            models[nm] = (synthetic(rng, nm, [1, 40], 40, 12, pc, a, in_zp=17), "int8")
+    models["fc_batch4_2d"] = (synthetic(rng, "fc_batch4_2d", [4, 19], 19, 9, True, ACT.RELU, -5), "int8")
+    models["fc_flatten3d"] = (synthetic(rng, "fc_flatten3d", [2, 3, 16], 16, 5, False, ACT.NONE, 40), "int8")
+    models["fc_two_layers"] = (synthetic(rng, "fc_two_layers", [3, 70], 70, 33, True, ACT.RELU6, -128,
+                                         layers=2), "int8")
+    lines = []
+    for nm, (blob, dt) in models.items():
+        (out / f"{nm}.tflite").write_bytes(blob)
+        lines.append(f"{nm} {dt}")
+    (out / "bad_conv.tflite").write_bytes(bad_conv())
+    (out / "bad_keepdims.tflite").write_bytes(bad_keepdims(rng))
+    xq = np.clip(np.round(xte[:200] / np.float32(f32(16.0 / 255.0))) - 128, -128, 127).astype(np.int8)
+    np.save(out / "digits_test_x.npy", xq.reshape(200, 8, 8))
+    np.save(out / "digits_test_xf.npy", xte[:200].astype(np.float32))
+    np.save(out / "digits_test_y.npy", yte[:200].astype(np.int64))
+    (out / "models.txt").write_text("\n".join(lines) + "\n")
+    (out / "float_accuracy.txt").write_text(f"{float_acc:.4f}\n")
+    print(f"gen_net_models: {len(models)} models, 2 refused ones, 200 digits test images "
+          f"(float model accuracy {float_acc:.3f}) in {out}")
+
+
+if __name__ == "__main__":
+    main()

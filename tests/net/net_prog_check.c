@@ -1,0 +1,334 @@
+/* net_prog_check.c: the .tsr container and the compiler without a device: round trip, every truncation and byte flip, relocation, refusals (make test-net). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_net_prog.h"
+
+/*
+ *   net_prog_check MODELS_DIR
+ *
+ * MODELS_DIR holds what tests/net/gen_net_models.py writes. For each runnable
+ * model: compile (default target, N = 8), save, load, save again (the same
+ * bytes); every truncation and every single-byte flip of the file is refused
+ * with one line; every byte set to a few values with the checksum made right
+ * again either loads or is refused with one line (under SAN: no bad read);
+ * relocating each captured command moves exactly the LOAD and STORE
+ * addresses; the refused models give TSR_UNSUPPORTED naming the operator;
+ * the compiler takes the digits .tflite with each byte set to a few values
+ * and either compiles it or refuses it with one line (under SAN: no bad read).
+ * Prints one summary line; exit 1 on any failure.
+ */
+
+static int g_fails;
+
+#define CHECK(cond, ...)                   \
+  do {                                     \
+    if (!(cond)) {                         \
+      g_fails++;                           \
+      printf("net_prog_check: FAIL: ");    \
+      printf(__VA_ARGS__);                 \
+      printf("\n");                        \
+    }                                      \
+  } while (0)
+
+static uint8_t *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    return NULL;
+  }
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *b = malloc(n > 0 ? (size_t)n : 1u);
+  if (b != NULL && fread(b, 1, (size_t)n, f) != (size_t)n) {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  *len = (size_t)n;
+  return b;
+}
+
+static int one_line(const char *err) {
+  return err[0] != '\0' && strchr(err, '\n') == NULL;
+}
+
+/* The FNV-1a checksum of the format (header word 13 read as zero), to forge valid files. */
+static void fix_checksum(uint8_t *b, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) {
+    h = (h ^ (i >= 52u && i < 56u ? 0u : b[i])) * 16777619u;
+  }
+  for (int i = 0; i < 4; i++) {
+    b[52 + i] = (uint8_t)(h >> (8 * i));
+  }
+}
+
+static unsigned g_refused, g_loaded, g_progs;
+
+static void check_bytes(const char *name, const uint8_t *good, size_t n) {
+  char err[TESSERA_ERRLEN];
+  uint8_t *b = malloc(n + 1u);
+  for (size_t len = 0; len < n; len++) {
+    tsr_net_prog_t *p = NULL;
+    err[0] = '\0';
+    tsr_status_t st = tsr_net_load(good, len, &p, err, sizeof err);
+    CHECK(st != TSR_OK && p == NULL && one_line(err), "%s: truncated to %zu bytes: loaded", name, len);
+    tsr_net_free(p);
+    g_refused++;
+  }
+  for (size_t i = 0; i < n; i++) {
+    memcpy(b, good, n);
+    b[i] ^= 0x01u;
+    tsr_net_prog_t *p = NULL;
+    err[0] = '\0';
+    tsr_status_t st = tsr_net_load(b, n, &p, err, sizeof err);
+    CHECK(st != TSR_OK && one_line(err), "%s: byte %zu flipped: loaded", name, i);
+    tsr_net_free(p);
+    g_refused++;
+  }
+  /* Forged: each byte set to a few values and the checksum made right. */
+  static const uint8_t vals[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
+  for (size_t i = 0; i < n; i++) {
+    for (size_t v = 0; v < sizeof vals; v++) {
+      memcpy(b, good, n);
+      if (b[i] == vals[v] || (i >= 52u && i < 56u)) {
+        continue;
+      }
+      b[i] = vals[v];
+      fix_checksum(b, n);
+      tsr_net_prog_t *p = NULL;
+      err[0] = '\0';
+      tsr_status_t st = tsr_net_load(b, n, &p, err, sizeof err);
+      if (st == TSR_OK) {
+        g_loaded++;
+        /* What loads must save back to the same bytes. */
+        uint8_t *again = NULL;
+        size_t alen = 0;
+        CHECK(tsr_net_save(p, &again, &alen, err, sizeof err) == TSR_OK && alen == n &&
+                  memcmp(again, b, n) == 0,
+              "%s: byte %zu = 0x%02x loads but does not save back", name, i, vals[v]);
+        free(again);
+      } else {
+        CHECK(one_line(err), "%s: byte %zu = 0x%02x: no one-line message", name, i, vals[v]);
+        g_refused++;
+      }
+      tsr_net_free(p);
+    }
+  }
+  free(b);
+}
+
+static void check_relocation(const char *name, const tsr_net_prog_t *p) {
+  const uint32_t delta = 0x5000u;
+  unsigned moved = 0;
+  for (uint32_t i = 0; i < p->n_cmds; i++) {
+    tsr_cmd_t c;
+    tsr_cmd_t back;
+    tsr_net_relocate(&p->cmds[i], p->cmd_base, p->cmd_base + delta, &c);
+    tsr_net_relocate(&c, p->cmd_base + delta, p->cmd_base, &back);
+    uint32_t a0 = 0;
+    uint32_t a1 = 0;
+    const bool ext = tsr_net_cmd_addr(&p->cmds[i], &a0);
+    CHECK(memcmp(&back, &p->cmds[i], sizeof back) == 0, "%s: command %u: relocation is not undone",
+          name, i);
+    if (ext) {
+      tsr_net_cmd_addr(&c, &a1);
+      CHECK(a1 == a0 + delta, "%s: command %u: address 0x%x moved to 0x%x", name, i, a0, a1);
+      moved++;
+    }
+    for (uint32_t w = ext ? 2u : 0u; w < TSR_CMD_WORDS; w++) {
+      CHECK(c.w[w] == p->cmds[i].w[w], "%s: command %u: word %u changed", name, i, w);
+    }
+    CHECK(!ext || c.w[0] == p->cmds[i].w[0], "%s: command %u: word 0 changed", name, i);
+  }
+  CHECK(moved > 0u, "%s: no LOAD or STORE among %u commands", name, p->n_cmds);
+}
+
+static void check_model(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.tflite", dir, name);
+  size_t len = 0;
+  uint8_t *tfl = slurp(path, &len);
+  CHECK(tfl != NULL, "%s: cannot read", path);
+  if (tfl == NULL) {
+    return;
+  }
+  char err[TESSERA_ERRLEN];
+  tsr_dev_info_t tg;
+  tsr_net_default_target(8, &tg);
+  tsr_net_prog_t *p = NULL;
+  tsr_status_t st = tsr_net_compile(tfl, len, &tg, &p, err, sizeof err);
+  CHECK(st == TSR_OK, "%s: compile: %s", name, err);
+  if (st == TSR_OK) {
+    uint8_t *b1 = NULL;
+    uint8_t *b2 = NULL;
+    size_t n1 = 0;
+    size_t n2 = 0;
+    tsr_net_prog_t *q = NULL;
+    CHECK(tsr_net_save(p, &b1, &n1, err, sizeof err) == TSR_OK, "%s: save: %s", name, err);
+    CHECK(tsr_net_load(b1, n1, &q, err, sizeof err) == TSR_OK, "%s: load: %s", name, err);
+    CHECK(q != NULL && tsr_net_save(q, &b2, &n2, err, sizeof err) == TSR_OK && n1 == n2 &&
+              memcmp(b1, b2, n1) == 0,
+          "%s: save(load(save(p))) differs", name);
+    CHECK(q != NULL && q->n_cmds == p->n_cmds && q->n_cmds > 0u, "%s: commands lost", name);
+    tsr_dev_info_t other = tg;
+    other.dim = 4;
+    err[0] = '\0';
+    CHECK(!tsr_net_target_matches(p, &other, err, sizeof err) && one_line(err) &&
+              tsr_net_target_matches(p, &tg, NULL, 0),
+          "%s: target check", name);
+    check_relocation(name, p);
+    if (strcmp(name, "digits_mlp") == 0 || strcmp(name, "digits_mlp_float") == 0) {
+      check_bytes(name, b1, n1);
+    }
+    g_progs++;
+    free(b1);
+    free(b2);
+    tsr_net_free(q);
+  }
+  tsr_net_free(p);
+  free(tfl);
+}
+
+static unsigned g_tfl_ok, g_tfl_refused;
+
+/* The compiler on corrupted .tflite files: a program or one line, nothing else. */
+static void check_corrupt_tflite(const char *dir) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/digits_mlp.tflite", dir);
+  size_t len = 0;
+  uint8_t *good = slurp(path, &len);
+  uint8_t *b = good != NULL ? malloc(len) : NULL;
+  tsr_dev_info_t tg;
+  tsr_net_default_target(8, &tg);
+  static const uint8_t vals[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
+  for (size_t i = 0; b != NULL && i < len; i++) {
+    for (size_t v = 0; v < sizeof vals; v++) {
+      if (good[i] == vals[v]) {
+        continue;
+      }
+      memcpy(b, good, len);
+      b[i] = vals[v];
+      char err[TESSERA_ERRLEN] = "";
+      tsr_net_prog_t *p = NULL;
+      if (tsr_net_compile(b, len, &tg, &p, err, sizeof err) == TSR_OK) {
+        g_tfl_ok++;
+        CHECK(p != NULL && p->n_layers > 0u, "digits_mlp.tflite byte %zu = 0x%02x: empty program",
+              i, vals[v]);
+      } else {
+        g_tfl_refused++;
+        CHECK(p == NULL && one_line(err), "digits_mlp.tflite byte %zu = 0x%02x: no one-line message",
+              i, vals[v]);
+      }
+      tsr_net_free(p);
+    }
+  }
+  free(b);
+  free(good);
+}
+
+/* With a simulator (TSR_SIM_LIB_DIR): a STORE moved past the arena stops with DMA_WINDOW, and
+ * the next run on the same device is bit-exact again (the window was opened again). */
+static int check_dma_window(const char *dir) {
+  if (getenv("TSR_SIM_LIB_DIR") == NULL) {
+    return 0;
+  }
+  char path[1024];
+  snprintf(path, sizeof path, "%s/digits_mlp.tflite", dir);
+  size_t len = 0;
+  uint8_t *tfl = slurp(path, &len);
+  char err[TESSERA_ERRLEN] = "";
+  tessera_dev_t *dev = NULL;
+  tessera_open_opts_t o;
+  tessera_open_opts_default(&o);
+  o.dim = 8;
+  tsr_net_prog_t *p = NULL;
+  if (tfl == NULL || tessera_open("sim", &o, &dev, err, sizeof err) != TSR_OK ||
+      tsr_net_compile(tfl, len, &tessera_driver(dev)->info, &p, err, sizeof err) != TSR_OK) {
+    CHECK(0, "DMA window check: %s", err);
+    free(tfl);
+    tessera_close(dev);
+    return 0;
+  }
+  int8_t x[64] = {0};
+  int8_t y[10];
+  tessera_net_result_t res;
+  tsr_cmd_t saved;
+  uint32_t i = 0;
+  uint32_t a = 0;
+  while (i < p->n_cmds && !(tsr_net_cmd_addr(&p->cmds[i], &a) && a == p->cmd_base +
+                                                                    p->tensors[p->layers[1].out].dev_off)) {
+    i++;
+  }
+  CHECK(i < p->n_cmds, "DMA window check: no STORE of layer 1's output");
+  if (i < p->n_cmds) {
+    saved = p->cmds[i];
+    tsr_net_relocate(&saved, p->cmd_base + p->tensors[p->layers[1].out].dev_off,
+                     p->cmd_base + p->arena_bytes + 0x8000u, &p->cmds[i]);
+    tsr_status_t st = tessera_net_run(dev, p, x, sizeof x, y, sizeof y, false, false, &res, err, sizeof err);
+    CHECK(st != TSR_OK && strstr(err, "DMA_WINDOW") != NULL && one_line(err),
+          "a STORE past the arena: status %d, '%s' (want DMA_WINDOW)", (int)st, err);
+    tessera_net_result_free(&res);
+    p->cmds[i] = saved;
+    st = tessera_net_run(dev, p, x, sizeof x, y, sizeof y, true, false, &res, err, sizeof err);
+    CHECK(st == TSR_OK && res.mismatches == 0u, "the run after a DMA_WINDOW stop: %d %s", (int)st,
+          err);
+    tessera_net_result_free(&res);
+  }
+  tsr_net_free(p);
+  tessera_close(dev);
+  free(tfl);
+  return 1;
+}
+
+static void check_refused(const char *dir, const char *name, const char *must) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.tflite", dir, name);
+  size_t len = 0;
+  uint8_t *tfl = slurp(path, &len);
+  char err[TESSERA_ERRLEN] = "";
+  tsr_dev_info_t tg;
+  tsr_net_default_target(8, &tg);
+  tsr_net_prog_t *p = NULL;
+  tsr_status_t st = tfl ? tsr_net_compile(tfl, len, &tg, &p, err, sizeof err) : TSR_IO;
+  CHECK(st == TSR_UNSUPPORTED && p == NULL && one_line(err) && strstr(err, must) != NULL &&
+            strstr(err, "supported: FULLY_CONNECTED") != NULL,
+        "%s: want TSR_UNSUPPORTED naming '%s', got %d: %s", name, must, (int)st, err);
+  free(tfl);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: net_prog_check MODELS_DIR\n");
+    return 2;
+  }
+  char path[1024];
+  snprintf(path, sizeof path, "%s/models.txt", argv[1]);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    fprintf(stderr, "net_prog_check: %s: cannot open it (run tests/net/gen_net_models.py)\n", path);
+    return 2;
+  }
+  char line[256];
+  while (fgets(line, sizeof line, f) != NULL) {
+    char name[200];
+    if (sscanf(line, "%199s", name) == 1) {
+      check_model(argv[1], name);
+    }
+  }
+  fclose(f);
+  check_corrupt_tflite(argv[1]);
+  const int window = check_dma_window(argv[1]);
+  check_refused(argv[1], "bad_conv", "operator 1 (CONV_2D) is not supported");
+  check_refused(argv[1], "bad_keepdims", "operator 0 (FULLY_CONNECTED): keep_num_dims");
+  printf("net_prog_check: %u programs round-tripped and relocated; %u malformed files refused, %u "
+         "forged ones loaded and saved back; corrupted .tflite: %u compiled, %u refused; DMA window"
+         " %s; %s\n",
+         g_progs, g_refused, g_loaded, g_tfl_ok, g_tfl_refused,
+         window ? "checked on sim:8" : "not checked (no TSR_SIM_LIB_DIR)", g_fails ? "FAIL" : "PASS");
+  return g_fails ? 1 : 0;
+}
