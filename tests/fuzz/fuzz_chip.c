@@ -204,7 +204,8 @@ static void slot_words(const uint8_t *img, uint64_t a, uint32_t w[TSR_CMD_WORDS]
 /* Apply an "m" line to a memory image (bytes past its end dropped); the bytes in *n. */
 static void mem_line(uint8_t *img, const act_t *a, uint8_t bytes[32], uint32_t *n) {
   for (unsigned k = 0; k < 32u; k++) {
-    bytes[k] = (uint8_t)(a->w[k / 4u] >> (8u * (k % 4u)));
+    const uint32_t word = a->w[k / 4u]; /* little-endian bytes of a whole word, no field */
+    bytes[k] = (uint8_t)(word >> (8u * (k % 4u)));
   }
   *n = a->off >= MEM_SIZE ? 0u : (MEM_SIZE - a->off < 32u ? MEM_SIZE - a->off : 32u);
   if (img != NULL && *n != 0u) {
