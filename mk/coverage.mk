@@ -10,7 +10,8 @@
 # C: the CLI, libtessera, unit tests and system suites rebuilt with --coverage
 # into $(COVC_BUILD) (the areas' own rules honour BUILD and SAN), run against the
 # normal model (the system suites, the CLI's numpy and SFU checks, the Python
-# package on libtessera, one GEMM over the UART link; test-cli with its quick
+# package on libtessera, test-net (the network compiler and runtime), one GEMM over the UART
+# link; test-cli with its quick
 # `tessera bench`, the only user of sw/lib/tsr_lib_bench.c), then gcovr over sw/ and fw/.
 # It takes about 10 minutes on 2 cores (the toggle-instrumented model runs
 # about 100 times slower than the normal one), so it is not part of make test.
@@ -77,6 +78,8 @@ coverage-c: ## C coverage only (gcov/gcovr of sw/ and fw/ over unit, system and 
 	    || { tail $(COV_BUILD)/c-sfu-cli.log; exit 1; }; \
 	  $(COVC_MAKE) test-python PY_TEST_DIMS=$(COV_DIM) > $(COV_BUILD)/c-python.log 2>&1 \
 	    || { tail $(COV_BUILD)/c-python.log; exit 1; }; \
+	  $(COVC_MAKE) test-net DIM=$(COV_DIM) CLI_SIM_LIB_DIR=$(abspath $(BUILD)/lib) > $(COV_BUILD)/c-net.log 2>&1 \
+	    || { tail $(COV_BUILD)/c-net.log; exit 1; }; \
 	  TSR_UART_LIB_DIR=$(BUILD)/uart/lib $(COVC_BUILD)/bin/tessera --hal uart-sim gemm --m 16 --k 16 --n 16 \
 	    --check > $(COV_BUILD)/c-uart.log 2>&1 || { tail $(COV_BUILD)/c-uart.log; exit 1; }
 	@gcovr -r . --filter 'sw/' --filter 'fw/' --object-directory $(COVC_BUILD) \
