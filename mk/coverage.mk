@@ -10,9 +10,9 @@
 # C: the CLI, libtessera, unit tests and system suites rebuilt with --coverage
 # into $(COVC_BUILD) (the areas' own rules honour BUILD and SAN), run against the
 # normal model (the system suites, the CLI's numpy and SFU checks, the Python
-# package on libtessera, test-net (the network compiler and runtime), one GEMM over the UART
-# link; test-cli with its quick
-# `tessera bench`, the only user of sw/lib/tsr_lib_bench.c), then gcovr over sw/ and fw/.
+# package on libtessera, test-net for the network compiler and runtime, one GEMM
+# over the UART link; test-cli with its quick `tessera bench`, the only user of
+# sw/lib/tsr_lib_bench.c), then gcovr over sw/ and fw/.
 # It takes about 10 minutes on 2 cores (the toggle-instrumented model runs
 # about 100 times slower than the normal one), so it is not part of make test.
 
