@@ -68,4 +68,11 @@ if [ "$(pyver ai-edge-litert)" != 2.3.0 ] || [ "$(pyver flatbuffers)" != 25.12.1
   "$PY" -m pip install -q ai-edge-litert==2.3.0 flatbuffers==25.12.19 ||
     { echo "deps: pip could not install ai-edge-litert==2.3.0 flatbuffers==25.12.19"; exit 1; }
 fi
+# pythondata-cpu-picorv32 (pinned): the RV32IM core of the co-simulation SoC (rtl/soc/tsr_soc.v,
+# `make test-soc`); its Verilog is YosysHQ/picorv32 at 87c89acc, found by tools/picorv32_path.py.
+if [ "$(pyver pythondata-cpu-picorv32)" != 1.0.post218 ]; then
+  echo "deps: installing pythondata-cpu-picorv32 1.0.post218 for $PY (pip)"
+  "$PY" -m pip install -q pythondata-cpu-picorv32==1.0.post218 ||
+    { echo "deps: pip could not install pythondata-cpu-picorv32==1.0.post218"; exit 1; }
+fi
 echo "deps: all present"
