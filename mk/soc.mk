@@ -34,3 +34,140 @@ soc-lint: ## the SoC (rtl/soc/): Verilator -Wall at N = 4, 8, 16 and bus widths 
 	  { echo "soc-lint: Yosys failed on tsr_soc (log: $(SOC_BUILD)/synth/tsr_soc.log)"; exit 1; }
 	@echo "soc-lint: tsr_soc synthesized (tsr_top a black box), no latches, \
 	$$(grep -E '^ +Number of cells' $(SOC_BUILD)/synth/tsr_soc.log | tail -1 | awk '{print $$4}') generic cells"
+
+# ---- the Verilated SoC: build/soc/lib/libtsrsoc_d<N>.so --------------------------------
+#   make soc-sim DIM=4    the Verilated tsr_soc (ArrayDim DIM, SOC_RAM bytes of RAM) + the C
+#                         bench (tb/tsr_soc_sim.c, the memory model tb/tsr_axi_mem.c);
+#                         exports exactly the tsr_ssim_* functions of tb/tsr_soc_sim.h
+# Its own tree (build/soc/d<N>/), so the ordinary models in build/sim and build/lib are untouched.
+SOC_DIM     ?= $(DIM)
+SOC_RAM     ?= 65536
+SOC_DIR     := $(SOC_BUILD)/d$(SOC_DIM)
+SOC_VDIR    := $(SOC_DIR)/verilated
+SOC_SO      := $(SOC_BUILD)/lib/libtsrsoc_d$(SOC_DIM).so
+SOC_VMODEL  := $(SOC_VDIR)/Vtsr_soc__ALL.a
+SOC_RT_DIR  := $(SOC_BUILD)/runtime
+SOC_RT_OBJS := $(addprefix $(SOC_RT_DIR)/,verilated.o verilated_threads.o verilated_fst_c.o)
+SOC_HDRS    := tb/tsr_soc_sim.h tb/tsr_soc_shim.h tb/tsr_axi_mem.h
+SOC_VFLAGS  := --cc --build -j 2 --top-module tsr_soc --prefix Vtsr_soc \
+  -GArrayDim=$(SOC_DIM) -GRamBytes=$(SOC_RAM) -O3 --x-assign fast --x-initial fast --trace-fst \
+  -CFLAGS -fPIC -CFLAGS -fvisibility=hidden -MAKEFLAGS OPT_FAST=-O2
+SOC_VCMD     = $(VERILATOR) $(SOC_VFLAGS) --Mdir $(SOC_VDIR) $(SOC_VLT) $(SOC_CORE_V) $(SOC_RTL) $(SOC_TOP_RTL)
+SOC_CFLAGS   = $(CSTD) $(CWARN) $(CFLAGS) -fPIC -fvisibility=hidden $(INCS) \
+  -DTSR_SSIM_ARRAY_DIM=$(SOC_DIM) -DTSR_SSIM_RAM_BYTES=$(SOC_RAM)
+SOC_CXXFLAGS = -std=gnu++17 -Wall -Wextra -Werror $(CFLAGS) -fPIC -fvisibility=hidden \
+  -fvisibility-inlines-hidden -Itb -I$(SOC_VDIR) \
+  -isystem $(TB_VROOT)/include -isystem $(TB_VROOT)/include/vltstd \
+  -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -DVM_COVERAGE=0 -DVM_SC=0
+
+.PHONY: soc-sim soc-force
+soc-sim: $(SOC_SO) ## build the Verilated SoC (picorv32 + tsr_top, DIM=N) as build/soc/lib/libtsrsoc_dN.so
+
+soc-force:
+
+$(SOC_DIR)/verilator.cmd: soc-force
+	$(SOC_NEED_CORE)
+	@mkdir -p $(@D)
+	@echo '$(SOC_VCMD)' | cmp -s - $@ || echo '$(SOC_VCMD)' > $@
+
+$(SOC_VMODEL): $(SOC_RTL) $(SOC_VLT) $(SOC_TOP_RTL) $(RTL_INCS) $(SOC_DIR)/verilator.cmd
+	$(TB_NEED_VERILATOR)
+	@mkdir -p $(SOC_VDIR)
+	@echo "soc: verilating tsr_soc ArrayDim=$(SOC_DIM) into $(SOC_VDIR) (log: $(SOC_DIR)/verilator.log)"
+	@start=$$(date +%s); \
+	  $(SOC_NICE) $(SOC_VCMD) > $(SOC_DIR)/verilator.log 2>&1 || { cat $(SOC_DIR)/verilator.log; exit 1; }; \
+	  echo "soc: model for DIM=$(SOC_DIM) built in $$(( $$(date +%s) - start )) s"
+	@grep -E '^%(Warning|Error)' $(SOC_DIR)/verilator.log || true
+	@touch $@
+
+$(SOC_RT_DIR)/%.o:
+	$(TB_NEED_VERILATOR)
+	@mkdir -p $(@D)
+	$(SOC_NICE) $(CXX) $(TB_RT_FLAGS) -c $(TB_VROOT)/include/$*.cpp -o $@
+
+$(SOC_DIR)/%.o: tb/%.c $(SOC_HDRS) mk/soc.mk
+	@mkdir -p $(@D)
+	$(CC) $(SOC_CFLAGS) -c $< -o $@
+
+$(SOC_DIR)/tsr_soc_shim.o: tb/tsr_soc_shim.cpp $(SOC_HDRS) $(SOC_VMODEL)
+	$(SOC_NICE) $(CXX) $(SOC_CXXFLAGS) -c $< -o $@
+
+$(SOC_DIR)/tsr_ssim.exports: tb/tsr_soc_sim.h
+	@mkdir -p $(@D)
+	@grep -oE '\btsr_ssim_[a-z0-9_]+\(' $< | tr -d '(' | sort -u > $@
+
+$(SOC_DIR)/tsr_ssim.map: $(SOC_DIR)/tsr_ssim.exports
+	@{ echo '{ global:'; sed 's/$$/;/' $<; echo 'local: *; };'; } > $@
+
+SOC_SO_OBJS := $(SOC_DIR)/tsr_soc_shim.o $(SOC_DIR)/tsr_soc_sim.o $(SOC_DIR)/tsr_axi_mem.o
+
+$(SOC_SO): $(SOC_SO_OBJS) $(SOC_VMODEL) $(SOC_RT_OBJS) $(SOC_DIR)/tsr_ssim.map
+	@mkdir -p $(@D)
+	$(CXX) -shared -o $@ $(SOC_SO_OBJS) $(SOC_VMODEL) $(SOC_RT_OBJS) \
+	  -Wl,--version-script=$(SOC_DIR)/tsr_ssim.map -Wl,--no-undefined -Wl,-O1 $(TB_LDLIBS)
+	@nm -D --defined-only $@ | awk '{ print $$3 }' | sort -u > $(SOC_DIR)/tsr_ssim.exported
+	@cmp -s $(SOC_DIR)/tsr_ssim.exports $(SOC_DIR)/tsr_ssim.exported || { \
+	  echo "soc: $@ exports differ from the functions of tb/tsr_soc_sim.h" >&2; \
+	  diff $(SOC_DIR)/tsr_ssim.exports $(SOC_DIR)/tsr_ssim.exported >&2; rm -f $@; exit 1; }
+	@echo "soc: $@ ready (ArrayDim=$(SOC_DIM), $(SOC_RAM) bytes of RAM)"
+
+# ---- firmware for the core: build/fw/elf/<prog>.elf (+ .bin, .hex) ------------------------
+#   make fw-elf           the SoC programs of tests/soc/ linked with the runtime (fw/rt/), the
+#                         firmware (fw/), the driver and the bare-metal HAL, RV32IM -Os: the same
+#                         objects `make fw-size` checks for undefined symbols
+SOC_FW_DIR    := $(BUILD)/fw/elf
+SOC_FW_PROGS  := hello gemm illegal assert hang
+SOC_FW_CFLAGS := $(FW_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -Isw/hal -Isw/driver -Ifw/include -Ifw/rt
+SOC_FWRT_OBJS   := $(SOC_FW_DIR)/obj/crt0.o $(SOC_FW_DIR)/obj/tsr_rt.o
+SOC_FW_ELFS   := $(SOC_FW_PROGS:%=$(SOC_FW_DIR)/%.elf)
+SOC_FW_NEED_GCC = @command -v $(FW_RV_PREFIX)gcc >/dev/null || \
+  { echo "fw-elf: $(FW_RV_PREFIX)gcc not found: apt-get install gcc-riscv64-unknown-elf"; exit 1; }
+
+.PHONY: fw-elf
+fw-elf: $(SOC_FW_ELFS) $(SOC_FW_ELFS:.elf=.bin) $(SOC_FW_ELFS:.elf=.hex) ## RV32IM programs for the SoC (tests/soc/*.c + fw/rt runtime + fw + driver + HAL): build/fw/elf/
+	@for e in $(SOC_FW_ELFS); do $(FW_RV_PREFIX)size $$e | tail -n 1 | \
+	  awk -v e=$$e '{ printf "fw-elf: %-28s %6d bytes of code, %5d of data and bss\n", e, $$1, $$2 + $$3 }'; done
+
+$(SOC_FW_DIR)/obj/crt0.o: fw/rt/crt0.S mk/soc.mk
+	$(SOC_FW_NEED_GCC)
+	@mkdir -p $(@D)
+	$(FW_RV_PREFIX)gcc $(FW_RV_FLAGS) -c $< -o $@
+
+$(SOC_FW_DIR)/obj/tsr_rt.o: fw/rt/tsr_rt.c fw/rt/tsr_rt.h mk/soc.mk
+	$(SOC_FW_NEED_GCC)
+	@mkdir -p $(@D)
+	$(FW_RV_PREFIX)gcc $(SOC_FW_CFLAGS) -c $< -o $@
+
+$(SOC_FW_DIR)/obj/%.o: tests/soc/%.c fw/rt/tsr_rt.h mk/soc.mk
+	$(SOC_FW_NEED_GCC)
+	@mkdir -p $(@D)
+	$(FW_RV_PREFIX)gcc $(SOC_FW_CFLAGS) -MMD -MP -c $< -o $@
+
+# The firmware and driver objects are fw-size's (mk/sw.mk): one build, one set of flags. In an
+# archive, so that a program links only what it calls.
+$(SOC_FW_DIR)/libtsrfw.a: $(FW_RV_OBJS)
+	@rm -f $@
+	$(FW_RV_PREFIX)ar rcs $@ $^
+
+$(SOC_FW_DIR)/%.elf: $(SOC_FW_DIR)/obj/%.o $(SOC_FWRT_OBJS) $(SOC_FW_DIR)/libtsrfw.a fw/rt/tsr_soc.ld
+	$(FW_RV_PREFIX)gcc $(FW_RV_FLAGS) -T fw/rt/tsr_soc.ld -Wl,--defsym=RAM_SIZE=$(SOC_RAM) \
+	  -Wl,--no-relax -Wl,--no-warn-rwx-segments -o $@ $(SOC_FWRT_OBJS) $< $(SOC_FW_DIR)/libtsrfw.a -lgcc
+
+.SECONDARY: $(SOC_FW_PROGS:%=$(SOC_FW_DIR)/obj/%.o)
+
+$(SOC_FW_DIR)/%.bin: $(SOC_FW_DIR)/%.elf
+	$(FW_RV_PREFIX)objcopy -O binary $< $@
+
+# One 32-bit little-endian word per line, for $readmemh (a board's RAM initial contents).
+$(SOC_FW_DIR)/%.hex: $(SOC_FW_DIR)/%.bin
+	od -An -v -tx4 -w4 $< | tr -d ' ' > $@
+
+-include $(wildcard $(SOC_FW_DIR)/obj/*.d)
+
+# ---- the runner and the tests ----------------------------------------------------------
+SOC_RUN      := $(SOC_BUILD)/bin/soc_run
+SOC_RUN_SRCS := tests/soc/soc_run.c sw/golden/tsr_golden.c sw/driver/tsr_quant.c
+
+$(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tests/common/tsr_prng.h mk/soc.mk
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS) -o $@ $(SOC_RUN_SRCS) -ldl -lm
