@@ -171,3 +171,26 @@ SOC_RUN_SRCS := tests/soc/soc_run.c sw/golden/tsr_golden.c sw/driver/tsr_quant.c
 $(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tests/common/tsr_prng.h mk/soc.mk
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS) -o $@ $(SOC_RUN_SRCS) -ldl -lm
+
+#   make test-soc         soc-lint, fw-elf, then for each N of SOC_DIMS: the model and
+#                         tests/soc/test_soc.sh (hello, two GEMMs bit-exact against the golden
+#                         model, an illegal instruction, a failed assert, a hang); not in make test
+SOC_DIMS ?= 4 8
+
+.PHONY: test-soc
+test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/GEMM/fault runs at N = 4 and 8 (SOC_DIMS)
+	@set -u; start=$$(date +%s%N); times=""; \
+	  step() { name=$$1; shift; t0=$$(date +%s%N); \
+	    "$$@" || { echo "test-soc: FAILED: $$name"; exit 1; }; \
+	    ms=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
+	    times="$$times$$(printf '\n  %-14s %4d.%02d s' "$$name" $$((ms / 1000)) $$((ms % 1000 / 10)))"; }; \
+	  step lint $(MAKE) --no-print-directory soc-lint; \
+	  step fw-elf $(MAKE) --no-print-directory fw-elf; \
+	  step runner $(MAKE) --no-print-directory $(SOC_RUN); \
+	  for d in $(SOC_DIMS); do \
+	    step "model N=$$d" $(MAKE) --no-print-directory soc-sim DIM=$$d; \
+	    step "runs N=$$d" $(SOC_NICE) tests/soc/test_soc.sh $(SOC_RUN) $(SOC_BUILD)/lib/libtsrsoc_d$$d.so $(SOC_FW_DIR); \
+	  done; \
+	  echo "test-soc: time per step:$$times"; \
+	  ms=$$(( ($$(date +%s%N) - start) / 1000000 )); \
+	  echo "test-soc: PASSED in $$((ms / 1000)).$$((ms % 1000 / 100)) s"
