@@ -36,6 +36,11 @@ static void get_outputs(const Root &t, tsr_spins_out_t *o) {
   o->exit_code = t.exit_code_o;
   o->trap = t.trap_o;
   o->pc = t.pc_o;
+  o->insn_pc = t.tsr_soc__DOT__u_core__DOT__dbg_insn_addr;  // public_flat_rd in rtl/soc/tsr_soc.vlt
+  o->chip_status = static_cast<uint32_t>(t.tsr_soc__DOT__u_top__DOT__u_regs__DOT__status_busy_i) |
+                   static_cast<uint32_t>(t.tsr_soc__DOT__u_top__DOT__u_regs__DOT__status_done_i) << 1 |
+                   static_cast<uint32_t>(t.tsr_soc__DOT__u_top__DOT__u_regs__DOT__status_error_i) << 2;
+  o->chip_err = t.tsr_soc__DOT__u_top__DOT__u_regs__DOT__err_code_code_i;
   o->fault = t.fault_o;
   o->fault_addr = t.fault_addr_o;
   o->irq = t.irq_o;

@@ -28,7 +28,10 @@ typedef struct tsr_spins_out {
   uint8_t exit_valid;
   uint32_t exit_code;
   uint8_t trap;
-  uint32_t pc;
+  uint32_t pc;              /**< pc_o: the last instruction fetch */
+  uint32_t insn_pc;         /**< picorv32's dbg_insn_addr: the instruction it executes (read inside the model) */
+  uint32_t chip_status;     /**< tsr_top's STATUS (BUSY, DONE, ERROR bits; read inside the model) */
+  uint32_t chip_err;        /**< tsr_top's ERR_CODE (read inside the model) */
   uint8_t fault;
   uint32_t fault_addr;
   uint8_t irq;

@@ -158,10 +158,13 @@ TSR_SSIM_API tsr_ssim_end_t tsr_ssim_run(tsr_ssim_t *s, uint64_t max_cycles, tsr
   memset(res, 0, sizeof *res);
   res->end = end;
   res->exit_code = s->out.exit_code;
-  res->pc = s->out.pc;
+  res->pc = s->out.insn_pc;
+  res->fetch_pc = s->out.pc;
   res->fault_addr = s->out.fault_addr;
   res->cycles = s->cycles;
   res->irq = s->out.irq;
+  res->chip_status = s->out.chip_status;
+  res->chip_err = s->out.chip_err;
   return end;
 }
 

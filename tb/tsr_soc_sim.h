@@ -47,10 +47,13 @@ typedef enum tsr_ssim_end {
 typedef struct tsr_ssim_result {
   tsr_ssim_end_t end;
   uint32_t exit_code;     /**< TSR_SSIM_EXIT: the value written */
-  uint32_t pc;            /**< address of the last instruction the core fetched */
+  uint32_t pc;            /**< address of the instruction the core executes (picorv32's dbg_insn_addr) */
+  uint32_t fetch_pc;      /**< address of the last instruction fetch (tsr_soc's pc_o; the core prefetches) */
   uint32_t fault_addr;    /**< TSR_SSIM_FAULT: the address */
   uint64_t cycles;        /**< cycles since reset was released */
   int irq;                /**< tsr_top's irq_o at the end */
+  uint32_t chip_status;   /**< tsr_top's STATUS at the end (bit 0 BUSY, 1 DONE, 2 ERROR), read inside the model */
+  uint32_t chip_err;      /**< tsr_top's ERR_CODE at the end */
 } tsr_ssim_result_t;
 
 /** Fill a configuration with the defaults. */

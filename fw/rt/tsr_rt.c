@@ -91,6 +91,19 @@ void tsr_rt_irq_wait(void) {
   }
 }
 
+static tsr_status_t rt_wait_irq(void *ctx, uint64_t max) {
+  (void)ctx;
+  (void)max;
+  tsr_rt_irq_wait();
+  return TSR_OK;
+}
+
+void tsr_rt_hal_use_irq(tsr_hal_t *hal, tsr_hal_ops_t *ops) {
+  *ops = *hal->ops;
+  ops->wait_irq = rt_wait_irq;
+  hal->ops = ops;
+}
+
 /* picorv32 hands over the address of the instruction after the one that
  * trapped (q0); that instruction is at pc - 4 (no compressed instructions). */
 static void trap(uint32_t pc, uint32_t pending) {

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tsr_hal.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -65,6 +67,16 @@ uint32_t tsr_rt_chip_irqs(void);
 
 /** Unmask IRQ 3 and sleep (picorv32 waitirq) until tsr_top's irq_o has been taken once more. */
 void tsr_rt_irq_wait(void);
+
+/**
+ * Give `hal` (a bare-metal HAL, tsr_hal_baremetal_init) a wait_irq operation that sleeps
+ * in tsr_rt_irq_wait until tsr_top's irq_o is taken: the driver's TSR_WAIT_IRQ, and with
+ * it tsr_gemm_run, then waits on the interrupt instead of polling STATUS. `ops` is the
+ * caller's storage for the new table (a copy of hal's). The wait has no timeout of its
+ * own (`max` is ignored): a chip that never interrupts leaves the core asleep in waitirq,
+ * which the bench's watchdog reports with that PC.
+ */
+void tsr_rt_hal_use_irq(tsr_hal_t *hal, tsr_hal_ops_t *ops);
 
 /** Called by crt0.S's IRQ entry with q0 (return PC) and q1 (the IRQs to handle). Not for programs. */
 void tsr_rt_irq(uint32_t pc, uint32_t pending);

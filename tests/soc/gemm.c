@@ -27,8 +27,12 @@ int main(void) {
   static tsr_hal_baremetal_t ctx;
   static tsr_hal_t hal;
   static tsr_dev_t dev;
+  static tsr_hal_ops_t irq_ops;
   tsr_status_t st = tsr_hal_baremetal_init(&ctx, TSR_RT_REG_BASE, TSR_RT_EXT_BASE, 0u, TSR_RT_EXT_SIZE, &hal);
   TSR_RT_ASSERT(st == TSR_OK);
+  if (job->use_irq != 0u) {
+    tsr_rt_hal_use_irq(&hal, &irq_ops);
+  }
   st = tsr_dev_open(&dev, &hal);
   if (st != TSR_OK) {
     fail("tsr_dev_open", st, &dev);
@@ -87,12 +91,15 @@ int main(void) {
   job->status = (uint32_t)st;
   job->tiles = plan.tiles;
   job->cycles = t1 - t0;
+  job->chip_irqs = tsr_rt_chip_irqs();
   if (st != TSR_OK) {
     fail("tsr_gemm_run", st, &dev);
     return 1;
   }
   tsr_rt_puts("gemm: done in ");
   tsr_rt_putdec(t1 - t0);
-  tsr_rt_puts(" cycles\n");
+  tsr_rt_puts(" cycles, ");
+  tsr_rt_putdec(tsr_rt_chip_irqs());
+  tsr_rt_puts(job->use_irq != 0u ? " chip interrupts taken (waiting on IRQ 3)\n" : " chip interrupts taken (polling)\n");
   return 0;
 }

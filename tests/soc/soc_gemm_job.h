@@ -19,10 +19,12 @@ typedef struct soc_gemm_job {
   int32_t mult, shift, out_zp;
   uint32_t has_bias;       /**< 1: int32 bias[n] at bias_addr */
   uint32_t bias_addr;
+  uint32_t use_irq;        /**< 1: the driver waits on tsr_top's interrupt (IRQ 3), not by polling */
   /* written by the firmware */
   uint32_t status;         /**< tsr_status_t of the run (0 OK) */
   uint32_t tiles;          /**< the plan's STOREs */
   uint32_t cycles;         /**< the core's cycles around tsr_gemm_run */
+  uint32_t chip_irqs;      /**< tsr_top interrupts the core took */
 } soc_gemm_job_t;
 
 #endif /* SOC_GEMM_JOB_H */

@@ -7,6 +7,7 @@
  *                       external memory before the run, and compare C with the golden model
  *                       after it, bit for bit (for gemm.elf)
  *   --requant           ... with int8 output (per-tensor multiplier, shift, zero point) and a bias
+ *   --irq               ... and let the firmware wait on tsr_top's interrupt instead of polling
  *   --seed S            seed of the operands (default 1)
  * The program's CONSOLE bytes go to stdout as they come. The last line says how the run
  * ended. Exit status: the firmware's exit code (EXIT), 124 watchdog, 125 bus fault
@@ -160,6 +161,7 @@ out:
 typedef struct gemm_job {
   uint32_t m, k, n;
   int requant;
+  int use_irq;
   int8_t *a, *b;
   int32_t *bias;
   soc_gemm_job_t job;
@@ -200,6 +202,7 @@ static int gemm_place(const soc_lib_t *l, tsr_ssim_t *sim, gemm_job_t *g, uint32
   j->c_addr = j->bias_addr + ((4u * g->n + 63u) & ~63u);
   j->requant = (uint32_t)g->requant;
   j->has_bias = (uint32_t)g->requant;
+  j->use_irq = (uint32_t)g->use_irq;
   j->mult = 1518500250;  /* ~0.707 in Q31 */
   j->shift = -9;
   j->out_zp = 3;
@@ -260,6 +263,7 @@ static int gemm_check(const soc_lib_t *l, const tsr_ssim_t *sim, const gemm_job_
   }
   uint32_t status = rd32(back + offsetof(soc_gemm_job_t, status));
   uint32_t fw_cycles = rd32(back + offsetof(soc_gemm_job_t, cycles));
+  uint32_t irqs = rd32(back + offsetof(soc_gemm_job_t, chip_irqs));
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < cells; i++) {
     int32_t v = g->requant ? (int32_t)(int8_t)got[i] : (int32_t)rd32(got + 4u * i);
@@ -280,8 +284,9 @@ static int gemm_check(const soc_lib_t *l, const tsr_ssim_t *sim, const gemm_job_
     goto out;
   }
   printf("soc_run: gemm %" PRIu32 "x%" PRIu32 "x%" PRIu32 " %s: bit-exact against the golden model "
-         "(%zu elements; firmware status %" PRIu32 ", %" PRIu32 " core cycles in tsr_gemm_run)\n",
-         g->m, g->k, g->n, g->requant ? "int8 requant+bias" : "int32", cells, status, fw_cycles);
+         "(%zu elements; firmware status %" PRIu32 ", %" PRIu32 " core cycles in tsr_gemm_run, %" PRIu32
+         " chip interrupts)\n", g->m, g->k, g->n, g->requant ? "int8 requant+bias" : "int32", cells, status,
+         fw_cycles, irqs);
   rc = 0;
 out:
   free(want32);
@@ -302,7 +307,7 @@ static void console_out(void *user, char c) {
 
 static void usage(void) {
   fprintf(stderr, "usage: soc_run --lib libtsrsoc_dN.so [--max-cycles C] [--trace f.fst] "
-                  "[--gemm MxKxN [--requant] [--seed S]] prog.elf\n");
+                  "[--gemm MxKxN [--requant] [--irq] [--seed S]] prog.elf\n");
 }
 
 int main(int argc, char **argv) {
@@ -321,6 +326,8 @@ int main(int argc, char **argv) {
       trace = argv[++i];
     } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
       seed = (uint32_t)strtoul(argv[++i], NULL, 0);
+    } else if (strcmp(argv[i], "--irq") == 0) {
+      g.use_irq = 1;
     } else if (strcmp(argv[i], "--requant") == 0) {
       g.requant = 1;
     } else if (strcmp(argv[i], "--gemm") == 0 && i + 1 < argc) {
@@ -373,19 +380,21 @@ int main(int argc, char **argv) {
       rc = (int)(res.exit_code & 0xffu);
       break;
     case TSR_SSIM_TRAP:
-      printf("soc_run: the core halted (picorv32 trap) at PC=0x%08" PRIx32 " after %" PRIu64
-             " cycles, chip irq_o=%d\n", res.pc, res.cycles, res.irq);
+      printf("soc_run: the core halted (picorv32 trap: a fault with its IRQ masked or inside the handler) at PC=0x%08"
+             PRIx32 " after %" PRIu64 " cycles; chip STATUS=0x%08" PRIx32 " ERR_CODE=%" PRIu32 " irq_o=%d\n",
+             res.pc, res.cycles, res.chip_status, res.chip_err, res.irq);
       rc = EXIT_HALTED;
       break;
     case TSR_SSIM_FAULT:
-      printf("soc_run: bus fault: nothing answers at 0x%08" PRIx32 " (PC=0x%08" PRIx32 ") after %" PRIu64
-             " cycles, chip irq_o=%d\n", res.fault_addr, res.pc, res.cycles, res.irq);
+      printf("soc_run: bus fault: nothing answers at 0x%08" PRIx32 ", PC=0x%08" PRIx32 " after %" PRIu64
+             " cycles; chip STATUS=0x%08" PRIx32 " ERR_CODE=%" PRIu32 " irq_o=%d\n", res.fault_addr, res.pc,
+             res.cycles, res.chip_status, res.chip_err, res.irq);
       rc = EXIT_FAULT;
       break;
     case TSR_SSIM_WATCHDOG:
     default:
-      printf("watchdog: no exit after %" PRIu64 " cycles, PC=0x%08" PRIx32 ", chip irq_o=%d\n", res.cycles,
-             res.pc, res.irq);
+      printf("watchdog: no exit after %" PRIu64 " cycles, PC=0x%08" PRIx32 "; chip STATUS=0x%08" PRIx32
+             " ERR_CODE=%" PRIu32 " irq_o=%d\n", res.cycles, res.pc, res.chip_status, res.chip_err, res.irq);
       rc = EXIT_WATCHDOG;
       break;
   }

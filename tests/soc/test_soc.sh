@@ -39,17 +39,34 @@ check "gemm 8x8x8 int32" 0 'int32: bit-exact against the golden model' \
 check "gemm 13x40x11 int8 requant+bias" 0 'int8 requant\+bias: bit-exact against the golden model' \
   -- --max-cycles 20000000 --gemm 13x40x11 --requant --seed 7 "$elfs/gemm.elf"
 
-# The illegal instruction's address, from the ELF: the trap line must name it.
-ill_pc=$("$objdump" -d "$elfs/illegal.elf" |
-  awk '/<main>:/ { m = 1 } m && /\.word[ \t]+0x00000000/ { sub(":", "", $1); print $1; exit }')
-[ -n "$ill_pc" ] || { echo "test-soc: FAIL: no illegal instruction found in illegal.elf"; exit 1; }
-ill_pc=$(printf '0x%08x' "0x$ill_pc")
+check "interrupt path (3 FENCE IRQs)" 0 '^irq: fence 3: IRQ 3 taken \(count 3\), IRQ_STATUS=0x[0-9a-f]{7}[4-7] cleared$' \
+  'exited with 0 after' -- --max-cycles 2000000 "$elfs/irq.elf"
+
+# addr ELF PATTERN: the address of the first instruction of main whose disassembly matches PATTERN.
+addr() {
+  local a
+  a=$("$objdump" -d "$1" | awk -v pat="$2" '/<main>:/ { m = 1; next } m && /^$/ { exit }
+    m && $0 ~ pat { sub(":", "", $1); print $1; exit }')
+  [ -n "$a" ] || { echo "test-soc: FAIL: no /$2/ in main of $1" >&2; exit 1; }
+  printf '0x%08x' "0x$a"
+}
+chip='chip STATUS=0x[0-9a-f]{8}'
+ill_pc=$(addr "$elfs/illegal.elf" '\.word[ \t]+0x00000000') || exit 1
 check "illegal instruction -> trap" 132 \
-  "^trap: illegal instruction \\(IRQ 1, word 0x00000000\\) at PC=$ill_pc, chip STATUS=0x[0-9a-f]{8}$" \
+  "^trap: illegal instruction \\(IRQ 1, word 0x00000000\\) at PC=$ill_pc, $chip$" \
   'exited with 132' -- --max-cycles 2000000 "$elfs/illegal.elf"
 check "firmware assert" 134 \
-  '^assert: tests/soc/assert.c:[0-9]+: two \+ two == 5u failed at PC=0x[0-9a-f]{8}, chip STATUS=0x[0-9a-f]{8}$' \
+  "^assert: tests/soc/assert.c:[0-9]+: two \\+ two == 5u failed at PC=0x[0-9a-f]{8}, $chip$" \
   'exited with 134' -- --max-cycles 2000000 "$elfs/assert.elf"
-check "hang -> watchdog" 124 '^watchdog: no exit after 300000 cycles, PC=0x[0-9a-f]{8}, chip irq_o=0$' \
+lw_pc=$(addr "$elfs/nodev.elf" 'lw[ \t].*0x60000000|lw[ \t]+[a-z0-9]+,0\(') || exit 1
+check "no device -> bus fault" 125 \
+  "^soc_run: bus fault: nothing answers at 0x60000000, PC=$lw_pc after [0-9]+ cycles; $chip ERR_CODE=0 irq_o=0$" \
+  -- --max-cycles 2000000 "$elfs/nodev.elf"
+halt_pc=$(addr "$elfs/halt.elf" '\.word[ \t]+0x00000000') || exit 1
+check "masked illegal -> core halted" 126 "^soc_run: the core halted .* at PC=$halt_pc after [0-9]+ cycles; $chip" \
+  -- --max-cycles 2000000 "$elfs/halt.elf"
+nop_pc=$(addr "$elfs/hang.elf" '[ \t]nop$') || exit 1
+j_pc=$(printf '0x%08x' $((nop_pc + 4)))
+check "hang -> watchdog" 124 "^watchdog: no exit after 300000 cycles, PC=($nop_pc|$j_pc); $chip ERR_CODE=0 irq_o=0$" \
   -- --max-cycles 300000 "$elfs/hang.elf"
 echo "test-soc: N=$dim: all $pass checks passed"
