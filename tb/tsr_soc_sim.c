@@ -65,6 +65,8 @@ TSR_SSIM_API tsr_ssim_t *tsr_ssim_open(const tsr_ssim_cfg_t *cfg, char *err, siz
   mc.bus_bytes = tsr_sshim_axi_bytes();
   mc.rd_latency = s->cfg.rd_latency;
   mc.wr_latency = s->cfg.wr_latency;
+  mc.stall_pct = s->cfg.stall_pct;
+  mc.seed = s->cfg.seed;
   s->mem = tsr_axi_mem_create(&mc);
   if (s->mem == NULL) {
     snprintf(err, errlen, "tsr_ssim: cannot create the memory model (%llu bytes)",

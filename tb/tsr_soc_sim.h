@@ -30,6 +30,8 @@ typedef struct tsr_ssim_cfg {
   uint64_t mem_size;              /**< bytes of external memory (default 64 MiB) */
   unsigned rd_latency;            /**< memory read latency, cycles (default 10) */
   unsigned wr_latency;            /**< memory write latency, cycles (default 10) */
+  unsigned stall_pct;             /**< 0..100: chance the memory withholds a ready/valid each cycle (default 0) */
+  uint32_t seed;                  /**< seed of those stalls */
   const char *trace_path;         /**< FST waveform file, or NULL */
   tsr_ssim_console_fn console;    /**< CONSOLE bytes go here (NULL: dropped) */
   void *console_user;             /**< first argument of console */

@@ -3,6 +3,8 @@
  * Usage: soc_run --lib build/soc/lib/libtsrsoc_d<N>.so [options] prog.elf
  *   --max-cycles C      the watchdog: give up after C cycles (default 20000000)
  *   --trace out.fst     FST waveform of the whole run
+ *   --stall P           the memory model withholds each ready/valid with P% chance (random stalls)
+ *   --mem-seed S        seed of those stalls (default 1)
  *   --gemm MxKxN        leave a GEMM job (tests/soc/soc_gemm_job.h) with random operands in
  *                       external memory before the run, and compare C with the golden model
  *                       after it, bit for bit (for gemm.elf)
@@ -306,7 +308,7 @@ static void console_out(void *user, char c) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: soc_run --lib libtsrsoc_dN.so [--max-cycles C] [--trace f.fst] "
+  fprintf(stderr, "usage: soc_run --lib libtsrsoc_dN.so [--max-cycles C] [--trace f.fst] [--stall P] [--mem-seed S] "
                   "[--gemm MxKxN [--requant] [--irq] [--seed S]] prog.elf\n");
 }
 
@@ -314,6 +316,8 @@ int main(int argc, char **argv) {
   const char *lib_path = NULL, *elf = NULL, *trace = NULL;
   uint64_t max_cycles = 20000000u;
   uint32_t seed = 1;
+  unsigned stall = 0;
+  uint32_t mem_seed = 1;
   gemm_job_t g;
   memset(&g, 0, sizeof g);
   int want_gemm = 0;
@@ -324,6 +328,10 @@ int main(int argc, char **argv) {
       max_cycles = strtoull(argv[++i], NULL, 0);
     } else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
       trace = argv[++i];
+    } else if (strcmp(argv[i], "--stall") == 0 && i + 1 < argc) {
+      stall = (unsigned)strtoul(argv[++i], NULL, 0);
+    } else if (strcmp(argv[i], "--mem-seed") == 0 && i + 1 < argc) {
+      mem_seed = (uint32_t)strtoul(argv[++i], NULL, 0);
     } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
       seed = (uint32_t)strtoul(argv[++i], NULL, 0);
     } else if (strcmp(argv[i], "--irq") == 0) {
@@ -357,6 +365,8 @@ int main(int argc, char **argv) {
   l.cfg_default(&cfg);
   cfg.trace_path = trace;
   cfg.console = console_out;
+  cfg.stall_pct = stall;
+  cfg.seed = mem_seed;
   char err[256];
   tsr_ssim_t *sim = l.open(&cfg, err, sizeof err);
   if (sim == NULL) {
@@ -375,8 +385,8 @@ int main(int argc, char **argv) {
   switch (res.end) {
     case TSR_SSIM_EXIT:
       printf("soc_run: %s exited with %" PRIu32 " after %" PRIu64 " cycles (N=%u; memory: %" PRIu64
-             " read and %" PRIu64 " write bursts)\n", elf, res.exit_code, res.cycles, l.array_dim(),
-             ms.rd_bursts, ms.wr_bursts);
+             " read and %" PRIu64 " write bursts, %u%% stalls)\n", elf, res.exit_code, res.cycles, l.array_dim(),
+             ms.rd_bursts, ms.wr_bursts, stall);
       rc = (int)(res.exit_code & 0xffu);
       break;
     case TSR_SSIM_TRAP:

@@ -27,7 +27,7 @@ check() {
       echo "$out"; echo "test-soc: FAIL: N=$dim $name: no line matches /$p/"; exit 1
     fi
   done
-  printf 'test-soc: N=%s %-32s ok %6d ms  %s\n' "$dim" "$name" "$ms" \
+  printf 'test-soc: N=%s %-36s ok %6d ms  %s\n' "$dim" "$name" "$ms" \
     "$(grep -E '^(soc_run|watchdog):' <<<"$out" | tail -1 | cut -c1-100)"
   pass=$((pass + 1))
 }
@@ -41,6 +41,12 @@ check "gemm 13x40x11 int8 requant+bias" 0 'int8 requant\+bias: bit-exact against
 
 check "interrupt path (3 FENCE IRQs)" 0 '^irq: fence 3: IRQ 3 taken \(count 3\), IRQ_STATUS=0x[0-9a-f]{7}[4-7] cleared$' \
   'exited with 0 after' -- --max-cycles 2000000 "$elfs/irq.elf"
+check "core + DMA share the memory" 0 '^share: 8 DMA copies of [0-9]+ bytes verified; [1-9][0-9]* core accesses' \
+  'exited with 0 after' -- --max-cycles 5000000 "$elfs/share.elf"
+check "... with 30% memory stalls" 0 '^share: 8 DMA copies of [0-9]+ bytes verified; [1-9][0-9]* core accesses' \
+  'exited with 0 after' -- --max-cycles 5000000 --stall 30 --mem-seed 5 "$elfs/share.elf"
+check "gemm 8x12x8 int8, 40% memory stalls" 0 'int8 requant\+bias: bit-exact against the golden model' \
+  -- --max-cycles 20000000 --stall 40 --mem-seed 9 --gemm 8x12x8 --requant --seed 2 "$elfs/gemm.elf"
 
 # addr ELF PATTERN: the address of the first instruction of main whose disassembly matches PATTERN.
 addr() {
