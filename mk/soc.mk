@@ -1,8 +1,7 @@
 # mk/soc.mk: the co-simulation SoC (docs/soc.md): the real firmware on a RISC-V core next to tsr_top.
 #
 #   make soc-lint         Verilator -Wall on rtl/soc/ (with tsr_top) at several sizes; Yosys on
-#                         the SoC's own logic and the core (tsr_top a black box: synth-check
-#                         synthesizes it), no latches
+#                         the whole SoC at N = 4 (core, RAM, arbiter, tsr_top), no latches
 #
 # The core is picorv32 (RV32IM) from the PyPI package pythondata-cpu-picorv32, pinned in
 # tools/install-deps.sh; tools/picorv32_path.py prints where its picorv32.v is (or one line
@@ -28,12 +27,11 @@ soc-lint: ## the SoC (rtl/soc/): Verilator -Wall at N = 4, 8, 16 and bus widths 
 	  echo "soc-lint: tsr_soc $$p clean"; done
 	@mkdir -p $(SOC_BUILD)/synth
 	@$(SOC_NICE) $(YOSYS) -q -l $(SOC_BUILD)/synth/tsr_soc.log -p "read_verilog -DSYNTHESIS $(SOC_CORE_V) \
-	    $(SOC_RTL); read_verilog -lib -DSYNTHESIS rtl/tsr_top.v; chparam -set ArrayDim 4 tsr_soc; \
-	    hierarchy -check -top tsr_soc; synth -run :fine -top tsr_soc; \
-	    select -assert-none t:\$$dlatch t:\$$_DLATCH*_ t:\$$_SR*; techmap; abc; stat" >/dev/null || \
-	  { echo "soc-lint: Yosys failed on tsr_soc (log: $(SOC_BUILD)/synth/tsr_soc.log)"; exit 1; }
-	@echo "soc-lint: tsr_soc synthesized (tsr_top a black box), no latches, \
-	$$(grep -E '^ +Number of cells' $(SOC_BUILD)/synth/tsr_soc.log | tail -1 | awk '{print $$4}') generic cells"
+	    $(SOC_RTL) $(SOC_TOP_RTL); chparam -set ArrayDim 4 tsr_soc; hierarchy -check -top tsr_soc; \
+	    synth -run :fine -top tsr_soc; select -assert-none t:\$$dlatch t:\$$_DLATCH*_ t:\$$_SR*; stat" >/dev/null 2>&1 || \
+	  { grep -E "^(ERROR|Selection|  *tsr_soc)" $(SOC_BUILD)/synth/tsr_soc.log | head -5; echo "soc-lint: Yosys failed on tsr_soc (log: $(SOC_BUILD)/synth/tsr_soc.log)"; exit 1; }
+	@echo "soc-lint: tsr_soc (N = 4, with tsr_top) synthesized, no latches, \
+	$$(grep -E '^ +Number of cells' $(SOC_BUILD)/synth/tsr_soc.log | tail -1 | awk '{print $$4}') word-level cells"
 
 # ---- the Verilated SoC: build/soc/lib/libtsrsoc_d<N>.so --------------------------------
 #   make soc-sim DIM=4    the Verilated tsr_soc (ArrayDim DIM, SOC_RAM bytes of RAM) + the C
