@@ -189,6 +189,28 @@ test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/
 	    step "model N=$$d" $(MAKE) --no-print-directory soc-sim DIM=$$d; \
 	    step "runs N=$$d" $(SOC_NICE) tests/soc/test_soc.sh $(SOC_RUN) $(SOC_BUILD)/lib/libtsrsoc_d$$d.so $(SOC_FW_DIR); \
 	  done; \
+	  step waves $(MAKE) --no-print-directory soc-waves-check; \
 	  echo "test-soc: time per step:$$times"; \
 	  ms=$$(( ($$(date +%s%N) - start) / 1000000 )); \
 	  echo "test-soc: PASSED in $$((ms / 1000)).$$((ms % 1000 / 100)) s"
+
+# Every signal of tb/tsr_soc.gtkw must be in a trace (GTKWave skips unknown names silently):
+# irq.elf traced at N = $(firstword $(SOC_DIMS)), the names read from fst2vcd's header as in
+# tb.mk's waves-check (which is tied to tb/tessera.gtkw).
+SOC_WAVES_DIR := $(SOC_BUILD)/waves
+.PHONY: soc-waves-check
+soc-waves-check: $(SOC_RUN) ## trace irq.elf on the SoC and check that every signal of tb/tsr_soc.gtkw is in it
+	@command -v fst2vcd >/dev/null 2>&1 || { echo "soc-waves-check: fst2vcd not found: apt-get install gtkwave" >&2; exit 1; }
+	@$(MAKE) --no-print-directory soc-sim fw-elf DIM=$(firstword $(SOC_DIMS)) >/dev/null
+	@mkdir -p $(SOC_WAVES_DIR)
+	@$(SOC_RUN) --lib $(SOC_BUILD)/lib/libtsrsoc_d$(firstword $(SOC_DIMS)).so --trace $(SOC_WAVES_DIR)/irq.fst \
+	  $(SOC_FW_DIR)/irq.elf > $(SOC_WAVES_DIR)/irq.log || { cat $(SOC_WAVES_DIR)/irq.log; exit 1; }
+	@fst2vcd $(SOC_WAVES_DIR)/irq.fst 2>/dev/null | sed '/\$$enddefinitions/q' | awk ' \
+	  $$1 == "$$scope" { path[++d] = $$3; next } \
+	  $$1 == "$$upscope" { d--; next } \
+	  $$1 == "$$var" { n = ""; for (i = 1; i <= d; i++) n = n path[i] "."; \
+	    n = n $$5; if ($$6 != "$$end") n = n $$6; print n }' | sort -u > $(SOC_WAVES_DIR)/names
+	@grep -vE '^(\[|@|-|\*)' tb/tsr_soc.gtkw | grep . | sort -u > $(SOC_WAVES_DIR)/wanted
+	@missing=$$(comm -23 $(SOC_WAVES_DIR)/wanted $(SOC_WAVES_DIR)/names); \
+	  if [ -n "$$missing" ]; then echo "soc-waves-check: not in the trace:"; echo "$$missing" | sed 's/^/  /'; exit 1; fi; \
+	  echo "soc-waves-check: all $$(wc -l < $(SOC_WAVES_DIR)/wanted) signals of tb/tsr_soc.gtkw are in a trace of irq.elf"

@@ -104,8 +104,8 @@ TSR_SSIM_API int tsr_ssim_load_ram(tsr_ssim_t *s, uint32_t addr, const void *src
   uint32_t a = addr;
   size_t left = n;
   while (left > 0u) {
-    /* a word at a time; a partial word at either end is completed from a read-back of
-     * nothing: the RAM has no read port here, so the bytes around are written as 0 */
+    /* a word at a time; the back door writes whole words, so the bytes of a partial
+     * word at either end that lie outside [addr, addr+n) are written as 0 */
     uint32_t word_addr = a & ~3u;
     uint8_t w[4] = {0, 0, 0, 0};
     unsigned off = a & 3u;

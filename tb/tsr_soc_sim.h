@@ -68,7 +68,8 @@ tsr_ssim_t *tsr_ssim_open(const tsr_ssim_cfg_t *cfg, char *err, size_t errlen);
 void tsr_ssim_destroy(tsr_ssim_t *s);
 
 /** Copy bytes into the on-chip RAM at byte address addr (the back door; one word per cycle,
- *  in reset). -1 if the range leaves the RAM or the core already runs. */
+ *  in reset). It writes whole words: bytes of a partial first or last word outside
+ *  [addr, addr+n) become 0. -1 if the range leaves the RAM or the core already runs. */
 int tsr_ssim_load_ram(tsr_ssim_t *s, uint32_t addr, const void *src, size_t n);
 
 /** Copy bytes into / out of the external memory at device address addr. -1 if out of range. */
