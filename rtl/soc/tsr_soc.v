@@ -159,7 +159,7 @@ module tsr_soc #(
   wire sel_none = !(sel_ram || sel_reg || sel_io || sel_ext);
   wire sel_loc  = sel_ram || sel_io || sel_none;   // answered here, in two cycles
 
-  reg  ack_q;                                      // second cycle of a local access
+  reg  ack_q, ack_d;                               // second cycle of a local access
   wire loc_go = mem_valid && sel_loc && !ack_q;    // first cycle of a local access
   wire is_wr  = (mem_wstrb != 4'h0);
 
@@ -359,6 +359,7 @@ module tsr_soc #(
     fault_d         = fault_q;
     fault_addr_d    = fault_addr_q;
     pc_d            = pc_q;
+    ack_d           = loc_go;
     if (loc_go && sel_io && is_wr) begin
       case (mem_addr[3:2])
         2'd0: begin
@@ -392,7 +393,7 @@ module tsr_soc #(
       fault_q         <= 1'b0;
       pc_q            <= 32'h0;
     end else begin
-      ack_q           <= loc_go;
+      ack_q           <= ack_d;
       console_valid_q <= console_valid_d;
       exit_valid_q    <= exit_valid_d;
       fault_q         <= fault_d;
