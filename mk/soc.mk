@@ -114,7 +114,7 @@ $(SOC_SO): $(SOC_SO_OBJS) $(SOC_VMODEL) $(SOC_RT_OBJS) $(SOC_DIR)/tsr_ssim.map
 #                         firmware (fw/), the driver and the bare-metal HAL, RV32IM -Os: the same
 #                         objects `make fw-size` checks for undefined symbols
 SOC_FW_DIR    := $(BUILD)/fw/elf
-SOC_FW_PROGS  := hello gemm irq share illegal assert hang nodev halt
+SOC_FW_PROGS  := hello gemm irq share illegal assert hang nodev buserr halt
 SOC_FW_CFLAGS := $(FW_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -Isw/hal -Isw/driver -Ifw/include -Ifw/rt
 SOC_FWRT_OBJS   := $(SOC_FW_DIR)/obj/crt0.o $(SOC_FW_DIR)/obj/tsr_rt.o
 SOC_FW_ELFS   := $(SOC_FW_PROGS:%=$(SOC_FW_DIR)/%.elf)

@@ -43,6 +43,7 @@ static void get_outputs(const Root &t, tsr_spins_out_t *o) {
   o->chip_err = t.tsr_soc__DOT__u_top__DOT__u_regs__DOT__err_code_code_i;
   o->fault = t.fault_o;
   o->fault_addr = t.fault_addr_o;
+  o->fault_resp = t.fault_resp_o;
   o->irq = t.irq_o;
   o->mem.awvalid = t.m_axi_awvalid;
   o->mem.awaddr = t.m_axi_awaddr;

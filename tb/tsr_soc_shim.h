@@ -34,6 +34,7 @@ typedef struct tsr_spins_out {
   uint32_t chip_err;        /**< tsr_top's ERR_CODE (read inside the model) */
   uint8_t fault;
   uint32_t fault_addr;
+  uint8_t fault_resp;
   uint8_t irq;
   tsr_axi_req_t mem;
 } tsr_spins_out_t;

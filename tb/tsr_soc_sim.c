@@ -163,6 +163,7 @@ TSR_SSIM_API tsr_ssim_end_t tsr_ssim_run(tsr_ssim_t *s, uint64_t max_cycles, tsr
   res->pc = s->out.insn_pc;
   res->fetch_pc = s->out.pc;
   res->fault_addr = s->out.fault_addr;
+  res->fault_resp = s->out.fault_resp;
   res->cycles = s->cycles;
   res->irq = s->out.irq;
   res->chip_status = s->out.chip_status;

@@ -41,7 +41,8 @@ typedef struct tsr_ssim_cfg {
 typedef enum tsr_ssim_end {
   TSR_SSIM_EXIT = 0,      /**< the firmware wrote EXIT (exit_code) */
   TSR_SSIM_TRAP,          /**< the core halted (picorv32 trap: a fault with its IRQ masked, or in the handler) */
-  TSR_SSIM_FAULT,         /**< the core touched an address where nothing answers (fault_addr) */
+  TSR_SSIM_FAULT,         /**< the core touched an address where nothing answers, or got an error
+                               response on a window (fault_addr, fault_resp) */
   TSR_SSIM_WATCHDOG       /**< max_cycles passed without any of the above */
 } tsr_ssim_end_t;
 
@@ -51,7 +52,8 @@ typedef struct tsr_ssim_result {
   uint32_t exit_code;     /**< TSR_SSIM_EXIT: the value written */
   uint32_t pc;            /**< address of the instruction the core executes (picorv32's dbg_insn_addr) */
   uint32_t fetch_pc;      /**< address of the last instruction fetch (tsr_soc's pc_o; the core prefetches) */
-  uint32_t fault_addr;    /**< TSR_SSIM_FAULT: the address */
+  uint32_t fault_addr;    /**< TSR_SSIM_FAULT: the CPU address */
+  unsigned fault_resp;    /**< TSR_SSIM_FAULT: 0 nothing mapped there, 2 SLVERR, 3 DECERR */
   uint64_t cycles;        /**< cycles since reset was released */
   int irq;                /**< tsr_top's irq_o at the end */
   uint32_t chip_status;   /**< tsr_top's STATUS at the end (bit 0 BUSY, 1 DONE, 2 ERROR), read inside the model */

@@ -14,7 +14,9 @@
 //                  uses. Through a second picorv32_axi_adapter and the arbiter
 //                  tsr_soc_axi_arb, which shares the m_axi port with tsr_top's DMA.
 //   Anything else answers (reads give 0) and raises fault_o with the address:
-//   the bench ends the run on it.
+//   the bench ends the run on it. So does an error response (SLVERR, DECERR) to
+//   the core on either AXI window: picorv32 has no bus-error input, so the SoC
+//   records it (fault_resp_o: 0 no device, 2 SLVERR, 3 DECERR) instead.
 //   tsr_top's irq_o is the core's IRQ 3 (level, not latched); IRQ 1 (illegal
 //   instruction, EBREAK, ECALL) and IRQ 2 (misaligned access) are the core's own.
 //
@@ -51,6 +53,7 @@ module tsr_soc #(
   output wire [31:0]               pc_o,
   output wire                      fault_o,
   output wire [31:0]               fault_addr_o,
+  output wire [1:0]                fault_resp_o,
   output wire                      irq_o,          // tsr_top's interrupt, as the core sees it
 
   // the external memory, shared by tsr_top's DMA and the core
@@ -349,6 +352,13 @@ module tsr_soc #(
   reg [31:0] exit_code_q, exit_code_d;
   reg        fault_q, fault_d;
   reg [31:0] fault_addr_q, fault_addr_d;
+  reg [1:0]  fault_resp_q, fault_resp_d;
+  // An error answer to the core on a window (the adapters take R and B in the cycle they come).
+  wire       win_err  = (reg_rvalid && reg_rready && reg_rresp[1]) || (reg_bvalid && reg_bready && reg_bresp[1]) ||
+                        (ext_rvalid && ext_rready && ext_rresp[1]) || (ext_bvalid && ext_bready && ext_bresp[1]);
+  wire [1:0] win_resp = (reg_rvalid && reg_rready) ? reg_rresp :
+                        (reg_bvalid && reg_bready) ? reg_bresp :
+                        (ext_rvalid && ext_rready) ? ext_rresp : ext_bresp;
   reg [31:0] pc_q, pc_d;
 
   always @(*) begin
@@ -358,6 +368,7 @@ module tsr_soc #(
     exit_code_d     = exit_code_q;
     fault_d         = fault_q;
     fault_addr_d    = fault_addr_q;
+    fault_resp_d    = fault_resp_q;
     pc_d            = pc_q;
     ack_d           = loc_go;
     if (loc_go && sel_io && is_wr) begin
@@ -379,6 +390,12 @@ module tsr_soc #(
     if (loc_go && sel_none && !fault_q) begin
       fault_d      = 1'b1;
       fault_addr_d = mem_addr;
+      fault_resp_d = 2'b00;
+    end
+    if (win_err && !fault_q) begin
+      fault_d      = 1'b1;
+      fault_addr_d = mem_addr;
+      fault_resp_d = win_resp;
     end
     if (mem_valid && mem_instr && mem_ready) begin
       pc_d = mem_addr;
@@ -406,6 +423,7 @@ module tsr_soc #(
     console_data_q <= console_data_d;
     exit_code_q    <= exit_code_d;
     fault_addr_q   <= fault_addr_d;
+    fault_resp_q   <= fault_resp_d;
   end
 
   assign mem_ready = ack_q || reg_ready || ext_ready;
@@ -421,18 +439,16 @@ module tsr_soc #(
   assign pc_o            = pc_q;
   assign fault_o         = fault_q;
   assign fault_addr_o    = fault_addr_q;
+  assign fault_resp_o    = fault_resp_q;
   assign irq_o           = top_irq;
 
   // Deliberately unused: the core's look-ahead, PCPI, EOI and trace outputs; the AXI
-  // protection bits; the responses of both windows (the core has no bus-error input:
-  // tsr_top's registers answer OKAY to every aligned access, and an error from the
-  // external memory shows up in the memory model's fault log).
+  // protection bits of both windows.
   wire unused_core = ^{la_read, la_write, la_addr, la_wdata, la_wstrb, pcpi_valid, pcpi_insn,
                        pcpi_rs1, pcpi_rs2, eoi, trace_valid, trace_data};
   // The load port addresses words of the RAM: its high and byte bits are ignored.
   wire unused_load = ^{load_addr_i[31:RamAw+2], load_addr_i[1:0]};
-  wire unused_axi  = ^{reg_awprot, reg_arprot, reg_bresp, reg_rresp, ext_awprot, ext_arprot,
-                       ext_bresp, ext_rresp};
+  wire unused_axi  = ^{reg_awprot, reg_arprot, ext_awprot, ext_arprot};
 endmodule
 
 `default_nettype wire

@@ -13,7 +13,8 @@
  *   --seed S            seed of the operands (default 1)
  * The program's CONSOLE bytes go to stdout as they come. The last line says how the run
  * ended. Exit status: the firmware's exit code (EXIT), 124 watchdog, 125 bus fault
- * (nothing at the address), 126 core halted, 1 a bench failure or a GEMM mismatch.
+ * (nothing at the address, or an error response to the core), 126 core halted, 1 a bench
+ * failure or a GEMM mismatch.
  */
 #include <dlfcn.h>
 #include <inttypes.h>
@@ -396,9 +397,16 @@ int main(int argc, char **argv) {
       rc = EXIT_HALTED;
       break;
     case TSR_SSIM_FAULT:
-      printf("soc_run: bus fault: nothing answers at 0x%08" PRIx32 ", PC=0x%08" PRIx32 " after %" PRIu64
-             " cycles; chip STATUS=0x%08" PRIx32 " ERR_CODE=%" PRIu32 " irq_o=%d\n", res.fault_addr, res.pc,
-             res.cycles, res.chip_status, res.chip_err, res.irq);
+      if (res.fault_resp == 0u) {
+        printf("soc_run: bus fault: nothing answers at 0x%08" PRIx32 ", PC=0x%08" PRIx32 " after %" PRIu64
+               " cycles; chip STATUS=0x%08" PRIx32 " ERR_CODE=%" PRIu32 " irq_o=%d\n", res.fault_addr, res.pc,
+               res.cycles, res.chip_status, res.chip_err, res.irq);
+      } else {
+        printf("soc_run: bus fault: %s answered to the core's access at 0x%08" PRIx32 ", PC=0x%08" PRIx32
+               " after %" PRIu64 " cycles; chip STATUS=0x%08" PRIx32 " ERR_CODE=%" PRIu32 " irq_o=%d\n",
+               res.fault_resp == 3u ? "DECERR" : "SLVERR", res.fault_addr, res.pc, res.cycles, res.chip_status,
+               res.chip_err, res.irq);
+      }
       rc = EXIT_FAULT;
       break;
     case TSR_SSIM_WATCHDOG:

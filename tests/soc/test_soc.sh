@@ -68,6 +68,10 @@ lw_pc=$(addr "$elfs/nodev.elf" 'lw[ \t].*0x60000000|lw[ \t]+[a-z0-9]+,0\(') || e
 check "no device -> bus fault" 125 \
   "^soc_run: bus fault: nothing answers at 0x60000000, PC=$lw_pc after [0-9]+ cycles; $chip ERR_CODE=0 irq_o=0$" \
   -- --max-cycles 2000000 "$elfs/nodev.elf"
+err_pc=$(addr "$elfs/buserr.elf" 'lw[ \t]') || exit 1
+check "DECERR on the window -> bus fault" 125 \
+  "^soc_run: bus fault: DECERR answered to the core's access at 0x84000000, PC=$err_pc after [0-9]+ cycles; $chip" \
+  -- --max-cycles 2000000 "$elfs/buserr.elf"
 halt_pc=$(addr "$elfs/halt.elf" '\.word[ \t]+0x00000000') || exit 1
 check "masked illegal -> core halted" 126 "^soc_run: the core halted .* at PC=$halt_pc after [0-9]+ cycles; $chip" \
   -- --max-cycles 2000000 "$elfs/halt.elf"
