@@ -45,6 +45,8 @@ check "core + DMA share the memory" 0 '^share: 8 DMA copies of [0-9]+ bytes veri
   'exited with 0 after' -- --max-cycles 5000000 "$elfs/share.elf"
 check "... with 30% memory stalls" 0 '^share: 8 DMA copies of [0-9]+ bytes verified; [1-9][0-9]* core accesses' \
   'exited with 0 after' -- --max-cycles 5000000 --stall 30 --mem-seed 5 "$elfs/share.elf"
+check "... with 60% memory stalls" 0 '^share: 8 DMA copies of [0-9]+ bytes verified; [1-9][0-9]* core accesses' \
+  'exited with 0 after' -- --max-cycles 5000000 --stall 60 --mem-seed 11 "$elfs/share.elf"
 check "gemm 8x12x8 int8, 40% memory stalls" 0 'int8 requant\+bias: bit-exact against the golden model' \
   -- --max-cycles 20000000 --stall 40 --mem-seed 9 --gemm 8x12x8 --requant --seed 2 "$elfs/gemm.elf"
 
