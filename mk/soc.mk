@@ -38,17 +38,21 @@ soc-lint: ## the SoC (rtl/soc/): Verilator -Wall at N = 4, 8, 16 and bus widths 
 #                         bench (tb/tsr_soc_sim.c, the memory model tb/tsr_axi_mem.c);
 #                         exports exactly the tsr_ssim_* functions of tb/tsr_soc_sim.h
 # Its own tree (build/soc/d<N>/), so the ordinary models in build/sim and build/lib are untouched.
+# SOC_AXI: the external bus width in bits (tsr_top's AxiDataWidth, 32, 64 or 128); a width
+# other than 64 gets its own tree and library, ..._d<N>_axi<W>.
 SOC_DIM     ?= $(DIM)
 SOC_RAM     ?= 65536
-SOC_DIR     := $(SOC_BUILD)/d$(SOC_DIM)
+SOC_AXI     ?= 64
+SOC_TAG     := d$(SOC_DIM)$(if $(filter-out 64,$(SOC_AXI)),_axi$(SOC_AXI))
+SOC_DIR     := $(SOC_BUILD)/$(SOC_TAG)
 SOC_VDIR    := $(SOC_DIR)/verilated
-SOC_SO      := $(SOC_BUILD)/lib/libtsrsoc_d$(SOC_DIM).so
+SOC_SO      := $(SOC_BUILD)/lib/libtsrsoc_$(SOC_TAG).so
 SOC_VMODEL  := $(SOC_VDIR)/Vtsr_soc__ALL.a
 SOC_RT_DIR  := $(SOC_BUILD)/runtime
 SOC_RT_OBJS := $(addprefix $(SOC_RT_DIR)/,verilated.o verilated_threads.o verilated_fst_c.o)
 SOC_HDRS    := tb/tsr_soc_sim.h tb/tsr_soc_shim.h tb/tsr_axi_mem.h
 SOC_VFLAGS  := --cc --build -j 2 --top-module tsr_soc --prefix Vtsr_soc \
-  -GArrayDim=$(SOC_DIM) -GRamBytes=$(SOC_RAM) -O3 --x-assign fast --x-initial fast --trace-fst \
+  -GArrayDim=$(SOC_DIM) -GRamBytes=$(SOC_RAM) -GAxiDataWidth=$(SOC_AXI) -O3 --x-assign fast --x-initial fast --trace-fst \
   -CFLAGS -fPIC -CFLAGS -fvisibility=hidden -MAKEFLAGS OPT_FAST=-O2
 SOC_VCMD     = $(VERILATOR) $(SOC_VFLAGS) --Mdir $(SOC_VDIR) $(SOC_VLT) $(SOC_CORE_V) $(SOC_RTL) $(SOC_TOP_RTL)
 SOC_CFLAGS   = $(CSTD) $(CWARN) $(CFLAGS) -fPIC -fvisibility=hidden $(INCS) \
@@ -107,7 +111,7 @@ $(SOC_SO): $(SOC_SO_OBJS) $(SOC_VMODEL) $(SOC_RT_OBJS) $(SOC_DIR)/tsr_ssim.map
 	@cmp -s $(SOC_DIR)/tsr_ssim.exports $(SOC_DIR)/tsr_ssim.exported || { \
 	  echo "soc: $@ exports differ from the functions of tb/tsr_soc_sim.h" >&2; \
 	  diff $(SOC_DIR)/tsr_ssim.exports $(SOC_DIR)/tsr_ssim.exported >&2; rm -f $@; exit 1; }
-	@echo "soc: $@ ready (ArrayDim=$(SOC_DIM), $(SOC_RAM) bytes of RAM)"
+	@echo "soc: $@ ready (ArrayDim=$(SOC_DIM), $(SOC_RAM) bytes of RAM, $(SOC_AXI)-bit memory bus)"
 
 # ---- firmware for the core: build/fw/elf/<prog>.elf (+ .bin, .hex) ------------------------
 #   make fw-elf           the SoC programs of tests/soc/ linked with the runtime (fw/rt/), the
@@ -170,24 +174,30 @@ $(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tests/comm
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS) -o $@ $(SOC_RUN_SRCS) -ldl -lm
 
-#   make test-soc         soc-lint, fw-elf, then for each N of SOC_DIMS: the model and
-#                         tests/soc/test_soc.sh (hello, two GEMMs bit-exact against the golden
-#                         model, an illegal instruction, a failed assert, a hang); not in make test
-SOC_DIMS ?= 4 8
+#   make test-soc         soc-lint, fw-elf, then for each configuration of SOC_CONFIGS (N, or
+#                         N/bus-width in bits): the model and tests/soc/test_soc.sh (hello,
+#                         GEMMs bit-exact against the golden model, the interrupt path, core and
+#                         DMA sharing the memory with and without stalls, the fault cases), then
+#                         soc-waves-check; not in make test
+SOC_CONFIGS ?= 4 8 4/32 8/128
+SOC_DIMS    := $(sort $(foreach c,$(SOC_CONFIGS),$(firstword $(subst /, ,$(c)))))
 
 .PHONY: test-soc
-test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/GEMM/fault runs at N = 4 and 8 (SOC_DIMS)
+test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/GEMM/IRQ/shared-memory/fault runs for N = 4, 8 and buses of 32..128 bits (SOC_CONFIGS)
 	@set -u; start=$$(date +%s%N); times=""; \
 	  step() { name=$$1; shift; t0=$$(date +%s%N); \
 	    "$$@" || { echo "test-soc: FAILED: $$name"; exit 1; }; \
 	    ms=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
-	    times="$$times$$(printf '\n  %-14s %4d.%02d s' "$$name" $$((ms / 1000)) $$((ms % 1000 / 10)))"; }; \
+	    times="$$times$$(printf '\n  %-16s %4d.%02d s' "$$name" $$((ms / 1000)) $$((ms % 1000 / 10)))"; }; \
 	  step lint $(MAKE) --no-print-directory soc-lint; \
 	  step fw-elf $(MAKE) --no-print-directory fw-elf; \
 	  step runner $(MAKE) --no-print-directory $(SOC_RUN); \
-	  for d in $(SOC_DIMS); do \
-	    step "model N=$$d" $(MAKE) --no-print-directory soc-sim DIM=$$d; \
-	    step "runs N=$$d" $(SOC_NICE) tests/soc/test_soc.sh $(SOC_RUN) $(SOC_BUILD)/lib/libtsrsoc_d$$d.so $(SOC_FW_DIR); \
+	  for c in $(SOC_CONFIGS); do \
+	    d=$${c%/*}; w=64; case $$c in */*) w=$${c#*/};; esac; \
+	    tag=d$$d; [ $$w = 64 ] || tag=d$${d}_axi$$w; \
+	    step "model $$c" $(MAKE) --no-print-directory soc-sim DIM=$$d SOC_AXI=$$w; \
+	    echo "test-soc: N=$$d, $$w-bit memory bus"; \
+	    step "runs $$c" $(SOC_NICE) tests/soc/test_soc.sh $(SOC_RUN) $(SOC_BUILD)/lib/libtsrsoc_$$tag.so $(SOC_FW_DIR); \
 	  done; \
 	  step waves $(MAKE) --no-print-directory soc-waves-check; \
 	  echo "test-soc: time per step:$$times"; \

@@ -4,7 +4,7 @@
 # Each check prints one line; the first failure prints the run's output and exits 1.
 set -u
 run=$1 lib=$2 elfs=$3
-dim=$(basename "$lib" .so); dim=${dim#libtsrsoc_d}
+dim=$(basename "$lib" .so); dim=${dim#libtsrsoc_d}; dim=${dim%%_*}
 objdump=${OBJDUMP:-riscv64-unknown-elf-objdump}
 pass=0
 
