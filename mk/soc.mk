@@ -174,7 +174,7 @@ $(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tests/comm
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS) -o $@ $(SOC_RUN_SRCS) -ldl -lm
 
-#   make test-soc         soc-lint, fw-elf, then for each configuration of SOC_CONFIGS (N, or
+#   make test-soc         soc-lint, soc-formal, fw-elf, then for each configuration of SOC_CONFIGS (N, or
 #                         N/bus-width in bits): the model and tests/soc/test_soc.sh (hello,
 #                         GEMMs bit-exact against the golden model, the interrupt path, core and
 #                         DMA sharing the memory with and without stalls, the fault cases), then
@@ -190,6 +190,7 @@ test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/
 	    ms=$$(( ($$(date +%s%N) - t0) / 1000000 )); \
 	    times="$$times$$(printf '\n  %-16s %4d.%02d s' "$$name" $$((ms / 1000)) $$((ms % 1000 / 10)))"; }; \
 	  step lint $(MAKE) --no-print-directory soc-lint; \
+	  step formal $(MAKE) --no-print-directory soc-formal; \
 	  step fw-elf $(MAKE) --no-print-directory fw-elf; \
 	  step runner $(MAKE) --no-print-directory $(SOC_RUN); \
 	  for c in $(SOC_CONFIGS); do \
@@ -224,3 +225,11 @@ soc-waves-check: $(SOC_RUN) ## trace irq.elf on the SoC and check that every sig
 	@missing=$$(comm -23 $(SOC_WAVES_DIR)/wanted $(SOC_WAVES_DIR)/names); \
 	  if [ -n "$$missing" ]; then echo "soc-waves-check: not in the trace:"; echo "$$missing" | sed 's/^/  /'; exit 1; fi; \
 	  echo "soc-waves-check: all $$(wc -l < $(SOC_WAVES_DIR)/wanted) signals of tb/tsr_soc.gtkw are in a trace of irq.elf"
+
+# The arbiter's `ifdef FORMAL properties (rtl/soc/tsr_soc_axi_arb.v), bounded model checking
+# from reset with tools/formal.py: depth 8 takes about 12 s, 12 about 4 minutes.
+SOC_FORMAL_DEPTH ?= 8
+.PHONY: soc-formal
+soc-formal: ## BMC of the SoC arbiter's properties (AXI held until taken, every beat to its owner), depth SOC_FORMAL_DEPTH
+	@$(SOC_NICE) $(PYTHON) tools/formal.py --name soc_arb --top tsr_soc_axi_arb --depth $(SOC_FORMAL_DEPTH) --bmc-only \
+	  --set Depth=4 --build $(BUILD) rtl/soc/tsr_soc_axi_arb.v rtl/soc/tsr_soc_srcq.v

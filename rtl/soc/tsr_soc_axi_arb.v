@@ -271,6 +271,152 @@ module tsr_soc_axi_arb #(
     aw_burst_q <= aw_burst_d;
     m1_wlane_q <= m1_wlane_d;
   end
+`ifdef FORMAL
+  // ---- Formal properties: `make soc-formal` checks them by bounded model checking (BMC,
+  // tools/formal.py --bmc-only) from reset, with Depth = 4 and short bursts.
+  // The environment, assumed: every master and the memory follow AXI (VALID and payload
+  // held until READY); master 1 behaves like picorv32_axi_adapter (one access at a time:
+  // a read, or a write whose AW and single W may come in either order, then its B);
+  // master 0 writes one-beat bursts (AWLEN 0, WLAST) and reads bursts of 1..4 beats; the
+  // memory answers only what it accepted, in order: R beats with RLAST on the last beat of
+  // the oldest read burst, a B only after that write's W beat.
+  // Asserted: the memory sees AR, AW and W held until taken; an R or B beat goes only to
+  // a master with that kind of access outstanding; master 1 gets the 32-bit lane of its
+  // own address; every R beat the memory gives is taken by exactly the master it is for.
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) assume (!rst_ni);
+
+  // Bookkeeping of the masters (bursts accepted, not yet answered).
+  reg [3:0]  f_rd0, f_b0;          // master 0: read bursts, write bursts (AW taken, B not)
+  reg        f_rd1, f_aw1, f_w1;   // master 1: its read, its AW, its W (until the B)
+  reg [31:0] f_raddr1;             // master 1's read address
+  // The memory's side: accepted read bursts' lengths in order, and write beats owed B.
+  reg [7:0]  f_len [0:7];
+  reg [3:0]  f_srd;                // read bursts accepted, not finished
+  reg [7:0]  f_beat;               // beats of the oldest read burst sent
+  reg [3:0]  f_sw;                 // write bursts whose W last beat was taken, B not sent
+  integer f_i;
+  wire f_m0ar = m0_arvalid && m0_arready, f_m1ar = m1_arvalid && m1_arready;
+  wire f_m0r  = m0_rvalid && m0_rready && m0_rlast, f_m1r = m1_rvalid && m1_rready;
+  wire f_m0aw = m0_awvalid && m0_awready, f_m1aw = m1_awvalid && m1_awready;
+  wire f_m1w  = m1_wvalid && m1_wready;
+  wire f_m0b  = m0_bvalid && m0_bready, f_m1b = m1_bvalid && m1_bready;
+  wire f_sar  = s_arvalid && s_arready, f_sr = s_rvalid && s_rready;
+  wire f_swl  = s_wvalid && s_wready && s_wlast;
+  wire f_sbh  = s_bvalid && s_bready;
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_rd0 <= 4'd0; f_b0 <= 4'd0; f_rd1 <= 1'b0; f_aw1 <= 1'b0; f_w1 <= 1'b0;
+      f_srd <= 4'd0; f_beat <= 8'd0; f_sw <= 4'd0;
+    end else begin
+      f_rd0 <= f_rd0 + {3'd0, f_m0ar} - {3'd0, f_m0r};
+      f_b0  <= f_b0 + {3'd0, f_m0aw} - {3'd0, f_m0b};
+      f_rd1 <= (f_rd1 || f_m1ar) && !f_m1r;
+      f_aw1 <= (f_aw1 || f_m1aw) && !f_m1b;
+      f_w1  <= (f_w1 || f_m1w) && !f_m1b;
+      f_srd <= f_srd + {3'd0, f_sar} - {3'd0, f_sr && s_rlast};
+      f_beat <= (f_sr && s_rlast) ? 8'd0 : f_beat + {7'd0, f_sr};
+      f_sw  <= f_sw + {3'd0, f_swl} - {3'd0, f_sbh};
+    end
+  end
+  always @(posedge clk_i) begin
+    if (f_m1ar) f_raddr1 <= m1_araddr;
+    // the lengths of the accepted read bursts, oldest first
+    if (f_sr && s_rlast) begin
+      for (f_i = 0; f_i < 7; f_i = f_i + 1) f_len[f_i] <= f_len[f_i + 1];
+      if (f_sar) f_len[f_srd - 4'd1] <= s_arlen;
+    end else if (f_sar) begin
+      f_len[f_srd] <= s_arlen;
+    end
+  end
+
+  // Last cycle's channels, when shown and not taken.
+  reg        f_hm0ar, f_hm1ar, f_hm0aw, f_hm1aw, f_hm0w, f_hm1w, f_hsar, f_hsaw, f_hsw, f_hsr, f_hsb;
+  reg [44:0] f_pm0ar, f_pm0aw, f_psar, f_psaw;
+  reg [31:0] f_pm1ar, f_pm1aw;
+  reg [DataWidth+Bytes:0] f_pm0w, f_psw, f_psr;
+  reg [35:0] f_pm1w;
+  reg [1:0]  f_psb;
+  always @(posedge clk_i) begin
+    f_hm0ar <= rst_ni && m0_arvalid && !m0_arready;  f_pm0ar <= {m0_araddr, m0_arlen, m0_arsize, m0_arburst};
+    f_hm1ar <= rst_ni && m1_arvalid && !m1_arready;  f_pm1ar <= m1_araddr;
+    f_hm0aw <= rst_ni && m0_awvalid && !m0_awready;  f_pm0aw <= {m0_awaddr, m0_awlen, m0_awsize, m0_awburst};
+    f_hm1aw <= rst_ni && m1_awvalid && !m1_awready;  f_pm1aw <= m1_awaddr;
+    f_hm0w  <= rst_ni && m0_wvalid && !m0_wready;    f_pm0w  <= {m0_wdata, m0_wstrb, m0_wlast};
+    f_hm1w  <= rst_ni && m1_wvalid && !m1_wready;    f_pm1w  <= {m1_wdata, m1_wstrb};
+    f_hsar  <= rst_ni && s_arvalid && !s_arready;    f_psar  <= {s_araddr, s_arlen, s_arsize, s_arburst};
+    f_hsaw  <= rst_ni && s_awvalid && !s_awready;    f_psaw  <= {s_awaddr, s_awlen, s_awsize, s_awburst};
+    f_hsw   <= rst_ni && s_wvalid && !s_wready;      f_psw   <= {s_wdata, s_wstrb, s_wlast};
+    f_hsr   <= rst_ni && s_rvalid && !s_rready;      f_psr   <= {s_rdata, s_rresp[0], {(Bytes-1){1'b0}}, s_rlast};
+    f_hsb   <= rst_ni && s_bvalid && !s_bready;      f_psb   <= s_bresp;
+  end
+
+  // Whose is each burst, in the order the masters handed them over (one per cycle: the
+  // slice takes one master at a time): the memory answers in that order.
+  reg [7:0] f_rown, f_wown, f_bown;
+  reg [3:0] f_rcnt, f_wcnt, f_bcnt;
+  wire      f_rpop = f_sr && s_rlast, f_wpop = f_swl, f_bpop = f_sbh;
+  wire      f_rpush = f_m0ar || f_m1ar, f_wpush = f_m0aw || f_m1aw;
+  wire [3:0] f_rmid = f_rcnt - {3'd0, f_rpop}, f_wmid = f_wcnt - {3'd0, f_wpop}, f_bmid = f_bcnt - {3'd0, f_bpop};
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      f_rown <= 8'd0; f_wown <= 8'd0; f_bown <= 8'd0; f_rcnt <= 4'd0; f_wcnt <= 4'd0; f_bcnt <= 4'd0;
+    end else begin
+      f_rown <= (f_rpop ? f_rown >> 1 : f_rown) | ({7'd0, f_rpush && f_m1ar} << f_rmid);
+      f_wown <= (f_wpop ? f_wown >> 1 : f_wown) | ({7'd0, f_wpush && f_m1aw} << f_wmid);
+      f_bown <= (f_bpop ? f_bown >> 1 : f_bown) | ({7'd0, f_wpush && f_m1aw} << f_bmid);
+      f_rcnt <= f_rmid + {3'd0, f_rpush};
+      f_wcnt <= f_wmid + {3'd0, f_wpush};
+      f_bcnt <= f_bmid + {3'd0, f_wpush};
+    end
+  end
+
+  wire [DataWidth+31:0] f_lane1 = {32'h0, s_rdata} >> {f_raddr1 & LaneMask, 3'b000};
+  always @(*) begin
+    if (f_past_valid && rst_ni) begin
+      // AXI from the masters and the memory
+      if (f_hm0ar) assume (m0_arvalid && {m0_araddr, m0_arlen, m0_arsize, m0_arburst} == f_pm0ar);
+      if (f_hm1ar) assume (m1_arvalid && m1_araddr == f_pm1ar);
+      if (f_hm0aw) assume (m0_awvalid && {m0_awaddr, m0_awlen, m0_awsize, m0_awburst} == f_pm0aw);
+      if (f_hm1aw) assume (m1_awvalid && m1_awaddr == f_pm1aw);
+      if (f_hm0w)  assume (m0_wvalid && {m0_wdata, m0_wstrb, m0_wlast} == f_pm0w);
+      if (f_hm1w)  assume (m1_wvalid && {m1_wdata, m1_wstrb} == f_pm1w);
+      if (f_hsr)   assume (s_rvalid && {s_rdata, s_rresp[0], {(Bytes-1){1'b0}}, s_rlast} == f_psr);
+      if (f_hsb)   assume (s_bvalid && s_bresp == f_psb);
+      // ... and from the memory to the arbiter
+      if (f_hsar) assert (s_arvalid && {s_araddr, s_arlen, s_arsize, s_arburst} == f_psar);
+      if (f_hsaw) assert (s_awvalid && {s_awaddr, s_awlen, s_awsize, s_awburst} == f_psaw);
+      if (f_hsw)  assert (s_wvalid && {s_wdata, s_wstrb, s_wlast} == f_psw);
+    end
+    if (rst_ni) begin
+      // master 1: one access at a time, like picorv32_axi_adapter
+      if (m1_arvalid) assume (!f_rd1 && !f_aw1 && !f_w1 && !m1_awvalid && !m1_wvalid);
+      if (m1_awvalid) assume (!f_rd1 && !f_aw1 && (m1_wvalid || f_w1));
+      if (m1_wvalid)  assume (!f_rd1 && !f_w1 && (m1_awvalid || f_aw1));
+      // master 0: one-beat writes, reads of 1..4 beats, nothing outstanding past 8
+      if (m0_awvalid) assume (m0_awlen == 8'd0 && f_b0 < 4'd6);
+      if (m0_wvalid)  assume (m0_wlast);
+      if (m0_arvalid) assume (m0_arlen < 8'd4 && f_rd0 < 4'd6);
+      // the memory: in order, only what it accepted
+      if (s_rvalid) assume (f_srd != 4'd0 && s_rlast == (f_beat == f_len[0]));
+      if (s_bvalid) assume (f_sw != 4'd0);
+      // asserted: answers reach only a master that waits for one, and the right lane
+      if (m0_rvalid) assert (f_rd0 != 4'd0);
+      if (m1_rvalid) assert (f_rd1 && m1_rdata == f_lane1[31:0]);
+      if (m0_bvalid) assert (f_b0 != 4'd0);
+      if (m1_bvalid) assert (f_aw1 && f_w1);
+      assert ((s_rvalid && s_rready) == ((m0_rvalid && m0_rready) || (m1_rvalid && m1_rready)));
+      assert (!(m0_rvalid && m1_rvalid) && !(m0_bvalid && m1_bvalid));
+      assert (!(f_m0ar && f_m1ar) && !(f_m0aw && f_m1aw));
+      // every beat to the owner of its burst, and every W beat from it
+      if (s_rvalid && f_rcnt != 4'd0) assert (f_rown[0] ? !m0_rvalid : !m1_rvalid);
+      if (s_bvalid && f_bcnt != 4'd0) assert (f_bown[0] ? !m0_bvalid : !m1_bvalid);
+      if (s_wvalid) assert (f_wcnt != 4'd0 && (f_wown[0] ? (m1_wvalid && s_wdata == {(DataWidth/32){m1_wdata}})
+                                                          : (m0_wvalid && s_wdata == m0_wdata)));
+    end
+  end
+`endif
 endmodule
 
 `default_nettype wire
