@@ -3,7 +3,8 @@
 /* picorv32's custom IRQ instructions (its README, "Custom Instructions for IRQ
  * Handling"), all under the custom-0 opcode: getq rd, qs (f7 0, qs in the rs1
  * field), retirq (f7 2), maskirq rd, rs (f7 3: new mask from rs, old one to rd),
- * waitirq rd (f7 4). x0..x3 in the q fields name q0..q3. */
+ * waitirq rd (f7 4), timer rd, rs (f7 5: IRQ 0 after rs cycles). x0..x3 in the q fields
+ * name q0..q3. */
 #define GETQ_A0_Q0  .insn r 0x0b, 0, 0, a0, x0, x0
 #define GETQ_A1_Q1  .insn r 0x0b, 0, 0, a1, x1, x0
 #define RETIRQ      .insn r 0x0b, 0, 2, x0, x0, x0
@@ -82,6 +83,11 @@ _start:
   .globl tsr_rt_maskirq
 tsr_rt_maskirq:                 /* uint32_t tsr_rt_maskirq(uint32_t mask): old mask */
   .insn r 0x0b, 0, 3, a0, a0, x0
+  ret
+
+  .globl tsr_rt_timer
+tsr_rt_timer:                   /* uint32_t tsr_rt_timer(uint32_t cycles): old count; 0 stops it */
+  .insn r 0x0b, 0, 5, a0, a0, x0
   ret
 
   .globl tsr_rt_waitirq

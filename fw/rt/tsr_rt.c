@@ -6,6 +6,7 @@
 /* crt0.S: picorv32's maskirq and waitirq. */
 uint32_t tsr_rt_maskirq(uint32_t mask);
 uint32_t tsr_rt_waitirq(void);
+uint32_t tsr_rt_timer(uint32_t cycles);
 
 #define IO_CONSOLE (*(volatile uint32_t *)(TSR_RT_IO_BASE + 0x0u))
 #define IO_EXIT (*(volatile uint32_t *)(TSR_RT_IO_BASE + 0x4u))
@@ -15,6 +16,7 @@ uint32_t tsr_rt_waitirq(void);
 #define MASK_DEFAULT (~(TSR_RT_IRQ_TRAP | TSR_RT_IRQ_MISALIGN))
 
 static volatile uint32_t g_chip_irqs;
+static volatile uint32_t g_timer_fired;
 
 void tsr_rt_putc(char c) {
   IO_CONSOLE = (uint32_t)(uint8_t)c;
@@ -83,19 +85,31 @@ uint32_t tsr_rt_chip_irqs(void) {
   return g_chip_irqs;
 }
 
-void tsr_rt_irq_wait(void) {
+int tsr_rt_irq_wait_for(uint32_t max_cycles) {
   uint32_t seen = g_chip_irqs;
-  (void)tsr_rt_maskirq(MASK_DEFAULT & ~TSR_RT_IRQ_CHIP);
-  while (g_chip_irqs == seen) {
+  uint32_t mask = MASK_DEFAULT & ~TSR_RT_IRQ_CHIP;
+  g_timer_fired = 0u;
+  if (max_cycles != 0u) {
+    (void)tsr_rt_timer(max_cycles);
+    mask &= ~TSR_RT_IRQ_TIMER;
+  }
+  (void)tsr_rt_maskirq(mask);
+  while (g_chip_irqs == seen && g_timer_fired == 0u) {
     (void)tsr_rt_waitirq();
   }
+  (void)tsr_rt_timer(0u);
+  (void)tsr_rt_maskirq(MASK_DEFAULT);
+  return g_chip_irqs != seen ? 0 : -1;
+}
+
+void tsr_rt_irq_wait(void) {
+  (void)tsr_rt_irq_wait_for(0u);
 }
 
 static tsr_status_t rt_wait_irq(void *ctx, uint64_t max) {
   (void)ctx;
-  (void)max;
-  tsr_rt_irq_wait();
-  return TSR_OK;
+  uint32_t cycles = max > 0xffffffffu ? 0xffffffffu : (uint32_t)max;
+  return tsr_rt_irq_wait_for(cycles) == 0 ? TSR_OK : TSR_TIMEOUT;
 }
 
 void tsr_rt_hal_use_irq(tsr_hal_t *hal, tsr_hal_ops_t *ops) {
@@ -131,6 +145,11 @@ static void trap(uint32_t pc, uint32_t pending) {
 void tsr_rt_irq(uint32_t pc, uint32_t pending) {
   if ((pending & (TSR_RT_IRQ_TRAP | TSR_RT_IRQ_MISALIGN)) != 0u) {
     trap(pc, pending);
+  }
+  if ((pending & TSR_RT_IRQ_TIMER) != 0u) {
+    /* tsr_rt_irq_wait_for's limit: stop waiting */
+    (void)tsr_rt_maskirq(MASK_DEFAULT);
+    g_timer_fired = 1u;
   }
   if ((pending & TSR_RT_IRQ_CHIP) != 0u) {
     /* irq_o stays high until the driver clears IRQ_STATUS: mask it, count it, and let

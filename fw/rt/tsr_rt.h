@@ -33,6 +33,7 @@ extern "C" {
 #define TSR_RT_EXT_BASE 0x80000000u    /**< external memory, device address 0 */
 #define TSR_RT_EXT_SIZE 0x04000000u    /**< the bench's memory model: 64 MiB */
 
+#define TSR_RT_IRQ_TIMER 0x1u          /**< IRQ 0: picorv32's timer (tsr_rt_irq_wait_for) */
 #define TSR_RT_IRQ_TRAP 0x2u           /**< IRQ 1: illegal instruction, EBREAK, ECALL */
 #define TSR_RT_IRQ_MISALIGN 0x4u       /**< IRQ 2: misaligned load, store or jump */
 #define TSR_RT_IRQ_CHIP 0x8u           /**< IRQ 3: tsr_top's irq_o */
@@ -68,13 +69,16 @@ uint32_t tsr_rt_chip_irqs(void);
 /** Unmask IRQ 3 and sleep (picorv32 waitirq) until tsr_top's irq_o has been taken once more. */
 void tsr_rt_irq_wait(void);
 
+/** tsr_rt_irq_wait, but give up after `max_cycles` (picorv32's timer, IRQ 0; 0 = never).
+ *  0 when the chip's interrupt came, -1 on the timeout. */
+int tsr_rt_irq_wait_for(uint32_t max_cycles);
+
 /**
  * Give `hal` (a bare-metal HAL, tsr_hal_baremetal_init) a wait_irq operation that sleeps
- * in tsr_rt_irq_wait until tsr_top's irq_o is taken: the driver's TSR_WAIT_IRQ, and with
- * it tsr_gemm_run, then waits on the interrupt instead of polling STATUS. `ops` is the
- * caller's storage for the new table (a copy of hal's). The wait has no timeout of its
- * own (`max` is ignored): a chip that never interrupts leaves the core asleep in waitirq,
- * which the bench's watchdog reports with that PC.
+ * in tsr_rt_irq_wait_for until tsr_top's irq_o is taken: the driver's TSR_WAIT_IRQ, and
+ * with it tsr_gemm_run, then waits on the interrupt instead of polling STATUS. `ops` is
+ * the caller's storage for the new table (a copy of hal's). Its `max` is in core cycles
+ * (0: no limit; above 2^32 - 1: that); past it the op returns TSR_TIMEOUT.
  */
 void tsr_rt_hal_use_irq(tsr_hal_t *hal, tsr_hal_ops_t *ops);
 

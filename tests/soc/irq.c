@@ -34,5 +34,19 @@ int main(void) {
     tsr_rt_puts(" cleared\n");
   }
   TSR_RT_ASSERT(tsr_rt_chip_irqs() == ROUNDS);
+  /* No interrupt enabled: the HAL's wait_irq must give up after its limit. */
+  TSR_RT_ASSERT(tsr_reg_write(&dev, TSR_IRQ_ENABLE_REG_OFFSET, 0u) == TSR_OK);
+  static tsr_hal_ops_t irq_ops;
+  tsr_rt_hal_use_irq(&hal, &irq_ops);
+  uint32_t t0 = tsr_rt_cycles();
+  tsr_status_t st = hal.ops->wait_irq(hal.ctx, 5000u);
+  uint32_t waited = tsr_rt_cycles() - t0;
+  tsr_rt_puts("irq: wait_irq(5000 cycles) with no interrupt enabled: ");
+  tsr_rt_puts(tsr_status_str(st));
+  tsr_rt_puts(" after ");
+  tsr_rt_putdec(waited);
+  tsr_rt_puts(" cycles\n");
+  TSR_RT_ASSERT(st == TSR_TIMEOUT && waited >= 5000u && waited < 7000u);
+  TSR_RT_ASSERT(tsr_rt_chip_irqs() == ROUNDS);
   return 0;
 }

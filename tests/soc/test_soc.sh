@@ -39,8 +39,8 @@ check "gemm 8x8x8 int32" 0 'int32: bit-exact against the golden model' \
 check "gemm 13x40x11 int8 requant+bias" 0 'int8 requant\+bias: bit-exact against the golden model' \
   -- --max-cycles 20000000 --gemm 13x40x11 --requant --seed 7 "$elfs/gemm.elf"
 
-check "interrupt path (3 FENCE IRQs)" 0 '^irq: fence 3: IRQ 3 taken \(count 3\), IRQ_STATUS=0x[0-9a-f]{7}[4-7] cleared$' \
-  'exited with 0 after' -- --max-cycles 2000000 "$elfs/irq.elf"
+check "interrupt path (3 IRQs, 1 timeout)" 0 '^irq: fence 3: IRQ 3 taken \(count 3\), IRQ_STATUS=0x[0-9a-f]{7}[4-7] cleared$' \
+  '^irq: wait_irq\(5000 cycles\) with no interrupt enabled: timeout after [56][0-9]{3} cycles$' 'exited with 0 after' -- --max-cycles 2000000 "$elfs/irq.elf"
 check "core + DMA share the memory" 0 '^share: 8 DMA copies of [0-9]+ bytes verified; [1-9][0-9]* core accesses' \
   'exited with 0 after' -- --max-cycles 5000000 "$elfs/share.elf"
 check "... with 30% memory stalls" 0 '^share: 8 DMA copies of [0-9]+ bytes verified; [1-9][0-9]* core accesses' \
