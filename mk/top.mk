@@ -1,18 +1,19 @@
 # The two user-facing commands and the set-up they share.
 
 .PHONY: deps demo test
-deps: ## install missing Debian packages and the Python packages (numpy, gcovr; pytest, fusesoc, edalize, ai-edge-litert, flatbuffers pinned) (run by demo and test)
+deps: ## install missing Debian packages and the Python packages (numpy, gcovr; pytest, fusesoc, edalize, ai-edge-litert, flatbuffers, tflite-micro, scikit-learn, pythondata-cpu-picorv32 pinned) (run by demo and test)
 	@./tools/install-deps.sh
 
 # Every check CI runs. tools/run-tests.sh runs two steps at once (TEST_JOBS); a
 # step written `step:first` starts only after `first` has passed. test-prebuild
 # builds what the later steps share (the N = 4, 8, 16 models, the CLI, the
 # system programs), so that no two steps ever build the same file at once.
+# test-soc links the RV32IM objects fw-size builds, so it waits for fw-size.
 # The long tails (the soak past its first minute, the slower proofs, the DMA
 # sweep, coverage) are in test-full. The list starts with the longest steps.
 TEST_STEPS ?= test-prebuild synth-check formal test-block \
               regs-check layers-check repo-check long-targets-check lint board-check fusesoc-check test-unit test-tflite \
-              test-sfu-ref test-tb fw-size \
+              test-sfu-ref test-tb fw-size test-soc:fw-size \
               test-system:test-prebuild sanitize:test-prebuild fuzz-short:test-prebuild \
               test-xrand:test-prebuild test-uart:test-prebuild test-lanes:test-prebuild \
               test-nosfu:test-prebuild soak-short:test-prebuild sim-smoke:test-prebuild \

@@ -75,4 +75,11 @@ if [ "$(pyver tflite-micro)" != 0.dev20261023182759 ] || [ "$(pyver scikit-learn
   "$PY" -m pip install -q tflite-micro==0.dev20261023182759 scikit-learn==1.9.1 ||
     { echo "deps: pip could not install tflite-micro==0.dev20261023182759 scikit-learn==1.9.1"; exit 1; }
 fi
+# pythondata-cpu-picorv32 (pinned): the RV32IM core of the co-simulation SoC (rtl/soc/tsr_soc.v,
+# `make test-soc`); its Verilog is YosysHQ/picorv32 at 87c89acc, found by tools/picorv32_path.py.
+if [ "$(pyver pythondata-cpu-picorv32)" != 1.0.post218 ]; then
+  echo "deps: installing pythondata-cpu-picorv32 1.0.post218 for $PY (pip)"
+  "$PY" -m pip install -q pythondata-cpu-picorv32==1.0.post218 ||
+    { echo "deps: pip could not install pythondata-cpu-picorv32==1.0.post218"; exit 1; }
+fi
 echo "deps: all present"
