@@ -107,13 +107,13 @@ TSR_SSIM_API int tsr_ssim_load_ram(tsr_ssim_t *s, uint32_t addr, const void *src
     /* a word at a time; the back door writes whole words, so the bytes of a partial
      * word at either end that lie outside [addr, addr+n) are written as 0 */
     uint32_t word_addr = a & ~3u;
-    uint8_t w[4] = {0, 0, 0, 0};
+    uint8_t le[4] = {0, 0, 0, 0}; /* the RAM word's bytes, little-endian */
     unsigned off = a & 3u;
     size_t take = 4u - off < left ? 4u - off : left;
-    memcpy(w + off, p, take);
+    memcpy(le + off, p, take);
     s->in.load_we = 1;
     s->in.load_addr = word_addr;
-    s->in.load_wdata = (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24;
+    s->in.load_wdata = (uint32_t)le[0] | (uint32_t)le[1] << 8 | (uint32_t)le[2] << 16 | (uint32_t)le[3] << 24;
     ssim_cycle(s);
     p += take;
     a += (uint32_t)take;
