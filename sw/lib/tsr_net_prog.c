@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsr_le.h"
 #include "tsr_lib_internal.h"
 #include "tsr_net_prog.h"
 
@@ -63,16 +64,6 @@ static uint32_t checksum(const uint8_t *p, size_t n) {
   return h;
 }
 
-static void put32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)(v >> 16);
-  p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 static uint32_t fbits(float f) {
   uint32_t u;
@@ -107,7 +98,7 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
       (uint32_t)total, 0u,            p->n_cmds,    p->cmd_base,     t->axi_bytes,  t->cmdq_depth,
       t->spad_rows,  t->acc_rows,     t->has_sfu,   t->store_lanes,  0u,            0u};
   for (uint32_t i = 0; i < HDR_WORDS; i++) {
-    put32(b + 4u * i, hdr[i]);
+    tsr_le32_store(b + 4u * i, hdr[i]);
   }
   uint8_t *w = b + HDR_BYTES;
   for (uint32_t i = 0; i < p->n_tensors; i++, w += 4u * TENSOR_WORDS) {
@@ -116,7 +107,7 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
                                       x->shape[2], x->shape[3],  x->elems,    fbits(x->scale),
                                       (uint32_t)x->zp, x->alias, x->dev_off,  0u};
     for (uint32_t j = 0; j < TENSOR_WORDS; j++) {
-      put32(w + 4u * j, r[j]);
+      tsr_le32_store(w + 4u * j, r[j]);
     }
   }
   for (uint32_t i = 0; i < p->n_layers; i++, w += 4u * LAYER_WORDS) {
@@ -128,18 +119,18 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
         (uint32_t)l->act_min, (uint32_t)l->act_max, (uint32_t)l->a_zp, l->rows, l->len,
         l->param_off, fbits(l->beta), l->cmd_first, l->cmd_count};
     for (uint32_t j = 0; j < LAYER_WORDS; j++) {
-      put32(w + 4u * j, r[j]);
+      tsr_le32_store(w + 4u * j, r[j]);
     }
   }
   for (uint32_t i = 0; i < p->n_cmds; i++) {
     for (uint32_t j = 0; j < TSR_CMD_WORDS; j++, w += 4) {
-      put32(w, p->cmds[i].w[j]);
+      tsr_le32_store(w, p->cmds[i].w[j]);
     }
   }
   if (p->blob_bytes != 0u) {
     memcpy(w, p->blob, p->blob_bytes);
   }
-  put32(b + 4u * 13u, checksum(b, total));
+  tsr_le32_store(b + 4u * 13u, checksum(b, total));
   *bytes = b;
   *len = total;
   return TSR_OK;
@@ -289,7 +280,7 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
   }
   uint32_t h[HDR_WORDS];
   for (uint32_t i = 0; i < HDR_WORDS; i++) {
-    h[i] = get32(b + 4u * i);
+    h[i] = tsr_le32_load(b + 4u * i);
   }
   if (h[1] != TSR_NET_VERSION) {
     tsr_lib_err(err, errlen, "not a readable .tsr program: version %" PRIu32 " (this library reads %u)",
@@ -345,17 +336,17 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
   const uint8_t *r = b + HDR_BYTES;
   for (uint32_t i = 0; i < p->n_tensors; i++, r += 4u * TENSOR_WORDS) {
     tsr_net_tensor_t *t = &p->tensors[i];
-    t->type = get32(r);
-    t->rank = get32(r + 4);
+    t->type = tsr_le32_load(r);
+    t->rank = tsr_le32_load(r + 4);
     for (uint32_t d = 0; d < TSR_NET_MAX_RANK; d++) {
-      t->shape[d] = get32(r + 8 + 4 * d);
+      t->shape[d] = tsr_le32_load(r + 8 + 4 * d);
     }
-    t->elems = get32(r + 24);
-    t->scale = bitsf(get32(r + 28));
-    t->zp = (int32_t)get32(r + 32);
-    t->alias = get32(r + 36);
-    t->dev_off = get32(r + 40);
-    if (get32(r + 44) != 0u) {
+    t->elems = tsr_le32_load(r + 24);
+    t->scale = bitsf(tsr_le32_load(r + 28));
+    t->zp = (int32_t)tsr_le32_load(r + 32);
+    t->alias = tsr_le32_load(r + 36);
+    t->dev_off = tsr_le32_load(r + 40);
+    if (tsr_le32_load(r + 44) != 0u) {
       tsr_net_free(p);
       return bad(err, errlen, "tensor %u: reserved word %u is not zero", i, 11u);
     }
@@ -364,7 +355,7 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     tsr_net_layer_t *l = &p->layers[i];
     uint32_t v[LAYER_WORDS];
     for (uint32_t j = 0; j < LAYER_WORDS; j++) {
-      v[j] = get32(r + 4u * j);
+      v[j] = tsr_le32_load(r + 4u * j);
     }
     l->kind = v[0];
     l->op_index = v[1];
@@ -393,7 +384,7 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
   }
   for (uint32_t i = 0; i < p->n_cmds; i++) {
     for (uint32_t j = 0; j < TSR_CMD_WORDS; j++, r += 4) {
-      p->cmds[i].w[j] = get32(r);
+      p->cmds[i].w[j] = tsr_le32_load(r);
     }
   }
   memcpy(p->blob, r, p->blob_bytes);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsr_le.h"
+
 /*
  * File layout (NumPy's format.py, "The .npy format"):
  *   6 bytes  magic "\x93NUMPY"
@@ -454,17 +456,6 @@ static int parse_header(hdr_parser_t *p, hdr_info_t *info) {
 
 /* ---- reading ---- */
 
-static uint32_t load_le32(const unsigned char *b) {
-  return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24);
-}
-
-static void store_le32(unsigned char *b, uint32_t v) {
-  b[0] = (unsigned char)(v & 0xffu);
-  b[1] = (unsigned char)((v >> 8) & 0xffu);
-  b[2] = (unsigned char)((v >> 16) & 0xffu);
-  b[3] = (unsigned char)((v >> 24) & 0xffu);
-}
-
 /* Read the fixed prelude and the header text. On success *hdr is malloc'd. */
 static int read_header(FILE *f, const char *path, char **hdr, size_t *hdr_len, char *err, size_t errlen) {
   unsigned char pre[12];
@@ -497,7 +488,7 @@ static int read_header(FILE *f, const char *path, char **hdr, size_t *hdr_len, c
     set_err(err, errlen, path, "truncated header: file ends inside the header length field");
     return -1;
   }
-  const uint32_t len = major == 1 ? ((uint32_t)pre[8] | ((uint32_t)pre[9] << 8)) : load_le32(pre + 8);
+  const uint32_t len = major == 1 ? ((uint32_t)pre[8] | ((uint32_t)pre[9] << 8)) : tsr_le32_load(pre + 8);
   if (len == 0) {
     set_err(err, errlen, path, "header is not a valid dict: header length is 0");
     return -1;
@@ -604,7 +595,7 @@ static int read_file(FILE *f, const char *path, tsr_npy_t *out, char *err, size_
   }
   if (itemsize == 4) {
     for (size_t i = 0; i < count; i++) {
-      const uint32_t v = load_le32(data + 4 * i);
+      const uint32_t v = tsr_le32_load(data + 4 * i);
       memcpy(data + 4 * i, &v, 4);
     }
   }
@@ -746,7 +737,7 @@ static int write_file(FILE *f, const tsr_npy_t *arr, size_t nbytes) {
     for (size_t i = 0; i < chunk; i += 4) {
       uint32_t v;
       memcpy(&v, src + done + i, 4);
-      store_le32(block + i, v);
+      tsr_le32_store(block + i, v);
     }
     if (fwrite(block, 1, chunk, f) != chunk) {
       return -1;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tsr_le.h"
+
 /*
  * The FlatBuffers binary format, as far as this reader needs it (all little-endian):
  *
@@ -121,12 +123,8 @@ static uint16_t ld16(const uint8_t *p) {
   return (uint16_t)(p[0] | (p[1] << 8));
 }
 
-static uint32_t ld32(const uint8_t *p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
 static uint64_t ld64(const uint8_t *p) {
-  return (uint64_t)ld32(p) | ((uint64_t)ld32(p + 4) << 32);
+  return (uint64_t)tsr_le32_load(p) | ((uint64_t)tsr_le32_load(p + 4) << 32);
 }
 
 /* ---- FlatBuffers primitives ---- */
@@ -137,7 +135,7 @@ static tsr_tflite_status_t table_at(rd_t *r, size_t pos, const char *what, tbl_t
     return fail(r, TSR_TFLITE_ERR_FORMAT, "%s: table at byte %zu runs past the end of the %zu-byte model",
                 what, pos, r->len);
   }
-  const int32_t soff = (int32_t)ld32(r->b + pos);
+  const int32_t soff = (int32_t)tsr_le32_load(r->b + pos);
   /* vt = pos - soff, computed without overflow in either direction. */
   size_t vt;
   if (soff >= 0) {
@@ -209,7 +207,7 @@ static tsr_tflite_status_t scalar(rd_t *r, const tbl_t *t, unsigned slot, size_t
   } else if (n == 1) {
     *v = r->b[pos];
   } else if (n == 4) {
-    *v = ld32(r->b + pos);
+    *v = tsr_le32_load(r->b + pos);
   } else {
     *v = ld64(r->b + pos);
   }
@@ -263,7 +261,7 @@ static tsr_tflite_status_t follow(rd_t *r, size_t pos, const char *what, size_t 
     return fail(r, TSR_TFLITE_ERR_FORMAT, "%s: reference at byte %zu runs past the end of the %zu-byte model",
                 what, pos, r->len);
   }
-  const uint32_t off = ld32(r->b + pos);
+  const uint32_t off = tsr_le32_load(r->b + pos);
   if (off == 0 || off >= r->len - pos) {
     return fail(r, TSR_TFLITE_ERR_FORMAT, "%s: reference at byte %zu points to byte %llu, outside the %zu-byte model",
                 what, pos, (unsigned long long)pos + off, r->len);
@@ -291,7 +289,7 @@ static tsr_tflite_status_t vec_at(rd_t *r, size_t pos, size_t elem, const char *
     return fail(r, TSR_TFLITE_ERR_FORMAT, "%s: vector at byte %zu runs past the end of the %zu-byte model",
                 what, pos, r->len);
   }
-  const uint32_t n = ld32(r->b + pos);
+  const uint32_t n = tsr_le32_load(r->b + pos);
   if ((size_t)n > (r->len - pos - 4) / elem) {
     return fail(r, TSR_TFLITE_ERR_FORMAT,
                 "%s: vector at byte %zu of %lu elements of %zu bytes runs past the end of the %zu-byte model",
@@ -762,7 +760,7 @@ tsr_tflite_status_t tsr_tflite_op(const tsr_tflite_t *m, uint32_t i, tsr_tflite_
 }
 
 int32_t tsr_tflite_i32(tsr_tflite_vec_t v, uint32_t i) {
-  return (v.elem_size == 4 && i < v.count) ? (int32_t)ld32(v.data + 4u * (size_t)i) : 0;
+  return (v.elem_size == 4 && i < v.count) ? (int32_t)tsr_le32_load(v.data + 4u * (size_t)i) : 0;
 }
 
 int64_t tsr_tflite_i64(tsr_tflite_vec_t v, uint32_t i) {
@@ -772,7 +770,7 @@ int64_t tsr_tflite_i64(tsr_tflite_vec_t v, uint32_t i) {
 float tsr_tflite_f32(tsr_tflite_vec_t v, uint32_t i) {
   float f = 0.0f;
   if (v.elem_size == 4 && i < v.count) {
-    const uint32_t bits = ld32(v.data + 4u * (size_t)i);
+    const uint32_t bits = tsr_le32_load(v.data + 4u * (size_t)i);
     memcpy(&f, &bits, sizeof f);
   }
   return f;
