@@ -50,7 +50,7 @@ SOC_SO      := $(SOC_BUILD)/lib/libtsrsoc_$(SOC_TAG).so
 SOC_VMODEL  := $(SOC_VDIR)/Vtsr_soc__ALL.a
 SOC_RT_DIR  := $(SOC_BUILD)/runtime
 SOC_RT_OBJS := $(addprefix $(SOC_RT_DIR)/,verilated.o verilated_threads.o verilated_fst_c.o)
-SOC_HDRS    := tb/tsr_soc_sim.h tb/tsr_soc_shim.h tb/tsr_axi_mem.h
+SOC_HDRS    := tb/tsr_soc_sim.h tb/tsr_soc_shim.h tb/tsr_vshim.h tb/tsr_axi_mem.h
 SOC_VFLAGS  := --cc --build -j 2 --top-module tsr_soc --prefix Vtsr_soc \
   -GArrayDim=$(SOC_DIM) -GRamBytes=$(SOC_RAM) -GAxiDataWidth=$(SOC_AXI) -O3 --x-assign fast --x-initial fast --trace-fst \
   -CFLAGS -fPIC -CFLAGS -fvisibility=hidden -MAKEFLAGS OPT_FAST=-O2

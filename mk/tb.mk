@@ -26,7 +26,7 @@ TB_RT_OBJS  := $(addprefix $(TB_RT_DIR)/,verilated.o verilated_threads.o verilat
                  $(if $(filter 1,$(TB_COVERAGE)),verilated_cov.o))
 TB_C_OBJS   := $(TB_DIR)/tsr_sim.o $(TB_DIR)/tsr_axi_mem.o
 TB_SHIM_OBJ := $(TB_DIR)/tsr_sim_shim.o
-TB_HDRS     := tb/tsr_sim.h tb/tsr_sim_shim.h tb/tsr_axi_mem.h
+TB_HDRS     := tb/tsr_sim.h tb/tsr_sim_shim.h tb/tsr_vshim.h tb/tsr_axi_mem.h
 
 # Verilator: -O3 on the netlist. Its C++ for the per-cycle code gets -O2
 # instead of Verilator's -Os (15-20% faster simulation at N=8); run-once

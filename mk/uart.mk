@@ -38,7 +38,7 @@ UART_RT_DIR       := $(UART_BUILD)/runtime
 UART_RT_OBJS      := $(addprefix $(UART_RT_DIR)/,verilated.o verilated_threads.o verilated_fst_c.o)
 UART_TOP_SRCS     := $(RTL_SRCS) fpga/tsr_axi_ram.v fpga/tsr_uart_top.v
 UART_BRIDGE_SRCS  := rtl/tsr_uart_bridge.v rtl/tsr_uart_rx.v rtl/tsr_uart_tx.v rtl/tsr_sram.v
-UART_HDRS         := tb/tsr_uart_sim.h tb/tsr_uart_shim.h
+UART_HDRS         := tb/tsr_uart_sim.h tb/tsr_uart_shim.h tb/tsr_vshim.h
 # The direct path: the ordinary sim library, built in UART_BUILD from the RTL without the
 # bridge files (which tsr_top does not use), so that adding them did not change its command.
 UART_DIRECT_RTL   := $(filter-out rtl/tsr_uart_%.v,$(RTL_SRCS))

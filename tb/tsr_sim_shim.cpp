@@ -11,8 +11,7 @@
 
 #include "Vtsr_top.h"
 #include "Vtsr_top___024root.h"
-#include "verilated.h"
-#include "verilated_fst_c.h"
+#include "tsr_vshim.h"
 #if VM_COVERAGE
 #include <unistd.h>
 
@@ -29,13 +28,7 @@ static_assert(sizeof(Vtsr_top___024root::m_axi_rdata) == sizeof(Vtsr_top___024ro
 static_assert(sizeof(Vtsr_top___024root::m_axi_rdata) <= TSR_AXI_MEM_MAX_BYTES, "AXI data wider than the memory model");
 static constexpr unsigned kAxiBytes = sizeof(Vtsr_top___024root::m_axi_rdata);
 
-struct tsr_shim {
-  std::unique_ptr<VerilatedContext> ctx;
-  std::unique_ptr<Vtsr_top> top;
-  std::unique_ptr<VerilatedFstC> fst;
-  uint64_t time = 0;       // in units of the model's time precision
-  uint64_t half = 1;       // half a clock period (5 ns) in those units
-};
+struct tsr_shim : TsrVshim<Vtsr_top> {};
 
 // Pins are accessed through rootp: the port members of Vtsr_top are references
 // into it, and going through them costs an extra load per pin and cycle.
@@ -91,15 +84,6 @@ static void put_inputs(Root &t, const tsr_pins_in_t *i) {
   t.m_axi_rlast = i->mem.rlast;
 }
 
-// Evaluate the model and, when tracing, dump this instant.
-static void eval_dump(tsr_shim *s) {
-  s->ctx->time(s->time);
-  s->top->eval();
-  if (s->fst) {
-    s->fst->dump(s->time);
-  }
-}
-
 // Run-time options of the Verilated model from $TSR_SIM_PLUSARGS (tb/tsr_sim.h):
 // whitespace-separated words, e.g. "+verilator+seed+7 +verilator+rand+reset+2".
 // They must reach the context before the model is constructed, since the
@@ -142,43 +126,14 @@ extern "C" tsr_shim_t *tsr_shim_create(const char *trace_path, tsr_pins_out_t *o
     std::snprintf(err, errlen, "tsr_sim: out of memory");
     return nullptr;
   }
-  s->ctx.reset(new (std::nothrow) VerilatedContext);
-  if (!s->ctx) {
-    std::snprintf(err, errlen, "tsr_sim: out of memory");
+  if (!s->open("tsr_sim", trace_path, err, errlen, apply_plusargs)) {
     return nullptr;
-  }
-  apply_plusargs(*s->ctx);
-  if (trace_path != nullptr) {
-    s->ctx->traceEverOn(true);  // must precede the model's construction
-  }
-  s->top.reset(new (std::nothrow) Vtsr_top{s->ctx.get(), "TOP"});
-  if (!s->top) {
-    std::snprintf(err, errlen, "tsr_sim: out of memory");
-    return nullptr;
-  }
-  // 5 ns in units of the time precision of the Verilated design.
-  for (int p = s->ctx->timeprecision(); p < -9; ++p) {
-    s->half *= 10u;
-  }
-  s->half *= 5u;
-  if (trace_path != nullptr) {
-    s->fst.reset(new (std::nothrow) VerilatedFstC);
-    if (!s->fst) {
-      std::snprintf(err, errlen, "tsr_sim: out of memory");
-      return nullptr;
-    }
-    s->top->trace(s->fst.get(), 99);
-    s->fst->open(trace_path);
-    if (!s->fst->isOpen()) {
-      std::snprintf(err, errlen, "tsr_sim: cannot open trace file %s", trace_path);
-      return nullptr;
-    }
   }
   tsr_pins_in_t idle;
   std::memset(&idle, 0, sizeof idle);
   s->top->rootp->clk_i = 0;
   put_inputs(*s->top->rootp, &idle);
-  eval_dump(s.get());
+  s->eval_dump();
   get_outputs(*s->top->rootp, out);
   return s.release();
 }
@@ -222,11 +177,11 @@ extern "C" void tsr_shim_cycle(tsr_shim_t *s, const tsr_pins_in_t *in, tsr_pins_
   Root &t = *s->top->rootp;
   t.clk_i = 1;
   s->time += s->half;
-  eval_dump(s);
+  s->eval_dump();
   put_inputs(t, in);
   t.clk_i = 0;
   s->time += s->half;
-  eval_dump(s);
+  s->eval_dump();
   get_outputs(t, out);
 }
 

@@ -8,8 +8,7 @@
 
 #include "Vtsr_soc.h"
 #include "Vtsr_soc___024root.h"
-#include "verilated.h"
-#include "verilated_fst_c.h"
+#include "tsr_vshim.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the shim copies wide AXI data words bytewise and assumes a little-endian host"
@@ -19,13 +18,7 @@ static_assert(sizeof(Vtsr_soc___024root::m_axi_rdata) == sizeof(Vtsr_soc___024ro
 static_assert(sizeof(Vtsr_soc___024root::m_axi_rdata) <= TSR_AXI_MEM_MAX_BYTES, "AXI data wider than the memory model");
 static constexpr unsigned kAxiBytes = sizeof(Vtsr_soc___024root::m_axi_rdata);
 
-struct tsr_sshim {
-  std::unique_ptr<VerilatedContext> ctx;
-  std::unique_ptr<Vtsr_soc> top;
-  std::unique_ptr<VerilatedFstC> fst;
-  uint64_t time = 0;
-  uint64_t half = 1;  // half a clock period (5 ns) in units of the time precision
-};
+struct tsr_sshim : TsrVshim<Vtsr_soc> {};
 
 using Root = Vtsr_soc___024root;
 
@@ -79,14 +72,6 @@ static void put_inputs(Root &t, const tsr_spins_in_t *i) {
   t.m_axi_rlast = i->mem.rlast;
 }
 
-static void eval_dump(tsr_sshim *s) {
-  s->ctx->time(s->time);
-  s->top->eval();
-  if (s->fst) {
-    s->fst->dump(s->time);
-  }
-}
-
 extern "C" tsr_sshim_t *tsr_sshim_create(const char *trace_path, tsr_spins_out_t *out, char *err,
                                          size_t errlen) {
   if (out == nullptr) {
@@ -97,41 +82,14 @@ extern "C" tsr_sshim_t *tsr_sshim_create(const char *trace_path, tsr_spins_out_t
     std::snprintf(err, errlen, "tsr_ssim: out of memory");
     return nullptr;
   }
-  s->ctx.reset(new (std::nothrow) VerilatedContext);
-  if (!s->ctx) {
-    std::snprintf(err, errlen, "tsr_ssim: out of memory");
+  if (!s->open("tsr_ssim", trace_path, err, errlen)) {
     return nullptr;
-  }
-  if (trace_path != nullptr) {
-    s->ctx->traceEverOn(true);  // must precede the model's construction
-  }
-  s->top.reset(new (std::nothrow) Vtsr_soc{s->ctx.get(), "TOP"});
-  if (!s->top) {
-    std::snprintf(err, errlen, "tsr_ssim: out of memory");
-    return nullptr;
-  }
-  for (int p = s->ctx->timeprecision(); p < -9; ++p) {
-    s->half *= 10u;
-  }
-  s->half *= 5u;
-  if (trace_path != nullptr) {
-    s->fst.reset(new (std::nothrow) VerilatedFstC);
-    if (!s->fst) {
-      std::snprintf(err, errlen, "tsr_ssim: out of memory");
-      return nullptr;
-    }
-    s->top->trace(s->fst.get(), 99);
-    s->fst->open(trace_path);
-    if (!s->fst->isOpen()) {
-      std::snprintf(err, errlen, "tsr_ssim: cannot open trace file %s", trace_path);
-      return nullptr;
-    }
   }
   tsr_spins_in_t idle;
   std::memset(&idle, 0, sizeof idle);
   s->top->rootp->clk_i = 0;
   put_inputs(*s->top->rootp, &idle);
-  eval_dump(s.get());
+  s->eval_dump();
   get_outputs(*s->top->rootp, out);
   return s.release();
 }
@@ -151,11 +109,11 @@ extern "C" void tsr_sshim_cycle(tsr_sshim_t *s, const tsr_spins_in_t *in, tsr_sp
   Root &t = *s->top->rootp;
   t.clk_i = 1;
   s->time += s->half;
-  eval_dump(s);
+  s->eval_dump();
   put_inputs(t, in);
   t.clk_i = 0;
   s->time += s->half;
-  eval_dump(s);
+  s->eval_dump();
   get_outputs(t, out);
 }
 
