@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsr_conv.h"
 #include "tsr_lib_internal.h"
 #include "tsr_net_prog.h"
 #include "tsr_sfu.h"
@@ -106,6 +107,37 @@ static void layer_gemm_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, u
   d->act_max = l->act_max;
 }
 
+/* A CONV layer's descriptor: its GEMM's B and quantization, and the tensors' geometry with
+ * their borders. */
+static void layer_conv_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t base,
+                            tsr_conv_desc_t *d) {
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  memset(d, 0, sizeof *d);
+  layer_gemm_desc(p, l, base, &d->gemm);
+  d->batch = x->shape[0];
+  d->in_h = x->shape[1];
+  d->in_w = x->shape[2];
+  d->in_c = x->shape[3];
+  d->in_addr = base + x->dev_off + (uint32_t)tsr_net_interior_off(x);
+  d->in_row = (x->shape[2] + x->pad[2] + x->pad[3]) * x->shape[3];
+  d->in_img = (x->shape[1] + x->pad[0] + x->pad[1]) * d->in_row;
+  d->out_h = y->shape[1];
+  d->out_w = y->shape[2];
+  d->out_c = y->shape[3];
+  d->out_addr = base + y->dev_off + (uint32_t)tsr_net_interior_off(y);
+  d->out_row = (y->shape[2] + y->pad[2] + y->pad[3]) * y->shape[3];
+  d->out_img = (y->shape[1] + y->pad[0] + y->pad[1]) * d->out_row;
+  d->kh = l->kh;
+  d->kw = l->kw;
+  d->stride_h = l->stride_h;
+  d->stride_w = l->stride_w;
+  d->dil_h = l->dil_h;
+  d->dil_w = l->dil_w;
+  d->pad_t = l->pad_t;
+  d->pad_l = l->pad_l;
+}
+
 static void layer_sfu_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t base,
                            tsr_sfu_desc_t *d) {
   memset(d, 0, sizeof *d);
@@ -143,6 +175,13 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
         tsr_gemm_check_desc(&d, &why);
       } else {
         st = tsr_gemm_run(&dev, &d, &plan, NULL, NULL);
+      }
+    } else if (l->kind == TSR_NET_CONV) {
+      tsr_conv_desc_t d;
+      tsr_gemm_plan_t plan;
+      layer_conv_desc(p, l, base, &d);
+      if ((st = tsr_conv_plan(&dev.info, &d, &plan, &why)) == TSR_OK) {
+        st = tsr_conv_run(&dev, &d, &plan);
       }
     } else if (l->kind == TSR_NET_SOFTMAX) {
       tsr_sfu_desc_t d;

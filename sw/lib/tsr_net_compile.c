@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsr_conv.h"
 #include "tsr_lib_internal.h"
 #include "tsr_net_prog.h"
 #include "tsr_sfu.h"
@@ -266,6 +267,118 @@ static tsr_status_t act_range(cc_t *c, int32_t act, float scale, int32_t zp, int
   return TSR_OK;
 }
 
+/* The layer of a GEMM C (m, n) = A (m, k) x B (k, n) from tensor `in` to `out` with B `bt`
+ * (the chip's layout), the int32 bias `bdata` (n, or NULL) with the input zero point folded
+ * in, the multipliers from the scales of `w` and the fused activation `act`. */
+static tsr_status_t gemm_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out, uint32_t m,
+                               uint32_t k, uint32_t n, const int8_t *bt, const uint8_t *bdata,
+                               const tsr_tflite_tensor_t *w, int32_t act, tsr_net_layer_t **lp) {
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  const float a_scale = x->scale;
+  const int32_t a_zp = x->zp;
+  const float y_scale = c->p->tensors[out].scale;
+  const int32_t y_zp = c->p->tensors[out].zp;
+  tsr_status_t st = TSR_OK;
+  int32_t *bias = calloc(n, sizeof *bias);
+  int32_t *mult = calloc(n, sizeof *mult);
+  int32_t *shift = calloc(n, sizeof *shift);
+  double *ws = calloc(w->scale.count, sizeof *ws);
+  if (bias == NULL || mult == NULL || shift == NULL || ws == NULL) {
+    st = oom(c);
+    goto out;
+  }
+  for (uint32_t j = 0; j < n && bdata != NULL; j++) {
+    memcpy(&bias[j], bdata + 4u * j, 4u);
+  }
+  for (uint32_t i = 0; i < w->scale.count; i++) {
+    ws[i] = (double)tsr_tflite_f32(w->scale, i);
+  }
+  char why[TESSERA_ERRLEN];
+  if (tessera_gemm_fold_a_zp(k, n, bt, bias, a_zp, bias, why, sizeof why) != TSR_OK ||
+      tessera_gemm_quantize_scales(n, (double)a_scale, ws, w->scale.count, (double)y_scale, mult,
+                                   shift, why, sizeof why) != TSR_OK) {
+    tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
+    st = TSR_UNSUPPORTED;
+    goto out;
+  }
+  tsr_net_layer_t *l = NULL;
+  if ((st = new_layer(c, kind, in, out, &l)) != TSR_OK) {
+    goto out;
+  }
+  *lp = l;
+  l->m = m;
+  l->k = k;
+  l->n = n;
+  l->a_zp = a_zp;
+  l->out_zp = y_zp;
+  l->per_channel = w->scale.count > 1u;
+  l->mult = mult[0];
+  l->shift = shift[0];
+  if ((st = act_range(c, act, y_scale, y_zp, &l->act_min, &l->act_max)) != TSR_OK ||
+      (st = blob_add(c, bt, (size_t)k * n, &l->b_off)) != TSR_OK ||
+      (st = blob_add(c, bias, 4u * n, &l->bias_off)) != TSR_OK) {
+    goto out;
+  }
+  if (l->per_channel && ((st = blob_add(c, mult, 4u * n, &l->mult_off)) != TSR_OK ||
+                         (st = blob_add(c, shift, 4u * n, &l->shift_off)) != TSR_OK)) {
+    goto out;
+  }
+out:
+  free(bias);
+  free(mult);
+  free(shift);
+  free(ws);
+  return st;
+}
+
+/* The weights of a FULLY_CONNECTED (rank 2, shape[0] = N) or CONV_2D (rank 4, shape[0] =
+ * output channels): constant int8, symmetric, per tensor or per output channel; and the
+ * constant int32 bias (or none). */
+static tsr_status_t weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_t rank,
+                                     tsr_tflite_tensor_t *w, const uint8_t **wdata,
+                                     const uint8_t **bdata) {
+  const int32_t wi = tsr_tflite_i32(op->inputs, 1);
+  const int32_t bi = op->inputs.count > 2u ? tsr_tflite_i32(op->inputs, 2) : -1;
+  tsr_tflite_tensor_t b;
+  if (op->inputs.count < 2u || wi < 0 || c->map[wi] >= 0 ||
+      tsr_tflite_tensor(c->m, (uint32_t)wi, w, c->err, c->errlen) != TSR_TFLITE_OK) {
+    return unsupported(c, "weights that are not a constant tensor");
+  }
+  uint64_t count = 1;
+  bool shape_ok = w->rank == rank;
+  for (uint32_t d = 0; d < w->rank && shape_ok; d++) {
+    shape_ok = w->shape[d] >= 1 && w->shape[d] <= (1 << 24);
+    count *= shape_ok ? (uint64_t)w->shape[d] : 1u;
+  }
+  if (w->type != TSR_TFLITE_INT8 || !shape_ok || !w->has_quant || count > (1u << 28)) {
+    return unsupported(c, rank == 2u ? "weights that are not quantized int8 (N, K)"
+                                     : "weights that are not quantized int8 (O, KH, KW, I)");
+  }
+  const uint32_t n = (uint32_t)w->shape[0];
+  if (w->scale.count != 1u && (w->scale.count != n || w->quantized_dimension != 0)) {
+    return unsupported(c, "a weight quantization that is neither per tensor nor per output channel");
+  }
+  for (uint32_t i = 0; i < w->zero_point.count; i++) {
+    if (tsr_tflite_i64(w->zero_point, i) != 0) {
+      return unsupported(c, "asymmetric weights (a non-zero weight zero point)");
+    }
+  }
+  tsr_status_t st = const_data(c, w, "weights", (size_t)count, 1u, wdata);
+  if (st != TSR_OK) {
+    return st;
+  }
+  *bdata = NULL;
+  if (bi >= 0) {
+    if (c->map[bi] >= 0 ||
+        tsr_tflite_tensor(c->m, (uint32_t)bi, &b, c->err, c->errlen) != TSR_TFLITE_OK ||
+        b.type != TSR_TFLITE_INT32) {
+      return unsupported(c, "a bias that is not a constant int32 tensor");
+    }
+    return const_data(c, &b, "bias", n, 4u, bdata);
+  }
+  return TSR_OK;
+}
+
 static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
   const tsr_tflite_fc_opts_t *o = &op->opt.fc;
   if (op->options_decoded && o->keep_num_dims) {
@@ -279,27 +392,14 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
   if (st != TSR_OK) {
     return st;
   }
-  const int32_t wi = tsr_tflite_i32(op->inputs, 1);
-  const int32_t bi = op->inputs.count > 2u ? tsr_tflite_i32(op->inputs, 2) : -1;
-  tsr_tflite_tensor_t w, b;
-  if (wi < 0 || c->map[wi] >= 0 ||
-      tsr_tflite_tensor(c->m, (uint32_t)wi, &w, c->err, c->errlen) != TSR_TFLITE_OK) {
-    return unsupported(c, "weights that are not a constant tensor");
-  }
-  if (w.type != TSR_TFLITE_INT8 || w.rank != 2u || !w.has_quant || w.shape[0] < 1 ||
-      w.shape[1] < 1 || w.shape[0] > (1 << 24) || w.shape[1] > (1 << 24)) {
-    return unsupported(c, "weights that are not quantized int8 (N, K)");
+  tsr_tflite_tensor_t w;
+  const uint8_t *wdata = NULL;
+  const uint8_t *bdata = NULL;
+  if ((st = weights_and_bias(c, op, 2u, &w, &wdata, &bdata)) != TSR_OK) {
+    return st;
   }
   const uint32_t n = (uint32_t)w.shape[0];
   const uint32_t k = (uint32_t)w.shape[1];
-  if (w.scale.count != 1u && (w.scale.count != n || w.quantized_dimension != 0)) {
-    return unsupported(c, "a weight quantization that is neither per tensor nor per output channel");
-  }
-  for (uint32_t i = 0; i < w.zero_point.count; i++) {
-    if (tsr_tflite_i64(w.zero_point, i) != 0) {
-      return unsupported(c, "asymmetric weights (a non-zero weight zero point)");
-    }
-  }
   const tsr_net_tensor_t *x = &c->p->tensors[in];
   if (x->elems % k != 0u) {
     tsr_lib_err(c->err, c->errlen, "%s: the input's %u elements are not rows of K = %u", c->opname,
@@ -307,8 +407,6 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
     return TSR_UNSUPPORTED;
   }
   const uint32_t m = x->elems / k;
-  const float a_scale = x->scale;
-  const int32_t a_zp = x->zp;
   uint32_t out = 0;
   if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
     return st;
@@ -319,79 +417,148 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
                 y->elems, m, n);
     return TSR_UNSUPPORTED;
   }
-  const uint8_t *wdata = NULL;
-  const uint8_t *bdata = NULL;
-  if ((st = const_data(c, &w, "weights", (size_t)n * k, 1u, &wdata)) != TSR_OK) {
-    return st;
-  }
-  if (bi >= 0) {
-    if (c->map[bi] >= 0 ||
-        tsr_tflite_tensor(c->m, (uint32_t)bi, &b, c->err, c->errlen) != TSR_TFLITE_OK ||
-        b.type != TSR_TFLITE_INT32) {
-      return unsupported(c, "a bias that is not a constant int32 tensor");
-    }
-    if ((st = const_data(c, &b, "bias", n, 4u, &bdata)) != TSR_OK) {
-      return st;
-    }
-  }
-  /* B (k, n) = W^T; the bias with the input zero point folded in; the multipliers. */
+  /* B (k, n) = W^T. */
   int8_t *bt = malloc((size_t)k * n);
-  int32_t *bias = calloc(n, sizeof *bias);
-  int32_t *mult = calloc(n, sizeof *mult);
-  int32_t *shift = calloc(n, sizeof *shift);
-  double *ws = calloc(w.scale.count, sizeof *ws);
-  if (bt == NULL || bias == NULL || mult == NULL || shift == NULL || ws == NULL) {
-    st = oom(c);
-    goto out;
+  if (bt == NULL) {
+    return oom(c);
   }
   for (uint32_t j = 0; j < n; j++) {
     for (uint32_t i = 0; i < k; i++) {
       bt[(size_t)i * n + j] = (int8_t)wdata[(size_t)j * k + i];
     }
-    if (bdata != NULL) {
-      memcpy(&bias[j], bdata + 4u * j, 4u);
-    }
-  }
-  for (uint32_t i = 0; i < w.scale.count; i++) {
-    ws[i] = (double)tsr_tflite_f32(w.scale, i);
-  }
-  char why[TESSERA_ERRLEN];
-  if (tessera_gemm_fold_a_zp(k, n, bt, bias, a_zp, bias, why, sizeof why) != TSR_OK ||
-      tessera_gemm_quantize_scales(n, (double)a_scale, ws, w.scale.count, (double)y->scale, mult,
-                                   shift, why, sizeof why) != TSR_OK) {
-    tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
-    st = TSR_UNSUPPORTED;
-    goto out;
   }
   tsr_net_layer_t *l = NULL;
-  if ((st = new_layer(c, TSR_NET_GEMM, in, out, &l)) != TSR_OK) {
-    goto out;
-  }
-  l->m = m;
-  l->k = k;
-  l->n = n;
-  l->a_zp = a_zp;
-  l->out_zp = y->zp;
-  l->per_channel = w.scale.count > 1u;
-  l->mult = mult[0];
-  l->shift = shift[0];
-  if ((st = act_range(c, op->options_decoded ? o->fused_activation : 0, y->scale, y->zp,
-                      &l->act_min, &l->act_max)) != TSR_OK ||
-      (st = blob_add(c, bt, (size_t)k * n, &l->b_off)) != TSR_OK ||
-      (st = blob_add(c, bias, 4u * n, &l->bias_off)) != TSR_OK) {
-    goto out;
-  }
-  if (l->per_channel && ((st = blob_add(c, mult, 4u * n, &l->mult_off)) != TSR_OK ||
-                         (st = blob_add(c, shift, 4u * n, &l->shift_off)) != TSR_OK)) {
-    goto out;
-  }
-out:
+  st = gemm_layer(c, TSR_NET_GEMM, in, out, m, k, n, bt, bdata, &w,
+                  op->options_decoded ? o->fused_activation : 0, &l);
   free(bt);
-  free(bias);
-  free(mult);
-  free(shift);
-  free(ws);
   return st;
+}
+
+/* TFLite's padding for one dimension (ComputePaddingWithOffset): the output size the mode
+ * gives, and the pixels before the first. */
+static uint32_t conv_out_size(uint32_t in, uint32_t k, uint32_t stride, uint32_t dil, bool same) {
+  const uint64_t eff = (uint64_t)(k - 1u) * dil + 1u;
+  if (same) {
+    return (uint32_t)(((uint64_t)in + stride - 1u) / stride);
+  }
+  return in >= eff ? (uint32_t)((in - eff + stride) / stride) : 0u;
+}
+
+static uint32_t conv_pad_before(uint32_t in, uint32_t out, uint32_t k, uint32_t stride,
+                                uint32_t dil) {
+  const int64_t eff = (int64_t)(k - 1u) * dil + 1;
+  const int64_t total = ((int64_t)out - 1) * stride + eff - (int64_t)in;
+  return total > 0 ? (uint32_t)(total / 2) : 0u;
+}
+
+static tsr_status_t compile_conv(cc_t *c, const tsr_tflite_op_t *op) {
+  const tsr_tflite_conv2d_opts_t *o = &op->opt.conv2d;
+  const bool same = !op->options_decoded || o->padding == TSR_TFLITE_PADDING_SAME;
+  if (op->options_decoded && o->padding != TSR_TFLITE_PADDING_SAME &&
+      o->padding != TSR_TFLITE_PADDING_VALID) {
+    return unsupported(c, "a padding other than SAME or VALID");
+  }
+  const int32_t sh = op->options_decoded ? o->stride_h : 1;
+  const int32_t sw = op->options_decoded ? o->stride_w : 1;
+  const int32_t dh = op->options_decoded ? o->dilation_h : 1;
+  const int32_t dw = op->options_decoded ? o->dilation_w : 1;
+  if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || sh > 255 || sw > 255 || dh > 255 || dw > 255) {
+    return unsupported(c, "a stride or dilation outside 1..255");
+  }
+  uint32_t in = 0;
+  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK) {
+    return st;
+  }
+  if (c->p->tensors[in].rank != 4u) {
+    return unsupported(c, "an input that is not NHWC (rank 4)");
+  }
+  tsr_tflite_tensor_t w;
+  const uint8_t *wdata = NULL;
+  const uint8_t *bdata = NULL;
+  if ((st = weights_and_bias(c, op, 4u, &w, &wdata, &bdata)) != TSR_OK) {
+    return st;
+  }
+  const uint32_t batch = c->p->tensors[in].shape[0];
+  const uint32_t ih = c->p->tensors[in].shape[1];
+  const uint32_t iw = c->p->tensors[in].shape[2];
+  const uint32_t ic = c->p->tensors[in].shape[3];
+  const uint32_t oc = (uint32_t)w.shape[0];
+  const uint32_t kh = (uint32_t)w.shape[1];
+  const uint32_t kw = (uint32_t)w.shape[2];
+  if ((uint32_t)w.shape[3] != ic) {
+    return unsupported(c, "weights whose input channels differ from the input's (groups)");
+  }
+  const uint32_t oh = conv_out_size(ih, kh, (uint32_t)sh, (uint32_t)dh, same);
+  const uint32_t ow = conv_out_size(iw, kw, (uint32_t)sw, (uint32_t)dw, same);
+  uint32_t out = 0;
+  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (oh == 0u || ow == 0u || y->rank != 4u || y->shape[0] != batch || y->shape[1] != oh ||
+      y->shape[2] != ow || y->shape[3] != oc) {
+    tsr_lib_err(c->err, c->errlen, "%s: the output is not (%u, %u, %u, %u)", c->opname, batch, oh,
+                ow, oc);
+    return TSR_UNSUPPORTED;
+  }
+  tsr_conv_desc_t d;
+  memset(&d, 0, sizeof d);
+  d.kh = kh;
+  d.kw = kw;
+  d.in_c = ic;
+  d.dil_w = (uint32_t)dw;
+  tsr_conv_geom_t g;
+  if (!tsr_conv_geom(&d, c->p->target.dim, &g)) {
+    return unsupported(c, "a kernel row of more than 65535 bytes");
+  }
+  /* B (K, oc) in tsr_conv_geom's order: W[o][y][x][i] at row seg * seg_pad + offset. */
+  int8_t *bt = calloc((size_t)g.k, oc);
+  if (bt == NULL) {
+    return oom(c);
+  }
+  for (uint32_t o2 = 0; o2 < oc; o2++) {
+    for (uint32_t ky = 0; ky < kh; ky++) {
+      for (uint32_t kx = 0; kx < kw; kx++) {
+        for (uint32_t i = 0; i < ic; i++) {
+          const size_t row = g.per_kh ? (size_t)ky * g.seg_pad + (size_t)kx * ic + i
+                                      : ((size_t)ky * kw + kx) * g.seg_pad + i;
+          bt[row * oc + o2] = (int8_t)wdata[(((size_t)o2 * kh + ky) * kw + kx) * ic + i];
+        }
+      }
+    }
+  }
+  tsr_net_layer_t *l = NULL;
+  st = gemm_layer(c, TSR_NET_CONV, in, out, batch * oh * ow, g.k, oc, bt, bdata, &w,
+                  op->options_decoded ? o->fused_activation : 0, &l);
+  free(bt);
+  if (st != TSR_OK) {
+    return st;
+  }
+  l->kh = kh;
+  l->kw = kw;
+  l->stride_h = (uint32_t)sh;
+  l->stride_w = (uint32_t)sw;
+  l->dil_h = (uint32_t)dh;
+  l->dil_w = (uint32_t)dw;
+  l->pad_t = conv_pad_before(ih, oh, kh, (uint32_t)sh, (uint32_t)dh);
+  l->pad_l = conv_pad_before(iw, ow, kw, (uint32_t)sw, (uint32_t)dw);
+  /* The input's border: the pixels the kernel reaches outside the image, filled with the
+   * input zero point (the runtime fills it; the producer stores into the interior). */
+  tsr_net_tensor_t *x = &c->p->tensors[in];
+  const uint64_t y_end = (uint64_t)(oh - 1u) * (uint32_t)sh + (uint64_t)(kh - 1u) * (uint32_t)dh;
+  const uint64_t x_end = (uint64_t)(ow - 1u) * (uint32_t)sw + (uint64_t)(kw - 1u) * (uint32_t)dw;
+  const uint64_t need[4] = {l->pad_t, y_end + 1u > (uint64_t)ih + l->pad_t ? y_end + 1u - ih - l->pad_t : 0u,
+                            l->pad_l, x_end + 1u > (uint64_t)iw + l->pad_l ? x_end + 1u - iw - l->pad_l : 0u};
+  for (uint32_t i = 0; i < 4u; i++) {
+    if (need[i] > 65535u) {
+      return unsupported(c, "a border of more than 65535 pixels");
+    }
+    if (need[i] > x->pad[i]) {
+      x->pad[i] = (uint32_t)need[i];
+    }
+  }
+  return TSR_OK;
 }
 
 static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
@@ -496,6 +663,9 @@ static tsr_status_t compile_ops(cc_t *c) {
       case TSR_TFLITE_OP_FULLY_CONNECTED:
         st = compile_fc(c, &op);
         break;
+      case TSR_TFLITE_OP_CONV_2D:
+        st = compile_conv(c, &op);
+        break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);
         break;
@@ -525,6 +695,32 @@ static tsr_status_t compile_ops(cc_t *c) {
   return TSR_OK;
 }
 
+/* A tensor with a border (the input of a padded CONV_2D) is read only by CONV_2D, written
+ * only by a CONV_2D or the host (the graph input, QUANTIZE), and shares its storage with no
+ * other tensor. */
+static tsr_status_t check_borders(cc_t *c) {
+  const tsr_net_prog_t *p = c->p;
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    const tsr_net_tensor_t *x = &p->tensors[l->in];
+    const tsr_net_tensor_t *y = &p->tensors[l->out];
+    const bool bad_in = l->kind != TSR_NET_CONV && tsr_net_padded(&p->tensors[x->alias]);
+    const bool bad_out = l->kind != TSR_NET_CONV && l->kind != TSR_NET_QUANTIZE &&
+                         tsr_net_padded(&p->tensors[y->alias]);
+    if (bad_in || bad_out) {
+      tsr_tflite_op_t op;
+      c->op = l->op_index;
+      if (tsr_tflite_op(c->m, c->op, &op, c->err, c->errlen) != TSR_TFLITE_OK) {
+        return TSR_BAD_ARG;
+      }
+      name_op(c, op.builtin_code);
+      return unsupported(c, bad_in ? "reading the input of a padded CONV_2D (it has a border)"
+                                   : "writing the input of a padded CONV_2D (it needs a border)");
+    }
+  }
+  return TSR_OK;
+}
+
 /* Device storage: the blob first, then every int8 tensor that owns its storage. */
 static tsr_status_t plan_arena(cc_t *c) {
   tsr_net_prog_t *p = c->p;
@@ -533,7 +729,7 @@ static tsr_status_t plan_arena(cc_t *c) {
     tsr_net_tensor_t *t = &p->tensors[i];
     if (t->type == TSR_NET_INT8 && t->alias == i) {
       t->dev_off = (uint32_t)at;
-      at = tsr_lib_align_up(at + t->elems, TESSERA_MEM_ALIGN);
+      at = tsr_lib_align_up(at + tsr_net_storage_bytes(t), TESSERA_MEM_ALIGN);
     }
   }
   for (uint32_t i = 0; i < p->n_tensors; i++) {
@@ -582,6 +778,9 @@ tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t
   c.p->target.id = 0u;
   c.p->target.version = 0u;
   tsr_status_t st = compile_ops(&c);
+  if (st == TSR_OK) {
+    st = check_borders(&c);
+  }
   if (st == TSR_OK) {
     st = plan_arena(&c);
   }

@@ -56,6 +56,8 @@ static uint64_t count_diff(const int8_t *a, const int8_t *b, size_t n) {
   return d;
 }
 
+static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x);
+
 /* The golden model of a chip layer from the same input; the count of differing outputs. */
 static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
   const tsr_net_prog_t *p = r->p;
@@ -68,7 +70,16 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
     return TSR_NO_MEMORY;
   }
   int rc = 0;
-  if (l->kind == TSR_NET_GEMM) {
+  int8_t *im2col = NULL;
+  if (l->kind == TSR_NET_CONV) {
+    if ((im2col = host_im2col(p, l, x)) == NULL) {
+      free(g);
+      tsr_lib_err(r->err, r->errlen, "out of memory for the golden result");
+      return TSR_NO_MEMORY;
+    }
+    x = im2col;
+  }
+  if (l->kind == TSR_NET_GEMM || l->kind == TSR_NET_CONV) {
     tsr_gemm_params_t gp;
     memset(&gp, 0, sizeof gp);
     gp.bias = (const int32_t *)(const void *)(p->blob + l->bias_off);
@@ -90,6 +101,7 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
       rc = tsr_golden_softmax(l->rows, l->len, x, &sp, g);
     }
   }
+  free(im2col);
   if (rc != 0) {
     free(g);
     tsr_lib_err(r->err, r->errlen, "operator %u: the golden model rejected the layer", l->op_index);
@@ -101,7 +113,100 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   return TSR_OK;
 }
 
-static bool on_chip(uint32_t kind) { return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX; }
+static bool on_chip(uint32_t kind) {
+  return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV;
+}
+
+/* Copy between a tensor's dense host copy and its storage image with a border (pixel rows
+ * of W*C bytes at their place among (W + left + right)*C). */
+static void border_copy(const tsr_net_tensor_t *t, uint8_t *storage, uint8_t *dense, bool to_storage) {
+  const size_t c = t->shape[3];
+  const size_t row = (size_t)t->shape[2] * c;
+  const size_t srow = ((size_t)t->shape[2] + t->pad[2] + t->pad[3]) * c;
+  const size_t simg = ((size_t)t->shape[1] + t->pad[0] + t->pad[1]) * srow;
+  for (size_t b = 0; b < t->shape[0]; b++) {
+    for (size_t y = 0; y < t->shape[1]; y++) {
+      uint8_t *s = storage + b * simg + (y + t->pad[0]) * srow + t->pad[2] * c;
+      uint8_t *d = dense + (b * t->shape[1] + y) * row;
+      memcpy(to_storage ? s : d, to_storage ? d : s, row);
+    }
+  }
+}
+
+/* Tensor i's host copy to its device storage; with a border, the whole storage: the border
+ * filled with the zero point, the interior the host copy. */
+static tsr_status_t put_tensor(run_t *r, uint32_t i) {
+  const tsr_net_tensor_t *t = &r->p->tensors[i];
+  if (!tsr_net_padded(t)) {
+    return tessera_upload(r->dev, r->base + t->dev_off, r->host[i], t->elems, "a layer input",
+                          r->err, r->errlen);
+  }
+  const size_t n = (size_t)tsr_net_storage_bytes(t);
+  uint8_t *img = malloc(n);
+  if (img == NULL) {
+    tsr_lib_err(r->err, r->errlen, "out of memory for a tensor's border");
+    return TSR_NO_MEMORY;
+  }
+  memset(img, (int)(int8_t)t->zp, n);
+  border_copy(t, img, r->host[i], true);
+  tsr_status_t st = tessera_upload(r->dev, r->base + t->dev_off, img, n, "a layer input", r->err,
+                                   r->errlen);
+  free(img);
+  return st;
+}
+
+/* Tensor i's device storage (its interior) into its host copy. */
+static tsr_status_t get_tensor(run_t *r, uint32_t i) {
+  const tsr_net_tensor_t *t = &r->p->tensors[i];
+  if (!tsr_net_padded(t)) {
+    return tessera_download(r->dev, r->base + t->dev_off, r->host[i], t->elems, r->err, r->errlen);
+  }
+  const size_t n = (size_t)tsr_net_storage_bytes(t);
+  uint8_t *img = malloc(n);
+  if (img == NULL) {
+    tsr_lib_err(r->err, r->errlen, "out of memory for a tensor's border");
+    return TSR_NO_MEMORY;
+  }
+  tsr_status_t st = tessera_download(r->dev, r->base + t->dev_off, img, n, r->err, r->errlen);
+  if (st == TSR_OK) {
+    border_copy(t, img, r->host[i], false);
+  }
+  free(img);
+  return st;
+}
+
+/* im2col of a CONV layer's dense input in the K order of tsr_conv_geom (the golden model's
+ * A): pixels outside the image are the input zero point, the segments' padding is zero. */
+static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x) {
+  const tsr_net_tensor_t *t = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  const uint32_t ih = t->shape[1], iw = t->shape[2], ic = t->shape[3];
+  const uint32_t oh = y->shape[1], ow = y->shape[2];
+  const bool per_kh = l->dil_w == 1u || l->kw == 1u;
+  const uint32_t seg_bytes = per_kh ? l->kw * ic : ic;
+  const uint32_t segs = per_kh ? l->kh : l->kh * l->kw;
+  const uint32_t seg_pad = l->k / segs;
+  int8_t *a = calloc((size_t)l->m, l->k);
+  if (a == NULL) {
+    return NULL;
+  }
+  for (uint32_t m = 0; m < l->m; m++) {
+    const uint32_t b = m / (oh * ow), oy = m / ow % oh, ox = m % ow;
+    for (uint32_t s = 0; s < segs; s++) {
+      for (uint32_t o = 0; o < seg_bytes; o++) {
+        const uint32_t ky = per_kh ? s : s / l->kw;
+        const uint32_t kx = per_kh ? o / ic : s % l->kw;
+        const uint32_t ch = per_kh ? o % ic : o;
+        const int64_t yy = (int64_t)oy * l->stride_h + (int64_t)ky * l->dil_h - l->pad_t;
+        const int64_t xx = (int64_t)ox * l->stride_w + (int64_t)kx * l->dil_w - l->pad_l;
+        const bool in = yy >= 0 && yy < ih && xx >= 0 && xx < iw;
+        a[(size_t)m * l->k + (size_t)s * seg_pad + o] =
+            in ? x[(((size_t)b * ih + (size_t)yy) * iw + (size_t)xx) * ic + ch] : (int8_t)t->zp;
+      }
+    }
+  }
+  return a;
+}
 
 /* Layers [from, to] on the chip as one command stream: each chip layer's captured commands,
  * relocated to the arena, a FENCE between two layers, into one command ring; one wait. */
@@ -112,8 +217,7 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
   const tsr_net_tensor_t *x = &p->tensors[first->in];
   tsr_status_t st;
   if (!r->on_dev[x->alias]) {
-    if ((st = tessera_upload(d, r->base + x->dev_off, r->host[first->in], x->elems,
-                             "a layer input", r->err, r->errlen)) != TSR_OK) {
+    if ((st = put_tensor(r, x->alias)) != TSR_OK) {
       return st;
     }
     r->on_dev[x->alias] = true;
@@ -180,8 +284,7 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
     const tsr_net_tensor_t *y = &p->tensors[l->out];
     if (on_chip(l->kind)) {
       r->on_dev[y->alias] = true;
-      st = tessera_download(d, r->base + y->dev_off, r->host[l->out], y->elems, r->err,
-                            r->errlen);
+      st = get_tensor(r, y->alias);
     }
   }
   return st;
@@ -312,9 +415,15 @@ tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const 
     r.host[i] = r.host[p->tensors[i].alias];
   }
   memcpy(r.host[p->input], in, need_in);
-  /* The weights once: the blob at the arena's start. */
-  if ((st = tessera_upload(dev, r.base, p->blob, p->blob_bytes, "the weights", err, errlen)) ==
-          TSR_OK &&
+  /* The weights once: the blob at the arena's start; and every border once, with the zero
+   * point (a chip layer stores only into its output's interior). */
+  st = tessera_upload(dev, r.base, p->blob, p->blob_bytes, "the weights", err, errlen);
+  for (uint32_t i = 0; i < p->n_tensors && st == TSR_OK; i++) {
+    if (tsr_net_padded(&p->tensors[i])) {
+      st = put_tensor(&r, i);
+    }
+  }
+  if (st == TSR_OK &&
       (st = run_layers(&r, check, per_layer, res)) == TSR_OK) {
     memcpy(out, r.host[p->output], need_out);
   } else {

@@ -15,7 +15,8 @@ model. Every output byte must be equal. Then:
     must be within 3 points of the float model's;
   - LiteRT's interpreter (ai-edge-litert) is run as a cross-check and its
     agreement is reported (not required: its optimized kernels may round differently);
-  - refused models (CONV_2D, keep_num_dims) exit 2 with exactly one line
+  - refused models (DEPTHWISE_CONV_2D, keep_num_dims, a padded CONV_2D input that a
+    FULLY_CONNECTED reads too) exit 2 with exactly one line
     naming the operator, its index and the supported list;
   - a malformed .tsr (truncated, bad magic, a flipped byte) exits 2 with one line.
 
@@ -216,10 +217,14 @@ def main() -> int:
     one_line_error(cli([a.tessera, "run", str(tmp / "other.tsr"), "--input", str(x0), "--dim",
                         str(a.dim)]), f"compiled for N = {other}", [f"compiled for N = {other}"])
     # Refusals.
-    one_line_error(cli([a.tessera, "compile", str(d / "bad_conv.tflite"), "-o", str(tmp / "c.tsr")]),
-                   "CONV_2D", ["operator 1 (CONV_2D)", "not supported", "supported: FULLY_CONNECTED"])
-    one_line_error(cli([a.tessera, "run", str(d / "bad_conv.tflite"), "--input", str(x0)]),
-                   "CONV_2D run", ["operator 1 (CONV_2D)", "supported: FULLY_CONNECTED"])
+    one_line_error(cli([a.tessera, "compile", str(d / "bad_dwconv.tflite"), "-o", str(tmp / "c.tsr")]),
+                   "DEPTHWISE_CONV_2D", ["operator 1 (DEPTHWISE_CONV_2D)", "not supported",
+                                         "supported: FULLY_CONNECTED and CONV_2D"])
+    one_line_error(cli([a.tessera, "run", str(d / "bad_dwconv.tflite"), "--input", str(x0)]),
+                   "DEPTHWISE_CONV_2D run", ["operator 1 (DEPTHWISE_CONV_2D)", "supported: FULLY_CONNECTED"])
+    one_line_error(cli([a.tessera, "compile", str(d / "bad_padded_fc.tflite"), "-o", str(tmp / "p.tsr")]),
+                   "padded input read by FULLY_CONNECTED",
+                   ["operator 0 (RESHAPE)", "padded CONV_2D", "supported: FULLY_CONNECTED"])
     one_line_error(cli([a.tessera, "compile", str(d / "bad_keepdims.tflite"), "-o", str(tmp / "k.tsr")]),
                    "keep_num_dims", ["operator 0 (FULLY_CONNECTED)", "keep_num_dims", "supported: "])
     # Bad command lines and inputs: one line, exit 2.

@@ -11,7 +11,11 @@ Writes, under OUTDIR:
   fc_*.tflite              synthetic FULLY_CONNECTED models: per-tensor and per-channel weights,
                            fused NONE / RELU / RELU6, non-zero input zero points, batch 4 with a
                            2-D input, a 3-D input that FULLY_CONNECTED flattens, two layers
-  bad_conv.tflite          a CONV_2D (refused by the compiler)
+  conv_*.tflite            synthetic CONV_2D models at awkward shapes (channels not a multiple
+                           of N, odd sizes with SAME and stride 2, dilation 2, VALID, batch 2,
+                           1x1, and a SAME convolution of a convolution)
+  bad_dwconv.tflite        a DEPTHWISE_CONV_2D (refused by the compiler)
+  bad_padded_fc.tflite     a SAME CONV_2D whose input a FULLY_CONNECTED reads too (refused)
   bad_keepdims.tflite      a FULLY_CONNECTED with keep_num_dims (refused)
   digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
   digits_test_xf.npy       the same as float32 [200,64] (pixel values 0..16)
@@ -232,19 +236,109 @@ def synthetic(rng, name, in_shape, k, n, per_channel, act, in_zp, layers=1):
     return b.finish([x], [cur], name)
 
 
-def bad_conv() -> bytes:
+def bad_dwconv() -> bytes:
     b = Builder()
     x = b.tensor("input", T.INT8, [1, 4, 4, 2], 0.1, 0)
-    w = b.tensor("w", T.INT8, [3, 3, 3, 2], [0.01] * 3, [0] * 3, axis=0, data=bytes(54))
-    bias = b.tensor("b", T.INT32, [3], [0.001] * 3, [0] * 3, data=bytes(12))
-    y = b.tensor("y", T.INT8, [1, 2, 2, 3], 0.1, 0)
+    w = b.tensor("w", T.INT8, [1, 3, 3, 2], [0.01] * 2, [0] * 2, axis=3, data=bytes(18))
+    bias = b.tensor("b", T.INT32, [2], [0.001] * 2, [0] * 2, data=bytes(8))
+    y = b.tensor("y", T.INT8, [1, 2, 2, 2], 0.1, 0)
     xr = b.tensor("flat", T.INT8, [1, 32], 0.1, 0)
     st = b.tensor("shape", T.INT32, [2], data=np.array([1, 32], "<i4").tobytes())
     b.op(S.RESHAPE, [x, st], [xr], O.ReshapeOptions, tfl.ReshapeOptionsT())
+    opts = tfl.DepthwiseConv2DOptionsT()
+    opts.padding, opts.strideW, opts.strideH, opts.depthMultiplier = tfl.Padding.VALID, 1, 1, 1
+    b.op(S.DEPTHWISE_CONV_2D, [x, w, bias], [y], O.DepthwiseConv2DOptions, opts)
+    return b.finish([x], [y], "depthwise conv")
+
+
+def bad_padded_fc() -> bytes:
+    """A SAME CONV_2D whose input (it needs a zero-point border) is also read by a
+    FULLY_CONNECTED through a RESHAPE: refused."""
+    b = Builder()
+    rng = np.random.default_rng(3)
+    x = b.tensor("input", T.INT8, [1, 4, 4, 2], 0.1, 0)
+    flat = reshape(b, x, [1, 32], 0.1, 0, "flat")
+    fc(b, flat, 0.1, rng.normal(0, 1, (3, 32)), rng.normal(0, 1, 3), False, 0.2, 0, ACT.NONE, [1, 3],
+       "fc")
+    y = conv2d(b, x, 0.1, [1, 4, 4, 2], rng.normal(0, 1, (3, 3, 3, 2)), rng.normal(0, 1, 3), True,
+               0.2, 0, ACT.NONE, 1, 1, 1, 1, True, "conv")
+    return b.finish([x], [y], "padded input read by FULLY_CONNECTED")
+
+
+# ---- CONV_2D ----
+
+def conv_out(n: int, k: int, s: int, d: int, same: bool) -> int:
+    eff = (k - 1) * d + 1
+    return (n + s - 1) // s if same else (n - eff + s) // s
+
+
+def conv_float(x: np.ndarray, w: np.ndarray, bias: np.ndarray, sh: int, sw: int, dh: int, dw: int,
+               same: bool) -> np.ndarray:
+    """NHWC x, OHWI w, float, TFLite's padding (the test's own plain reference for ranges)."""
+    n, h, wd, _ = x.shape
+    o, kh, kw, _ = w.shape
+    oh, ow = conv_out(h, kh, sh, dh, same), conv_out(wd, kw, sw, dw, same)
+    pt = max(((oh - 1) * sh + (kh - 1) * dh + 1 - h) // 2, 0)
+    pl = max(((ow - 1) * sw + (kw - 1) * dw + 1 - wd) // 2, 0)
+    y = np.zeros((n, oh, ow, o)) + bias
+    for ky in range(kh):
+        for kx in range(kw):
+            for oy in range(oh):
+                yy = oy * sh + ky * dh - pt
+                if not 0 <= yy < h:
+                    continue
+                for ox in range(ow):
+                    xx = ox * sw + kx * dw - pl
+                    if 0 <= xx < wd:
+                        y[:, oy, ox, :] += x[:, yy, xx, :] @ w[:, ky, kx, :].T
+    return y
+
+
+def conv2d(b: Builder, x: int, x_scale: float, x_shape, w: np.ndarray, bias: np.ndarray,
+           per_channel: bool, out_scale: float, out_zp: int, act: int, sh: int, sw: int, dh: int,
+           dw: int, same: bool, name: str) -> int:
+    o, kh, kw, i = w.shape
+    wq, ws = quant_weights(w.reshape(o, -1), per_channel)
+    bq = np.clip(np.round(bias / (np.float64(f32(x_scale)) * ws)), -2**31, 2**31 - 1).astype(np.int32)
+    wt = b.tensor(f"{name}/weights", T.INT8, w.shape, ws, [0] * len(ws), axis=0,
+                  data=wq.reshape(w.shape).tobytes())
+    bt = b.tensor(f"{name}/bias", T.INT32, [o], np.float64(f32(x_scale)) * ws, [0] * len(ws), axis=0,
+                  data=bq.astype("<i4").tobytes())
+    n, h, wd, _ = x_shape
+    y = b.tensor(name, T.INT8, [n, conv_out(h, kh, sh, dh, same), conv_out(wd, kw, sw, dw, same), o],
+                 out_scale, out_zp)
     opts = tfl.Conv2DOptionsT()
-    opts.padding, opts.strideW, opts.strideH = tfl.Padding.VALID, 1, 1
-    b.op(S.CONV_2D, [x, w, bias], [y], O.Conv2DOptions, opts)
-    return b.finish([x], [y], "conv")
+    opts.padding = tfl.Padding.SAME if same else tfl.Padding.VALID
+    opts.strideH, opts.strideW, opts.dilationHFactor, opts.dilationWFactor = sh, sw, dh, dw
+    opts.fusedActivationFunction = act
+    b.op(S.CONV_2D, [x, wt, bt], [y], O.Conv2DOptions, opts)
+    return y
+
+
+def synthetic_conv(rng, name, in_shape, in_zp, layers) -> bytes:
+    """Random CONV_2D layers; each (kh, kw, out_c, sh, sw, dh, dw, same, per_channel, act)."""
+    b = Builder()
+    in_scale = f32(0.05)
+    x = b.tensor("input", T.INT8, in_shape, in_scale, in_zp)
+    cur, cur_scale, cur_shape, cur_zp = x, in_scale, list(in_shape), in_zp
+    xf = (rng.integers(-128, 128, (8, *in_shape[1:])) - in_zp) * in_scale
+    for li, (kh, kw, oc, sh, sw, dh, dw, same, pc, act) in enumerate(layers):
+        w = rng.normal(0, 1, (oc, kh, kw, cur_shape[3])) * rng.uniform(0.2, 2.0, (oc, 1, 1, 1))
+        bias = rng.normal(0, 2, oc)
+        yf = conv_float(xf, w, bias, sh, sw, dh, dw, same)
+        out_scale, out_zp = act_qparams(float(yf.min()) * 0.7, float(yf.max()) * 0.7)
+        if act == ACT.RELU6:
+            out_scale, out_zp = f32(0.03), -100
+        cur = conv2d(b, cur, cur_scale, cur_shape, w, bias, pc, out_scale, out_zp, act, sh, sw, dh, dw,
+                     same, f"conv{li}")
+        cur_shape = list(b.tensors[cur].shape)
+        # The next layer's float input: this one's output, as the int8 would hold it.
+        lo, hi = (out_scale * (-128 - out_zp), out_scale * (127 - out_zp))
+        yf = np.clip(yf, lo, hi)
+        if act in (ACT.RELU, ACT.RELU6):
+            yf = np.maximum(yf, 0.0)
+        xf, cur_scale, cur_zp = yf, out_scale, out_zp
+    return b.finish([x], [cur], name)
 
 
 def bad_keepdims(rng) -> bytes:
@@ -275,11 +369,27 @@ def main() -> None:
     models["fc_flatten3d"] = (synthetic(rng, "fc_flatten3d", [2, 3, 16], 16, 5, False, ACT.NONE, 40), "int8")
     models["fc_two_layers"] = (synthetic(rng, "fc_two_layers", [3, 70], 70, 33, True, ACT.RELU6, -128,
                                          layers=2), "int8")
+    # CONV_2D at awkward shapes: channels not a multiple of N, odd sizes with SAME and stride 2,
+    # dilation 2, VALID, batch 2, a 1x1 kernel, and a SAME convolution of a convolution (its
+    # input, stored by the chip, needs a border).
+    #                    kh kw  oc sh sw dh dw  same  pc     act
+    conv_cases = {
+        "conv_same_s2_odd": ([1, 7, 9, 5], 17, [(3, 3, 11, 2, 2, 1, 1, True, True, ACT.RELU)]),
+        "conv_valid_b2": ([2, 6, 5, 3], -9, [(3, 2, 9, 1, 1, 1, 1, False, False, ACT.NONE)]),
+        "conv_dil2_same": ([1, 9, 8, 4], 3, [(3, 3, 6, 1, 1, 2, 2, True, True, ACT.RELU6)]),
+        "conv_dil2_s2_valid": ([1, 11, 10, 3], -128, [(3, 2, 10, 2, 1, 2, 3, False, True, ACT.NONE)]),
+        "conv_1x1_c20": ([1, 5, 5, 20], 0, [(1, 1, 13, 1, 1, 1, 1, True, True, ACT.RELU)]),
+        "conv_chain_same": ([1, 8, 8, 3], -20, [(3, 3, 12, 1, 1, 1, 1, True, True, ACT.RELU),
+                                                (5, 3, 7, 2, 2, 1, 1, True, True, ACT.NONE)]),
+    }
+    for nm, (shape, zp, layers) in conv_cases.items():
+        models[nm] = (synthetic_conv(rng, nm, shape, zp, layers), "int8")
     lines = []
     for nm, (blob, dt) in models.items():
         (out / f"{nm}.tflite").write_bytes(blob)
         lines.append(f"{nm} {dt}")
-    (out / "bad_conv.tflite").write_bytes(bad_conv())
+    (out / "bad_dwconv.tflite").write_bytes(bad_dwconv())
+    (out / "bad_padded_fc.tflite").write_bytes(bad_padded_fc())
     (out / "bad_keepdims.tflite").write_bytes(bad_keepdims(rng))
     xq = np.clip(np.round(xte[:200] / np.float32(f32(16.0 / 255.0))) - 128, -128, 127).astype(np.int8)
     np.save(out / "digits_test_x.npy", xq.reshape(200, 8, 8))
@@ -287,7 +397,7 @@ def main() -> None:
     np.save(out / "digits_test_y.npy", yte[:200].astype(np.int64))
     (out / "models.txt").write_text("\n".join(lines) + "\n")
     (out / "float_accuracy.txt").write_text(f"{float_acc:.4f}\n")
-    print(f"gen_net_models: {len(models)} models, 2 refused ones, 200 digits test images "
+    print(f"gen_net_models: {len(models)} models, 3 refused ones, 200 digits test images "
           f"(float model accuracy {float_acc:.3f}) in {out}")
 
 
