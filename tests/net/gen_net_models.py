@@ -14,6 +14,8 @@ Writes, under OUTDIR:
   conv_*.tflite            synthetic CONV_2D models at awkward shapes (channels not a multiple
                            of N, odd sizes with SAME and stride 2, dilation 2, VALID, batch 2,
                            1x1, and a SAME convolution of a convolution)
+  digits_cnn.tflite        the committed digits CNN (tools/train_digits_cnn.py), with its held-out
+                           split: digits_cnn_test_x.npy (int8 [360,1,8,8,1]), digits_cnn_test_y.npy
   bad_dwconv.tflite        a DEPTHWISE_CONV_2D (refused by the compiler)
   bad_padded_fc.tflite     a SAME CONV_2D whose input a FULLY_CONNECTED reads too (refused)
   bad_keepdims.tflite      a FULLY_CONNECTED with keep_num_dims (refused)
@@ -384,6 +386,17 @@ def main() -> None:
     }
     for nm, (shape, zp, layers) in conv_cases.items():
         models[nm] = (synthetic_conv(rng, nm, shape, zp, layers), "int8")
+    # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
+    # held-out split is every fifth image.
+    from sklearn.datasets import load_digits
+    models["digits_cnn"] = ((pathlib.Path(__file__).parent / "models" / "digits_cnn.tflite").read_bytes(),
+                            "int8")
+    dd = load_digits()
+    held = np.arange(len(dd.images)) % 5 == 0
+    xc = np.clip(np.round(dd.images[held].astype(np.float32) / np.float32(f32(16.0 / 255.0))) - 128,
+                 -128, 127).astype(np.int8)
+    np.save(out / "digits_cnn_test_x.npy", xc.reshape(-1, 1, 8, 8, 1))
+    np.save(out / "digits_cnn_test_y.npy", dd.target[held].astype(np.int64))
     lines = []
     for nm, (blob, dt) in models.items():
         (out / f"{nm}.tflite").write_bytes(blob)
