@@ -21,7 +21,7 @@ bool tsr_conv_geom(const tsr_conv_desc_t *d, uint32_t dim, tsr_conv_geom_t *g) {
       d->kw > 65535u || d->in_c > 65535u) {
     return false;
   }
-  g->per_kh = d->dil_w == 1u || d->kw == 1u;
+  g->per_kh = (d->dil_w == 1u || d->kw == 1u) && d->in_pix == 0u;
   const uint64_t bytes = g->per_kh ? (uint64_t)d->kw * d->in_c : d->in_c;
   const uint64_t segs = g->per_kh ? d->kh : (uint64_t)d->kh * d->kw;
   const uint64_t pad = (bytes + dim - 1u) / dim * dim;
@@ -41,6 +41,9 @@ typedef struct conv_view {
   tsr_conv_geom_t g;
   bool dense_out;  /* the output has no border: C is a plain row-major matrix */
 } conv_view_t;
+
+static uint32_t in_pix(const tsr_conv_desc_t *d) { return d->in_pix != 0u ? d->in_pix : d->in_c; }
+static uint32_t out_pix(const tsr_conv_desc_t *d) { return d->out_pix != 0u ? d->out_pix : d->out_c; }
 
 /* Output pixel m as (image, row, column). */
 static void pixel(const tsr_conv_desc_t *d, uint32_t m, uint32_t *b, uint32_t *oy, uint32_t *ox) {
@@ -62,7 +65,7 @@ static uint32_t a_addr(const conv_view_t *v, uint32_t m, uint32_t seg) {
   const uint32_t kx = v->g.per_kh ? 0u : seg % d->kw;
   const uint32_t y = oy * d->stride_h + ky * d->dil_h - d->pad_t;
   const uint32_t x = ox * d->stride_w + kx * d->dil_w - d->pad_l;
-  return d->in_addr + b * d->in_img + y * d->in_row + x * d->in_c;
+  return d->in_addr + b * d->in_img + y * d->in_row + x * in_pix(d);
 }
 
 /* Rows [m, end) that lie in m's output row. */
@@ -79,7 +82,7 @@ static tsr_status_t conv_load_a(tsr_dev_t *dev, const void *ctx, uint32_t first_
   const uint32_t cps = v->g.seg_pad / dim; /* K blocks per segment */
   const uint32_t kb0 = k0 / dim;
   const uint32_t kb1 = (k0 + kcur) / dim;
-  const uint32_t pix_stride = d->stride_w * d->in_c;
+  const uint32_t pix_stride = d->stride_w * in_pix(d);
   const bool one_run = run_len(d, m0, m0 + mrows) == mrows;
   uint32_t deps = first_deps;
   tsr_status_t st = TSR_OK;
@@ -121,8 +124,8 @@ static tsr_status_t conv_store_c(tsr_dev_t *dev, const void *ctx, uint32_t deps,
     uint32_t b, oy, ox;
     pixel(d, m, &b, &oy, &ox);
     tsr_store_args_t s = *sa;
-    s.addr = d->out_addr + b * d->out_img + oy * d->out_row + ox * d->out_c + n0;
-    s.stride = d->out_c;
+    s.addr = d->out_addr + b * d->out_img + oy * d->out_row + ox * out_pix(d) + n0;
+    s.stride = out_pix(d);
     s.rows = len;
     s.src = sa->src + (m - m0);
     uint32_t sdeps = 0u;
@@ -161,7 +164,7 @@ tsr_status_t tsr_conv_plan(const tsr_dev_info_t *info, tsr_conv_desc_t *d, tsr_g
     return TSR_BAD_ARG;
   }
   const uint64_t m = (uint64_t)d->batch * d->out_h * d->out_w;
-  if (m > 0x7fffffffu || (uint64_t)d->out_w * d->in_c * d->stride_w > 0xffffffffu ||
+  if (m > 0x7fffffffu || (uint64_t)d->out_w * in_pix(d) * d->stride_w > 0xffffffffu ||
       d->out_c > 65535u || d->out_w > 65535u) {
     *why = "the output is too large";
     return TSR_BAD_ARG;
@@ -169,15 +172,16 @@ tsr_status_t tsr_conv_plan(const tsr_dev_info_t *info, tsr_conv_desc_t *d, tsr_g
   /* What the convolution reads and writes: it may not overlap (the GEMM checks B, the bias
    * and the parameters against C itself). */
   const int64_t in_lo = (int64_t)d->in_addr - (int64_t)d->pad_t * d->in_row -
-                        (int64_t)d->pad_l * d->in_c;
+                        (int64_t)d->pad_l * in_pix(d);
   const int64_t in_hi = (int64_t)d->in_addr + (int64_t)(d->batch - 1u) * d->in_img +
                         ((int64_t)(d->out_h - 1u) * d->stride_h + (int64_t)(d->kh - 1u) * d->dil_h -
                          d->pad_t) * d->in_row +
                         ((int64_t)(d->out_w - 1u) * d->stride_w + (int64_t)(d->kw - 1u) * d->dil_w -
-                         d->pad_l + 1) * d->in_c;
+                         d->pad_l) * in_pix(d) + d->in_c;
   const int64_t out_lo = d->out_addr;
   const int64_t out_hi = (int64_t)d->out_addr + (int64_t)(d->batch - 1u) * d->out_img +
-                         (int64_t)(d->out_h - 1u) * d->out_row + (int64_t)d->out_w * d->out_c;
+                         (int64_t)(d->out_h - 1u) * d->out_row + (int64_t)(d->out_w - 1u) * out_pix(d) +
+                         d->out_c;
   if (in_lo < 0 || in_hi > (int64_t)1 << 32 || out_hi > (int64_t)1 << 32) {
     *why = "the input or the output leaves the 32-bit address space";
     return TSR_BAD_ARG;
@@ -198,7 +202,7 @@ tsr_status_t tsr_conv_plan(const tsr_dev_info_t *info, tsr_conv_desc_t *d, tsr_g
   d->gemm.a_addr = (uint32_t)(((uint64_t)1 << 32) - m * g.k);
   d->gemm.lda = g.k;
   d->gemm.c_addr = d->out_addr;
-  d->gemm.ldc = d->out_c;
+  d->gemm.ldc = out_pix(d);
   tsr_status_t st = tsr_gemm_plan(info, &d->gemm, plan);
   if (st != TSR_OK) {
     tsr_gemm_check_desc(&d->gemm, why);
@@ -216,7 +220,8 @@ tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_ge
     set_err(dev, "conv: ", "the plan was not made for this descriptor and device");
     return TSR_BAD_ARG;
   }
-  v.dense_out = d->out_row == d->out_w * d->out_c && d->out_img == d->out_h * d->out_row;
+  v.dense_out = out_pix(d) == d->out_c && d->out_row == d->out_w * d->out_c &&
+                d->out_img == d->out_h * d->out_row;
   const tsr_gemm_view_t view = {conv_load_a, conv_store_c, &v};
   return tsr_gemm_run_view(dev, &d->gemm, plan, &view, NULL, NULL);
 }

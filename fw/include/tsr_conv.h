@@ -11,7 +11,8 @@
  * straight from the input tensor by 2-D LOADs (fw/tsr_conv.c). K is cut into
  * segments, each a run of bytes that is contiguous in the input:
  *
- *   dil_w == 1 or kw == 1:  one segment per kernel row kh: kw*in_c bytes
+ *   (dil_w == 1 or kw == 1) and the pixels are in_c bytes apart (in_pix == 0):
+ *                           one segment per kernel row kh: kw*in_c bytes
  *                           (pixels ox*stride_w - pad_l .. + kw - 1 of input row
  *                           oy*stride_h - pad_t + kh*dil_h)
  *   otherwise:              one segment per (kh, kw): in_c bytes
@@ -49,6 +50,11 @@ typedef struct tsr_conv_desc {
   uint32_t stride_h, stride_w;   /**< >= 1 */
   uint32_t dil_h, dil_w;         /**< >= 1 */
   uint32_t pad_t, pad_l;         /**< input pixels before the first the kernel reads */
+  /** Bytes from one pixel to the next, 0 meaning in_c / out_c. A channel slice of wider
+   *  tensors (a depthwise convolution's channel group) reads in_c channels at in_addr of
+   *  pixels in_pix bytes apart and writes out_c channels of pixels out_pix apart; its K
+   *  is then always one segment per kernel tap. */
+  uint32_t in_pix, out_pix;
   /** The GEMM's B (K x out_c, tsr_conv_geom's K order), bias, requantization and
    *  activation; m, k, n, a_addr, lda, c_addr and ldc are filled by tsr_conv_plan. */
   tsr_gemm_desc_t gemm;

@@ -138,6 +138,45 @@ static void layer_conv_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, u
   d->pad_l = l->pad_l;
 }
 
+/* A DWCONV layer: one convolution per channel group (group_c input channels of pixels in_c
+ * apart, group_c * depth_mult output channels), a FENCE between two. */
+static tsr_status_t capture_dwconv(tsr_dev_t *dev, const tsr_net_prog_t *p,
+                                   const tsr_net_layer_t *l, uint32_t base, const char **why) {
+  const uint32_t ic = p->tensors[l->in].shape[3];
+  const uint32_t groups = (ic + l->group_c - 1u) / l->group_c;
+  tsr_status_t st = TSR_OK;
+  for (uint32_t g = 0; g < groups && st == TSR_OK; g++) {
+    const uint32_t c0 = g * l->group_c;
+    const uint32_t gc = ic - c0 < l->group_c ? ic - c0 : l->group_c;
+    const uint32_t o0 = c0 * l->depth_mult;
+    tsr_conv_desc_t d;
+    tsr_gemm_plan_t plan;
+    layer_conv_desc(p, l, base, &d);
+    d.in_c = gc;
+    d.in_pix = ic;
+    d.in_addr += c0;
+    d.out_c = gc * l->depth_mult;
+    d.out_pix = ic * l->depth_mult;
+    d.out_addr += o0;
+    d.gemm.b_addr = base + l->b_off + g * l->k * l->n;
+    d.gemm.ldb = l->n;
+    d.gemm.bias_addr += 4u * o0;
+    d.gemm.mult_addr += 4u * o0;
+    d.gemm.shift_addr += 4u * o0;
+    if (g != 0u) {
+      tsr_cmd_t fence;
+      if ((st = tsr_cmd_fence(dev, false, &fence)) != TSR_OK ||
+          (st = tsr_submit(dev, &fence)) != TSR_OK) {
+        break;
+      }
+    }
+    if ((st = tsr_conv_plan(&dev->info, &d, &plan, why)) == TSR_OK) {
+      st = tsr_conv_run(dev, &d, &plan);
+    }
+  }
+  return st;
+}
+
 static void layer_sfu_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t base,
                            tsr_sfu_desc_t *d) {
   memset(d, 0, sizeof *d);
@@ -183,6 +222,8 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       if ((st = tsr_conv_plan(&dev.info, &d, &plan, &why)) == TSR_OK) {
         st = tsr_conv_run(&dev, &d, &plan);
       }
+    } else if (l->kind == TSR_NET_DWCONV) {
+      st = capture_dwconv(&dev, p, l, base, &why);
     } else if (l->kind == TSR_NET_SOFTMAX) {
       tsr_sfu_desc_t d;
       tsr_sfu_plan_t plan;

@@ -267,35 +267,37 @@ static tsr_status_t act_range(cc_t *c, int32_t act, float scale, int32_t zp, int
   return TSR_OK;
 }
 
-/* The layer of a GEMM C (m, n) = A (m, k) x B (k, n) from tensor `in` to `out` with B `bt`
- * (the chip's layout), the int32 bias `bdata` (n, or NULL) with the input zero point folded
- * in, the multipliers from the scales of `w` and the fused activation `act`. */
-static tsr_status_t gemm_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out, uint32_t m,
-                               uint32_t k, uint32_t n, const int8_t *bt, const uint8_t *bdata,
-                               const tsr_tflite_tensor_t *w, int32_t act, tsr_net_layer_t **lp) {
+/* gemm_layer with B `bt` of bt_bytes (several jobs' B) and the bias (fold_n output channels)
+ * folded with the columns of fold_b (fold_k x fold_n): a depthwise convolution's. */
+static tsr_status_t gemm_layer_folded(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
+                                      uint32_t m, uint32_t k, uint32_t n, const int8_t *bt,
+                                      size_t bt_bytes, uint32_t fold_k, uint32_t fold_n,
+                                      const int8_t *fold_b, const uint8_t *bdata,
+                                      const tsr_tflite_tensor_t *w, int32_t act,
+                                      tsr_net_layer_t **lp) {
   const tsr_net_tensor_t *x = &c->p->tensors[in];
   const float a_scale = x->scale;
   const int32_t a_zp = x->zp;
   const float y_scale = c->p->tensors[out].scale;
   const int32_t y_zp = c->p->tensors[out].zp;
   tsr_status_t st = TSR_OK;
-  int32_t *bias = calloc(n, sizeof *bias);
-  int32_t *mult = calloc(n, sizeof *mult);
-  int32_t *shift = calloc(n, sizeof *shift);
+  int32_t *bias = calloc(fold_n, sizeof *bias);
+  int32_t *mult = calloc(fold_n, sizeof *mult);
+  int32_t *shift = calloc(fold_n, sizeof *shift);
   double *ws = calloc(w->scale.count, sizeof *ws);
   if (bias == NULL || mult == NULL || shift == NULL || ws == NULL) {
     st = oom(c);
     goto out;
   }
-  for (uint32_t j = 0; j < n && bdata != NULL; j++) {
+  for (uint32_t j = 0; j < fold_n && bdata != NULL; j++) {
     memcpy(&bias[j], bdata + 4u * j, 4u);
   }
   for (uint32_t i = 0; i < w->scale.count; i++) {
     ws[i] = (double)tsr_tflite_f32(w->scale, i);
   }
   char why[TESSERA_ERRLEN];
-  if (tessera_gemm_fold_a_zp(k, n, bt, bias, a_zp, bias, why, sizeof why) != TSR_OK ||
-      tessera_gemm_quantize_scales(n, (double)a_scale, ws, w->scale.count, (double)y_scale, mult,
+  if (tessera_gemm_fold_a_zp(fold_k, fold_n, fold_b, bias, a_zp, bias, why, sizeof why) != TSR_OK ||
+      tessera_gemm_quantize_scales(fold_n, (double)a_scale, ws, w->scale.count, (double)y_scale, mult,
                                    shift, why, sizeof why) != TSR_OK) {
     tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
     st = TSR_UNSUPPORTED;
@@ -315,12 +317,12 @@ static tsr_status_t gemm_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out
   l->mult = mult[0];
   l->shift = shift[0];
   if ((st = act_range(c, act, y_scale, y_zp, &l->act_min, &l->act_max)) != TSR_OK ||
-      (st = blob_add(c, bt, (size_t)k * n, &l->b_off)) != TSR_OK ||
-      (st = blob_add(c, bias, 4u * n, &l->bias_off)) != TSR_OK) {
+      (st = blob_add(c, bt, bt_bytes, &l->b_off)) != TSR_OK ||
+      (st = blob_add(c, bias, 4u * fold_n, &l->bias_off)) != TSR_OK) {
     goto out;
   }
-  if (l->per_channel && ((st = blob_add(c, mult, 4u * n, &l->mult_off)) != TSR_OK ||
-                         (st = blob_add(c, shift, 4u * n, &l->shift_off)) != TSR_OK)) {
+  if (l->per_channel && ((st = blob_add(c, mult, 4u * fold_n, &l->mult_off)) != TSR_OK ||
+                         (st = blob_add(c, shift, 4u * fold_n, &l->shift_off)) != TSR_OK)) {
     goto out;
   }
 out:
@@ -331,11 +333,22 @@ out:
   return st;
 }
 
-/* The weights of a FULLY_CONNECTED (rank 2, shape[0] = N) or CONV_2D (rank 4, shape[0] =
- * output channels): constant int8, symmetric, per tensor or per output channel; and the
- * constant int32 bias (or none). */
+/* The layer of a GEMM C (m, n) = A (m, k) x B (k, n) from tensor `in` to `out` with B `bt`
+ * (the chip's layout), the int32 bias `bdata` (n, or NULL) with the input zero point folded
+ * in, the multipliers from the scales of `w` and the fused activation `act`. */
+static tsr_status_t gemm_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out, uint32_t m,
+                               uint32_t k, uint32_t n, const int8_t *bt, const uint8_t *bdata,
+                               const tsr_tflite_tensor_t *w, int32_t act, tsr_net_layer_t **lp) {
+  return gemm_layer_folded(c, kind, in, out, m, k, n, bt, (size_t)k * n, k, n, bt, bdata, w, act,
+                           lp);
+}
+
+/* The weights of a FULLY_CONNECTED (rank 2, shape[0] = N), CONV_2D (rank 4, shape[0] =
+ * output channels) or DEPTHWISE_CONV_2D (rank 4, shape[3] = output channels; axis 3):
+ * constant int8, symmetric, per tensor or per output channel; and the constant int32 bias
+ * (or none). */
 static tsr_status_t weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_t rank,
-                                     tsr_tflite_tensor_t *w, const uint8_t **wdata,
+                                     uint32_t axis, tsr_tflite_tensor_t *w, const uint8_t **wdata,
                                      const uint8_t **bdata) {
   const int32_t wi = tsr_tflite_i32(op->inputs, 1);
   const int32_t bi = op->inputs.count > 2u ? tsr_tflite_i32(op->inputs, 2) : -1;
@@ -351,11 +364,12 @@ static tsr_status_t weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_
     count *= shape_ok ? (uint64_t)w->shape[d] : 1u;
   }
   if (w->type != TSR_TFLITE_INT8 || !shape_ok || !w->has_quant || count > (1u << 28)) {
-    return unsupported(c, rank == 2u ? "weights that are not quantized int8 (N, K)"
-                                     : "weights that are not quantized int8 (O, KH, KW, I)");
+    return unsupported(c, rank == 2u   ? "weights that are not quantized int8 (N, K)"
+                          : axis == 0u ? "weights that are not quantized int8 (O, KH, KW, I)"
+                                       : "weights that are not quantized int8 (1, KH, KW, O)");
   }
-  const uint32_t n = (uint32_t)w->shape[0];
-  if (w->scale.count != 1u && (w->scale.count != n || w->quantized_dimension != 0)) {
+  const uint32_t n = (uint32_t)w->shape[axis];
+  if (w->scale.count != 1u && (w->scale.count != n || w->quantized_dimension != (int32_t)axis)) {
     return unsupported(c, "a weight quantization that is neither per tensor nor per output channel");
   }
   for (uint32_t i = 0; i < w->zero_point.count; i++) {
@@ -395,7 +409,7 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
   tsr_tflite_tensor_t w;
   const uint8_t *wdata = NULL;
   const uint8_t *bdata = NULL;
-  if ((st = weights_and_bias(c, op, 2u, &w, &wdata, &bdata)) != TSR_OK) {
+  if ((st = weights_and_bias(c, op, 2u, 0u, &w, &wdata, &bdata)) != TSR_OK) {
     return st;
   }
   const uint32_t n = (uint32_t)w.shape[0];
@@ -451,6 +465,30 @@ static uint32_t conv_pad_before(uint32_t in, uint32_t out, uint32_t k, uint32_t 
   return total > 0 ? (uint32_t)(total / 2) : 0u;
 }
 
+/* The geometry of a CONV or DWCONV layer from its options, and its input's border: the
+ * pixels the kernel reaches outside the image, filled with the input zero point (the runtime
+ * fills it; the producer stores into the interior). */
+static tsr_status_t conv_border(cc_t *c, tsr_net_layer_t *l) {
+  tsr_net_tensor_t *x = &c->p->tensors[l->in];
+  const tsr_net_tensor_t *y = &c->p->tensors[l->out];
+  const uint32_t ih = x->shape[1], iw = x->shape[2], oh = y->shape[1], ow = y->shape[2];
+  l->pad_t = conv_pad_before(ih, oh, l->kh, l->stride_h, l->dil_h);
+  l->pad_l = conv_pad_before(iw, ow, l->kw, l->stride_w, l->dil_w);
+  const uint64_t y_end = (uint64_t)(oh - 1u) * l->stride_h + (uint64_t)(l->kh - 1u) * l->dil_h;
+  const uint64_t x_end = (uint64_t)(ow - 1u) * l->stride_w + (uint64_t)(l->kw - 1u) * l->dil_w;
+  const uint64_t need[4] = {l->pad_t, y_end + 1u > (uint64_t)ih + l->pad_t ? y_end + 1u - ih - l->pad_t : 0u,
+                            l->pad_l, x_end + 1u > (uint64_t)iw + l->pad_l ? x_end + 1u - iw - l->pad_l : 0u};
+  for (uint32_t i = 0; i < 4u; i++) {
+    if (need[i] > 65535u) {
+      return unsupported(c, "a border of more than 65535 pixels");
+    }
+    if (need[i] > x->pad[i]) {
+      x->pad[i] = (uint32_t)need[i];
+    }
+  }
+  return TSR_OK;
+}
+
 static tsr_status_t compile_conv(cc_t *c, const tsr_tflite_op_t *op) {
   const tsr_tflite_conv2d_opts_t *o = &op->opt.conv2d;
   const bool same = !op->options_decoded || o->padding == TSR_TFLITE_PADDING_SAME;
@@ -476,7 +514,7 @@ static tsr_status_t compile_conv(cc_t *c, const tsr_tflite_op_t *op) {
   tsr_tflite_tensor_t w;
   const uint8_t *wdata = NULL;
   const uint8_t *bdata = NULL;
-  if ((st = weights_and_bias(c, op, 4u, &w, &wdata, &bdata)) != TSR_OK) {
+  if ((st = weights_and_bias(c, op, 4u, 0u, &w, &wdata, &bdata)) != TSR_OK) {
     return st;
   }
   const uint32_t batch = c->p->tensors[in].shape[0];
@@ -541,24 +579,110 @@ static tsr_status_t compile_conv(cc_t *c, const tsr_tflite_op_t *op) {
   l->stride_w = (uint32_t)sw;
   l->dil_h = (uint32_t)dh;
   l->dil_w = (uint32_t)dw;
-  l->pad_t = conv_pad_before(ih, oh, kh, (uint32_t)sh, (uint32_t)dh);
-  l->pad_l = conv_pad_before(iw, ow, kw, (uint32_t)sw, (uint32_t)dw);
-  /* The input's border: the pixels the kernel reaches outside the image, filled with the
-   * input zero point (the runtime fills it; the producer stores into the interior). */
-  tsr_net_tensor_t *x = &c->p->tensors[in];
-  const uint64_t y_end = (uint64_t)(oh - 1u) * (uint32_t)sh + (uint64_t)(kh - 1u) * (uint32_t)dh;
-  const uint64_t x_end = (uint64_t)(ow - 1u) * (uint32_t)sw + (uint64_t)(kw - 1u) * (uint32_t)dw;
-  const uint64_t need[4] = {l->pad_t, y_end + 1u > (uint64_t)ih + l->pad_t ? y_end + 1u - ih - l->pad_t : 0u,
-                            l->pad_l, x_end + 1u > (uint64_t)iw + l->pad_l ? x_end + 1u - iw - l->pad_l : 0u};
-  for (uint32_t i = 0; i < 4u; i++) {
-    if (need[i] > 65535u) {
-      return unsupported(c, "a border of more than 65535 pixels");
-    }
-    if (need[i] > x->pad[i]) {
-      x->pad[i] = (uint32_t)need[i];
+  return conv_border(c, l);
+}
+
+static tsr_status_t compile_dwconv(cc_t *c, const tsr_tflite_op_t *op) {
+  const tsr_tflite_dwconv_opts_t *o = &op->opt.dwconv;
+  const bool same = !op->options_decoded || o->padding == TSR_TFLITE_PADDING_SAME;
+  if (op->options_decoded && o->padding != TSR_TFLITE_PADDING_SAME &&
+      o->padding != TSR_TFLITE_PADDING_VALID) {
+    return unsupported(c, "a padding other than SAME or VALID");
+  }
+  const int32_t sh = op->options_decoded ? o->stride_h : 1;
+  const int32_t sw = op->options_decoded ? o->stride_w : 1;
+  const int32_t dh = op->options_decoded ? o->dilation_h : 1;
+  const int32_t dw = op->options_decoded ? o->dilation_w : 1;
+  if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || sh > 255 || sw > 255 || dh > 255 || dw > 255) {
+    return unsupported(c, "a stride or dilation outside 1..255");
+  }
+  uint32_t in = 0;
+  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK) {
+    return st;
+  }
+  if (c->p->tensors[in].rank != 4u) {
+    return unsupported(c, "an input that is not NHWC (rank 4)");
+  }
+  tsr_tflite_tensor_t w;
+  const uint8_t *wdata = NULL;
+  const uint8_t *bdata = NULL;
+  if ((st = weights_and_bias(c, op, 4u, 3u, &w, &wdata, &bdata)) != TSR_OK) {
+    return st;
+  }
+  const uint32_t batch = c->p->tensors[in].shape[0];
+  const uint32_t ih = c->p->tensors[in].shape[1];
+  const uint32_t iw = c->p->tensors[in].shape[2];
+  const uint32_t ic = c->p->tensors[in].shape[3];
+  const uint32_t oc = (uint32_t)w.shape[3];
+  const uint32_t kh = (uint32_t)w.shape[1];
+  const uint32_t kw = (uint32_t)w.shape[2];
+  /* TFLite Micro takes the multiplier from the shapes (out_c / in_c). */
+  if (w.shape[0] != 1 || oc % ic != 0u) {
+    return unsupported(c, "depthwise weights that are not (1, KH, KW, in_c x multiplier)");
+  }
+  const uint32_t dm = oc / ic;
+  const uint32_t oh = conv_out_size(ih, kh, (uint32_t)sh, (uint32_t)dh, same);
+  const uint32_t ow = conv_out_size(iw, kw, (uint32_t)sw, (uint32_t)dw, same);
+  uint32_t out = 0;
+  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (oh == 0u || ow == 0u || y->rank != 4u || y->shape[0] != batch || y->shape[1] != oh ||
+      y->shape[2] != ow || y->shape[3] != oc) {
+    tsr_lib_err(c->err, c->errlen, "%s: the output is not (%u, %u, %u, %u)", c->opname, batch, oh,
+                ow, oc);
+    return TSR_UNSUPPORTED;
+  }
+  /* Channel groups of gc input channels: each a convolution of gc channels (one segment of
+   * gc bytes per tap, padded to N) into gc * dm output channels whose B is block diagonal. */
+  const uint32_t dim = c->p->target.dim;
+  const uint32_t gc = dm >= dim ? 1u : (dim / dm < ic ? dim / dm : ic);
+  const uint32_t groups = (ic + gc - 1u) / gc;
+  const uint32_t n = gc * dm;
+  tsr_conv_desc_t d;
+  memset(&d, 0, sizeof d);
+  d.kh = kh;
+  d.kw = kw;
+  d.in_c = gc;
+  d.in_pix = ic;
+  d.dil_w = (uint32_t)dw;
+  tsr_conv_geom_t g;
+  if (!tsr_conv_geom(&d, dim, &g) || (uint64_t)groups * g.k * n > (1u << 28)) {
+    return unsupported(c, "a depthwise kernel this large");
+  }
+  int8_t *bt = calloc((size_t)groups * g.k, n);
+  if (bt == NULL) {
+    return oom(c);
+  }
+  for (uint32_t ci = 0; ci < ic; ci++) {
+    const uint32_t grp = ci / gc, cl = ci % gc;
+    for (uint32_t tap = 0; tap < kh * kw; tap++) {
+      for (uint32_t j = 0; j < dm; j++) {
+        const size_t row = (size_t)grp * g.k + (size_t)tap * g.seg_pad + cl;
+        bt[row * n + (size_t)cl * dm + j] = (int8_t)wdata[(size_t)tap * oc + (size_t)ci * dm + j];
+      }
     }
   }
-  return TSR_OK;
+  tsr_net_layer_t *l = NULL;
+  /* The weights (1, KH, KW, oc) are a (KH*KW, oc) matrix: its column sums fold the bias. */
+  st = gemm_layer_folded(c, TSR_NET_DWCONV, in, out, batch * oh * ow, g.k, n, bt,
+                         (size_t)groups * g.k * n, kh * kw, oc, (const int8_t *)wdata, bdata, &w,
+                         op->options_decoded ? o->fused_activation : 0, &l);
+  free(bt);
+  if (st != TSR_OK) {
+    return st;
+  }
+  l->kh = kh;
+  l->kw = kw;
+  l->stride_h = (uint32_t)sh;
+  l->stride_w = (uint32_t)sw;
+  l->dil_h = (uint32_t)dh;
+  l->dil_w = (uint32_t)dw;
+  l->depth_mult = dm;
+  l->group_c = gc;
+  return conv_border(c, l);
 }
 
 static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
@@ -666,6 +790,9 @@ static tsr_status_t compile_ops(cc_t *c) {
       case TSR_TFLITE_OP_CONV_2D:
         st = compile_conv(c, &op);
         break;
+      case TSR_TFLITE_OP_DEPTHWISE_CONV_2D:
+        st = compile_dwconv(c, &op);
+        break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);
         break;
@@ -704,8 +831,9 @@ static tsr_status_t check_borders(cc_t *c) {
     const tsr_net_layer_t *l = &p->layers[i];
     const tsr_net_tensor_t *x = &p->tensors[l->in];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
-    const bool bad_in = l->kind != TSR_NET_CONV && tsr_net_padded(&p->tensors[x->alias]);
-    const bool bad_out = l->kind != TSR_NET_CONV && l->kind != TSR_NET_QUANTIZE &&
+    const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV;
+    const bool bad_in = !conv && tsr_net_padded(&p->tensors[x->alias]);
+    const bool bad_out = !conv && l->kind != TSR_NET_QUANTIZE &&
                          tsr_net_padded(&p->tensors[y->alias]);
     if (bad_in || bad_out) {
       tsr_tflite_op_t op;

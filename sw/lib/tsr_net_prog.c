@@ -14,7 +14,7 @@
 /* Words (little-endian uint32) of each part. */
 #define HDR_WORDS 24u
 #define TENSOR_WORDS 16u
-#define LAYER_WORDS 32u
+#define LAYER_WORDS 36u
 #define HDR_BYTES (4u * HDR_WORDS)
 
 void tsr_net_free(tsr_net_prog_t *p) {
@@ -43,6 +43,8 @@ const char *tsr_net_kind_name(uint32_t kind) {
       return "DEQUANTIZE";
     case TSR_NET_CONV:
       return "CONV";
+    case TSR_NET_DWCONV:
+      return "DWCONV";
     default:
       return "?";
   }
@@ -143,7 +145,8 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
         (uint32_t)l->act_min, (uint32_t)l->act_max, (uint32_t)l->a_zp, l->rows, l->len,
         l->param_off, fbits(l->beta), l->cmd_first, l->cmd_count, l->kh,
         l->kw,       l->stride_h,  l->stride_w, l->dil_h,       l->dil_w,
-        l->pad_t,    l->pad_l};
+        l->pad_t,    l->pad_l,     l->depth_mult, l->group_c,  0u,
+        0u};
     for (uint32_t j = 0; j < LAYER_WORDS; j++) {
       tsr_le32_store(w + 4u * j, r[j]);
     }
@@ -177,8 +180,19 @@ static tsr_status_t bad(char *err, size_t errlen, const char *fmt, uint32_t a, u
 static bool conv_fits(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
   const tsr_net_tensor_t *x = &p->tensors[l->in];
   const tsr_net_tensor_t *y = &p->tensors[l->out];
+  const bool dw = l->kind == TSR_NET_DWCONV;
+  /* DWCONV: groups of group_c input channels, n = group_c * depth_mult outputs each. */
+  if (dw && (l->depth_mult == 0u || l->group_c == 0u || l->group_c > x->shape[3] ||
+             (uint64_t)x->shape[3] * l->depth_mult != y->shape[3] ||
+             (uint64_t)l->group_c * l->depth_mult != l->n)) {
+    return false;
+  }
+  if ((dw && l->group_c > p->target.dim) || (!dw && (l->depth_mult != 0u || l->group_c != 0u))) {
+    return false;
+  }
+  const uint64_t groups = dw ? (x->shape[3] + l->group_c - 1u) / l->group_c : 1u;
   if (x->type != TSR_NET_INT8 || y->type != TSR_NET_INT8 || x->rank != 4u || y->rank != 4u ||
-      x->alias == y->alias || x->shape[0] != y->shape[0] || y->shape[3] != l->n ||
+      x->alias == y->alias || x->shape[0] != y->shape[0] || (!dw && y->shape[3] != l->n) ||
       l->stride_h == 0u || l->stride_w == 0u || l->dil_h == 0u || l->dil_w == 0u ||
       l->stride_h > 65535u || l->stride_w > 65535u || l->dil_h > 65535u || l->dil_w > 65535u ||
       l->pad_t > x->pad[0] || l->pad_l > x->pad[2] ||
@@ -189,7 +203,8 @@ static bool conv_fits(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
   memset(&d, 0, sizeof d);
   d.kh = l->kh;
   d.kw = l->kw;
-  d.in_c = x->shape[3];
+  d.in_c = dw ? l->group_c : x->shape[3];
+  d.in_pix = dw ? x->shape[3] : 0u;
   d.dil_w = l->dil_w;
   tsr_conv_geom_t g;
   if (!tsr_conv_geom(&d, p->target.dim, &g) || g.k != l->k) {
@@ -198,12 +213,13 @@ static bool conv_fits(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
   /* The last pixel the kernel reaches, as (row, column) + pad in the stored image. */
   const uint64_t y_end = (uint64_t)(y->shape[1] - 1u) * l->stride_h + (uint64_t)(l->kh - 1u) * l->dil_h;
   const uint64_t x_end = (uint64_t)(y->shape[2] - 1u) * l->stride_w + (uint64_t)(l->kw - 1u) * l->dil_w;
-  const uint64_t kn = (uint64_t)l->k * l->n;
+  const uint64_t kn = (uint64_t)l->k * l->n * groups;
+  const uint64_t n_all = y->shape[3];
   return y_end < (uint64_t)x->shape[1] + x->pad[1] + l->pad_t &&
          x_end < (uint64_t)x->shape[2] + x->pad[3] + l->pad_l && inside(l->b_off, kn, p->blob_bytes) &&
-         inside(l->bias_off, 4ull * l->n, p->blob_bytes) && l->per_channel <= 1u &&
-         (!l->per_channel || (inside(l->mult_off, 4ull * l->n, p->blob_bytes) &&
-                              inside(l->shift_off, 4ull * l->n, p->blob_bytes))) &&
+         inside(l->bias_off, 4ull * n_all, p->blob_bytes) && l->per_channel <= 1u &&
+         (!l->per_channel || (inside(l->mult_off, 4ull * n_all, p->blob_bytes) &&
+                              inside(l->shift_off, 4ull * n_all, p->blob_bytes))) &&
          l->out_zp >= -128 && l->out_zp <= 127 && l->act_min >= -128 &&
          l->act_min <= l->act_max && l->act_max <= 127;
 }
@@ -263,7 +279,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
     const tsr_net_tensor_t *x = &p->tensors[l->in];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
     bool ok = x->elems == y->elems;
-    if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_RESHAPE &&
+    if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
         (tsr_net_padded(x) || (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
       return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
     }
@@ -281,6 +297,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
         break;
       }
       case TSR_NET_CONV:
+      case TSR_NET_DWCONV:
         ok = conv_fits(p, l);
         break;
       case TSR_NET_SOFTMAX:
@@ -303,7 +320,8 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
     if (!ok) {
       return bad(err, errlen, "layer %u (%u) does not fit its tensors or the blob", i, l->kind);
     }
-    const bool chip = l->kind == TSR_NET_GEMM || l->kind == TSR_NET_SOFTMAX || l->kind == TSR_NET_CONV;
+    const bool chip = l->kind == TSR_NET_GEMM || l->kind == TSR_NET_SOFTMAX ||
+                      l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV;
     if (chip ? (l->cmd_count == 0u || !inside(l->cmd_first, l->cmd_count, p->n_cmds))
              : l->cmd_count != 0u) {
       return bad(err, errlen, "layer %u names commands outside the %u captured", i, p->n_cmds);
@@ -473,6 +491,12 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     l->dil_w = v[29];
     l->pad_t = v[30];
     l->pad_l = v[31];
+    l->depth_mult = v[32];
+    l->group_c = v[33];
+    if (v[34] != 0u || v[35] != 0u) {
+      tsr_net_free(p);
+      return bad(err, errlen, "layer %u: reserved word %u is not zero", i, v[34] != 0u ? 34u : 35u);
+    }
   }
   for (uint32_t i = 0; i < p->n_cmds; i++) {
     for (uint32_t j = 0; j < TSR_CMD_WORDS; j++, r += 4) {

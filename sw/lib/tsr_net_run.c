@@ -56,7 +56,10 @@ static uint64_t count_diff(const int8_t *a, const int8_t *b, size_t n) {
   return d;
 }
 
-static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x);
+static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                           uint32_t c0, uint32_t gc);
+static int golden_dwconv(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                         int8_t *g);
 
 /* The golden model of a chip layer from the same input; the count of differing outputs. */
 static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
@@ -71,8 +74,10 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   }
   int rc = 0;
   int8_t *im2col = NULL;
-  if (l->kind == TSR_NET_CONV) {
-    if ((im2col = host_im2col(p, l, x)) == NULL) {
+  if (l->kind == TSR_NET_DWCONV) {
+    rc = golden_dwconv(p, l, x, g);
+  } else if (l->kind == TSR_NET_CONV) {
+    if ((im2col = host_im2col(p, l, x, 0u, p->tensors[l->in].shape[3])) == NULL) {
       free(g);
       tsr_lib_err(r->err, r->errlen, "out of memory for the golden result");
       return TSR_NO_MEMORY;
@@ -93,7 +98,7 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
     gp.act_max = l->act_max;
     rc = tsr_golden_gemm(l->m, l->k, l->n, x, l->k, (const int8_t *)(p->blob + l->b_off), l->n, &gp,
                          NULL, g);
-  } else {
+  } else if (l->kind == TSR_NET_SOFTMAX) {
     /* The golden model's own parameters, derived from the scales by separate code. */
     tsr_softmax_params_t sp;
     rc = tsr_golden_softmax_params((double)l->beta, (double)p->tensors[l->in].scale, &sp);
@@ -114,7 +119,8 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
 }
 
 static bool on_chip(uint32_t kind) {
-  return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV;
+  return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV ||
+         kind == TSR_NET_DWCONV;
 }
 
 /* Copy between a tensor's dense host copy and its storage image with a border (pixel rows
@@ -177,13 +183,14 @@ static tsr_status_t get_tensor(run_t *r, uint32_t i) {
 
 /* im2col of a CONV layer's dense input in the K order of tsr_conv_geom (the golden model's
  * A): pixels outside the image are the input zero point, the segments' padding is zero. */
-static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x) {
+static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                           uint32_t c0, uint32_t gc) {
   const tsr_net_tensor_t *t = &p->tensors[l->in];
   const tsr_net_tensor_t *y = &p->tensors[l->out];
   const uint32_t ih = t->shape[1], iw = t->shape[2], ic = t->shape[3];
   const uint32_t oh = y->shape[1], ow = y->shape[2];
-  const bool per_kh = l->dil_w == 1u || l->kw == 1u;
-  const uint32_t seg_bytes = per_kh ? l->kw * ic : ic;
+  const bool per_kh = (l->dil_w == 1u || l->kw == 1u) && l->kind == TSR_NET_CONV;
+  const uint32_t seg_bytes = per_kh ? l->kw * gc : gc;
   const uint32_t segs = per_kh ? l->kh : l->kh * l->kw;
   const uint32_t seg_pad = l->k / segs;
   int8_t *a = calloc((size_t)l->m, l->k);
@@ -195,8 +202,8 @@ static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, co
     for (uint32_t s = 0; s < segs; s++) {
       for (uint32_t o = 0; o < seg_bytes; o++) {
         const uint32_t ky = per_kh ? s : s / l->kw;
-        const uint32_t kx = per_kh ? o / ic : s % l->kw;
-        const uint32_t ch = per_kh ? o % ic : o;
+        const uint32_t kx = per_kh ? o / gc : s % l->kw;
+        const uint32_t ch = c0 + (per_kh ? o % gc : o);
         const int64_t yy = (int64_t)oy * l->stride_h + (int64_t)ky * l->dil_h - l->pad_t;
         const int64_t xx = (int64_t)ox * l->stride_w + (int64_t)kx * l->dil_w - l->pad_l;
         const bool in = yy >= 0 && yy < ih && xx >= 0 && xx < iw;
@@ -206,6 +213,44 @@ static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, co
     }
   }
   return a;
+}
+
+/* The golden model of a DWCONV layer: each channel group's GEMM from its own im2col, its
+ * output channels put in place; 0, or -1 (out of memory or a rejected layer). */
+static int golden_dwconv(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                         int8_t *g) {
+  const uint32_t ic = p->tensors[l->in].shape[3];
+  const uint32_t oc = ic * l->depth_mult;
+  int8_t *part = malloc((size_t)l->m * l->n);
+  int rc = part == NULL ? -1 : 0;
+  for (uint32_t c0 = 0; c0 < ic && rc == 0; c0 += l->group_c) {
+    const uint32_t gc = ic - c0 < l->group_c ? ic - c0 : l->group_c;
+    const uint32_t n = gc * l->depth_mult, o0 = c0 * l->depth_mult;
+    int8_t *a = host_im2col(p, l, x, c0, gc);
+    if (a == NULL) {
+      rc = -1;
+      break;
+    }
+    tsr_gemm_params_t gp;
+    memset(&gp, 0, sizeof gp);
+    gp.bias = (const int32_t *)(const void *)(p->blob + l->bias_off) + o0;
+    gp.requant = 1;
+    gp.mult = l->per_channel ? (const int32_t *)(const void *)(p->blob + l->mult_off) + o0 : NULL;
+    gp.shift = l->per_channel ? (const int32_t *)(const void *)(p->blob + l->shift_off) + o0 : NULL;
+    gp.mult_scalar = l->mult;
+    gp.shift_scalar = l->shift;
+    gp.out_zp = l->out_zp;
+    gp.act_min = l->act_min;
+    gp.act_max = l->act_max;
+    const int8_t *b = (const int8_t *)(p->blob + l->b_off) + (size_t)(c0 / l->group_c) * l->k * l->n;
+    rc = tsr_golden_gemm(l->m, l->k, n, a, l->k, b, l->n, &gp, NULL, part);
+    for (uint32_t m = 0; m < l->m && rc == 0; m++) {
+      memcpy(g + (size_t)m * oc + o0, part + (size_t)m * n, n);
+    }
+    free(a);
+  }
+  free(part);
+  return rc;
 }
 
 /* Layers [from, to] on the chip as one command stream: each chip layer's captured commands,

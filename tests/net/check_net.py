@@ -18,7 +18,7 @@ model. Every output byte must be equal. Then:
     LiteRT's accuracy;
   - LiteRT's interpreter (ai-edge-litert) is run as a cross-check and its
     agreement is reported (not required: its optimized kernels may round differently);
-  - refused models (DEPTHWISE_CONV_2D, keep_num_dims, a padded CONV_2D input that a
+  - refused models (AVERAGE_POOL_2D, keep_num_dims, a padded CONV_2D input that a
     FULLY_CONNECTED reads too) exit 2 with exactly one line
     naming the operator, its index and the supported list;
   - a malformed .tsr (truncated, bad magic, a flipped byte) exits 2 with one line.
@@ -237,11 +237,11 @@ def main() -> int:
     one_line_error(cli([a.tessera, "run", str(tmp / "other.tsr"), "--input", str(x0), "--dim",
                         str(a.dim)]), f"compiled for N = {other}", [f"compiled for N = {other}"])
     # Refusals.
-    one_line_error(cli([a.tessera, "compile", str(d / "bad_dwconv.tflite"), "-o", str(tmp / "c.tsr")]),
-                   "DEPTHWISE_CONV_2D", ["operator 1 (DEPTHWISE_CONV_2D)", "not supported",
-                                         "supported: FULLY_CONNECTED and CONV_2D"])
-    one_line_error(cli([a.tessera, "run", str(d / "bad_dwconv.tflite"), "--input", str(x0)]),
-                   "DEPTHWISE_CONV_2D run", ["operator 1 (DEPTHWISE_CONV_2D)", "supported: FULLY_CONNECTED"])
+    one_line_error(cli([a.tessera, "compile", str(d / "bad_avgpool.tflite"), "-o", str(tmp / "c.tsr")]),
+                   "AVERAGE_POOL_2D", ["operator 1 (AVERAGE_POOL_2D)", "not supported",
+                                       "supported: FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D"])
+    one_line_error(cli([a.tessera, "run", str(d / "bad_avgpool.tflite"), "--input", str(x0)]),
+                   "AVERAGE_POOL_2D run", ["operator 1 (AVERAGE_POOL_2D)", "supported: FULLY_CONNECTED"])
     one_line_error(cli([a.tessera, "compile", str(d / "bad_padded_fc.tflite"), "-o", str(tmp / "p.tsr")]),
                    "padded input read by FULLY_CONNECTED",
                    ["operator 0 (RESHAPE)", "padded CONV_2D", "supported: FULLY_CONNECTED"])

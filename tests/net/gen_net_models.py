@@ -16,7 +16,10 @@ Writes, under OUTDIR:
                            1x1, and a SAME convolution of a convolution)
   digits_cnn.tflite        the committed digits CNN (tools/train_digits_cnn.py), with its held-out
                            split: digits_cnn_test_x.npy (int8 [360,1,8,8,1]), digits_cnn_test_y.npy
-  bad_dwconv.tflite        a DEPTHWISE_CONV_2D (refused by the compiler)
+  dw_*.tflite              synthetic DEPTHWISE_CONV_2D models (channels not a multiple of N,
+                           SAME stride 2 at odd sizes, multiplier 2 with dilation 2, VALID batch
+                           2 per tensor, a depthwise-separable block)
+  bad_avgpool.tflite       an AVERAGE_POOL_2D (refused by the compiler)
   bad_padded_fc.tflite     a SAME CONV_2D whose input a FULLY_CONNECTED reads too (refused)
   bad_keepdims.tflite      a FULLY_CONNECTED with keep_num_dims (refused)
   digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
@@ -238,19 +241,17 @@ def synthetic(rng, name, in_shape, k, n, per_channel, act, in_zp, layers=1):
     return b.finish([x], [cur], name)
 
 
-def bad_dwconv() -> bytes:
+def bad_avgpool() -> bytes:
     b = Builder()
     x = b.tensor("input", T.INT8, [1, 4, 4, 2], 0.1, 0)
-    w = b.tensor("w", T.INT8, [1, 3, 3, 2], [0.01] * 2, [0] * 2, axis=3, data=bytes(18))
-    bias = b.tensor("b", T.INT32, [2], [0.001] * 2, [0] * 2, data=bytes(8))
     y = b.tensor("y", T.INT8, [1, 2, 2, 2], 0.1, 0)
     xr = b.tensor("flat", T.INT8, [1, 32], 0.1, 0)
     st = b.tensor("shape", T.INT32, [2], data=np.array([1, 32], "<i4").tobytes())
     b.op(S.RESHAPE, [x, st], [xr], O.ReshapeOptions, tfl.ReshapeOptionsT())
-    opts = tfl.DepthwiseConv2DOptionsT()
-    opts.padding, opts.strideW, opts.strideH, opts.depthMultiplier = tfl.Padding.VALID, 1, 1, 1
-    b.op(S.DEPTHWISE_CONV_2D, [x, w, bias], [y], O.DepthwiseConv2DOptions, opts)
-    return b.finish([x], [y], "depthwise conv")
+    opts = tfl.Pool2DOptionsT()
+    opts.padding, opts.strideW, opts.strideH, opts.filterWidth, opts.filterHeight = tfl.Padding.VALID, 2, 2, 2, 2
+    b.op(S.AVERAGE_POOL_2D, [x], [y], O.Pool2DOptions, opts)
+    return b.finish([x], [y], "average pool")
 
 
 def bad_padded_fc() -> bytes:
@@ -317,6 +318,39 @@ def conv2d(b: Builder, x: int, x_scale: float, x_shape, w: np.ndarray, bias: np.
     return y
 
 
+def dwconv_float(x, w, bias, sh, sw, dh, dw, same):
+    """Depthwise: w (1, KH, KW, C*dm); output channel c*dm + j reads input channel c."""
+    c = x.shape[3]
+    dm = w.shape[3] // c
+    ys = []
+    for ci in range(c):
+        wc = w[0, :, :, ci * dm:(ci + 1) * dm].transpose(2, 0, 1)[..., None]  # (dm, KH, KW, 1)
+        ys.append(conv_float(x[..., ci:ci + 1], wc, bias[ci * dm:(ci + 1) * dm], sh, sw, dh, dw, same))
+    return np.concatenate(ys, axis=3)
+
+
+def dwconv2d(b: Builder, x: int, x_scale: float, x_shape, w: np.ndarray, bias: np.ndarray,
+             per_channel: bool, out_scale: float, out_zp: int, act: int, sh: int, sw: int, dh: int,
+             dw: int, same: bool, name: str) -> int:
+    _, kh, kw, o = w.shape
+    wq, ws = quant_weights(w.reshape(-1, o).T, per_channel)  # per output channel: axis 3
+    wq = wq.T.reshape(w.shape)
+    bq = np.clip(np.round(bias / (np.float64(f32(x_scale)) * ws)), -2**31, 2**31 - 1).astype(np.int32)
+    wt = b.tensor(f"{name}/weights", T.INT8, w.shape, ws, [0] * len(ws), axis=3, data=wq.tobytes())
+    bt = b.tensor(f"{name}/bias", T.INT32, [o], np.float64(f32(x_scale)) * ws, [0] * len(ws), axis=0,
+                  data=bq.astype("<i4").tobytes())
+    n, h, wd, c = x_shape
+    y = b.tensor(name, T.INT8, [n, conv_out(h, kh, sh, dh, same), conv_out(wd, kw, sw, dw, same), o],
+                 out_scale, out_zp)
+    opts = tfl.DepthwiseConv2DOptionsT()
+    opts.padding = tfl.Padding.SAME if same else tfl.Padding.VALID
+    opts.strideH, opts.strideW, opts.dilationHFactor, opts.dilationWFactor = sh, sw, dh, dw
+    opts.depthMultiplier = o // c
+    opts.fusedActivationFunction = act
+    b.op(S.DEPTHWISE_CONV_2D, [x, wt, bt], [y], O.DepthwiseConv2DOptions, opts)
+    return y
+
+
 def synthetic_conv(rng, name, in_shape, in_zp, layers) -> bytes:
     """Random CONV_2D layers; each (kh, kw, out_c, sh, sw, dh, dw, same, per_channel, act)."""
     b = Builder()
@@ -324,15 +358,19 @@ def synthetic_conv(rng, name, in_shape, in_zp, layers) -> bytes:
     x = b.tensor("input", T.INT8, in_shape, in_scale, in_zp)
     cur, cur_scale, cur_shape, cur_zp = x, in_scale, list(in_shape), in_zp
     xf = (rng.integers(-128, 128, (8, *in_shape[1:])) - in_zp) * in_scale
-    for li, (kh, kw, oc, sh, sw, dh, dw, same, pc, act) in enumerate(layers):
-        w = rng.normal(0, 1, (oc, kh, kw, cur_shape[3])) * rng.uniform(0.2, 2.0, (oc, 1, 1, 1))
+    for li, (kh, kw, oc, sh, sw, dh, dw, same, pc, act, *depthwise) in enumerate(layers):
+        if depthwise:  # oc is the depth multiplier
+            oc = oc * cur_shape[3]
+            w = rng.normal(0, 1, (1, kh, kw, oc)) * rng.uniform(0.2, 2.0, (1, 1, 1, oc))
+        else:
+            w = rng.normal(0, 1, (oc, kh, kw, cur_shape[3])) * rng.uniform(0.2, 2.0, (oc, 1, 1, 1))
         bias = rng.normal(0, 2, oc)
-        yf = conv_float(xf, w, bias, sh, sw, dh, dw, same)
+        yf = (dwconv_float if depthwise else conv_float)(xf, w, bias, sh, sw, dh, dw, same)
         out_scale, out_zp = act_qparams(float(yf.min()) * 0.7, float(yf.max()) * 0.7)
         if act == ACT.RELU6:
             out_scale, out_zp = f32(0.03), -100
-        cur = conv2d(b, cur, cur_scale, cur_shape, w, bias, pc, out_scale, out_zp, act, sh, sw, dh, dw,
-                     same, f"conv{li}")
+        cur = (dwconv2d if depthwise else conv2d)(b, cur, cur_scale, cur_shape, w, bias, pc, out_scale,
+                                                  out_zp, act, sh, sw, dh, dw, same, f"conv{li}")
         cur_shape = list(b.tensors[cur].shape)
         # The next layer's float input: this one's output, as the int8 would hold it.
         lo, hi = (out_scale * (-128 - out_zp), out_scale * (127 - out_zp))
@@ -384,6 +422,17 @@ def main() -> None:
         "conv_chain_same": ([1, 8, 8, 3], -20, [(3, 3, 12, 1, 1, 1, 1, True, True, ACT.RELU),
                                                 (5, 3, 7, 2, 2, 1, 1, True, True, ACT.NONE)]),
     }
+    # DEPTHWISE_CONV_2D (the third field is the depth multiplier; "dw" marks it): channels
+    # not a multiple of N, odd sizes with SAME and stride 2, multiplier 2 with dilation 2,
+    # VALID with batch 2, and a depthwise-separable block (depthwise SAME, then 1x1).
+    conv_cases.update({
+        "dw_same_s2_odd": ([1, 7, 9, 10], 11, [(3, 3, 1, 2, 2, 1, 1, True, True, ACT.RELU, "dw")]),
+        "dw_dm2_dil2": ([1, 9, 8, 5], -7, [(3, 3, 2, 1, 1, 2, 2, True, True, ACT.RELU6, "dw")]),
+        "dw_valid_b2_pt": ([2, 6, 7, 3], 25, [(3, 2, 1, 1, 1, 1, 1, False, False, ACT.NONE, "dw")]),
+        "dw_separable": ([1, 8, 8, 6], -30, [(3, 3, 12, 1, 1, 1, 1, True, True, ACT.RELU),
+                                             (3, 3, 1, 2, 2, 1, 1, True, True, ACT.RELU, "dw"),
+                                             (1, 1, 9, 1, 1, 1, 1, True, True, ACT.NONE)]),
+    })
     for nm, (shape, zp, layers) in conv_cases.items():
         models[nm] = (synthetic_conv(rng, nm, shape, zp, layers), "int8")
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
@@ -401,7 +450,7 @@ def main() -> None:
     for nm, (blob, dt) in models.items():
         (out / f"{nm}.tflite").write_bytes(blob)
         lines.append(f"{nm} {dt}")
-    (out / "bad_dwconv.tflite").write_bytes(bad_dwconv())
+    (out / "bad_avgpool.tflite").write_bytes(bad_avgpool())
     (out / "bad_padded_fc.tflite").write_bytes(bad_padded_fc())
     (out / "bad_keepdims.tflite").write_bytes(bad_keepdims(rng))
     xq = np.clip(np.round(xte[:200] / np.float32(f32(16.0 / 255.0))) - 128, -128, 127).astype(np.int8)
