@@ -24,8 +24,11 @@ bool tsr_conv_geom(const tsr_conv_desc_t *d, uint32_t dim, tsr_conv_geom_t *g) {
   g->per_kh = (d->dil_w == 1u || d->kw == 1u) && d->in_pix == 0u;
   const uint64_t bytes = g->per_kh ? (uint64_t)d->kw * d->in_c : d->in_c;
   const uint64_t segs = g->per_kh ? d->kh : (uint64_t)d->kh * d->kw;
-  const uint64_t pad = (bytes + dim - 1u) / dim * dim;
-  if (bytes > 65535u || segs * pad > 0x7fffffffu) {
+  if (bytes > 65535u || dim > 65535u) {
+    return false;
+  }
+  const uint64_t pad = ceil_div((uint32_t)bytes, dim) * dim; /* 32-bit: no libgcc division */
+  if (segs * pad > 0x7fffffffu) {
     return false;
   }
   g->segs = (uint32_t)segs;
@@ -114,20 +117,20 @@ static tsr_status_t conv_load_a(tsr_dev_t *dev, const void *ctx, uint32_t first_
 }
 
 static tsr_status_t conv_store_c(tsr_dev_t *dev, const void *ctx, uint32_t deps,
-                                 const tsr_store_args_t *sa, uint32_t m0, uint32_t n0) {
+                                 tsr_store_args_t *sa, uint32_t m0, uint32_t n0) {
   const conv_view_t *v = ctx;
   const tsr_conv_desc_t *d = v->d;
   const uint32_t end = m0 + sa->rows;
+  const uint32_t src0 = sa->src;
   tsr_status_t st = TSR_OK;
   for (uint32_t m = m0; m < end && st == TSR_OK;) {
     const uint32_t len = v->dense_out ? end - m : run_len(d, m, end);
     uint32_t b, oy, ox;
     pixel(d, m, &b, &oy, &ox);
-    tsr_store_args_t s = *sa;
-    s.addr = d->out_addr + b * d->out_img + oy * d->out_row + ox * out_pix(d) + n0;
-    s.stride = out_pix(d);
-    s.rows = len;
-    s.src = sa->src + (m - m0);
+    sa->addr = d->out_addr + b * d->out_img + oy * d->out_row + ox * out_pix(d) + n0;
+    sa->stride = out_pix(d);
+    sa->rows = len;
+    sa->src = src0 + (m - m0);
     uint32_t sdeps = 0u;
     if (m == m0) {
       sdeps |= deps & TSR_DEP_POP_PREV;
@@ -136,7 +139,7 @@ static tsr_status_t conv_store_c(tsr_dev_t *dev, const void *ctx, uint32_t deps,
       sdeps |= deps & TSR_DEP_PUSH_PREV;
     }
     tsr_cmd_t cmd;
-    st = tsr_cmd_store(dev, sdeps, &s, &cmd);
+    st = tsr_cmd_store(dev, sdeps, sa, &cmd);
     if (st == TSR_OK) {
       st = tsr_submit(dev, &cmd);
     }

@@ -109,12 +109,13 @@ static inline uint32_t tsr_gemm_sub_cols(const tsr_gemm_desc_t *d, const tsr_gem
  *   store_c  what the STORE `sa` does for C rows [m0, m0 + sa->rows) and
  *            columns [n0, n0 + sa->cols), through one or more STOREs; the
  *            first carries sa's POP_PREV, the last sa's PUSH_PREV (deps).
+ *            It may change *sa (the caller's scratch copy).
  */
 typedef struct tsr_gemm_view {
   tsr_status_t (*load_a)(tsr_dev_t *dev, const void *ctx, uint32_t first_deps, uint32_t m0,
                          uint32_t mrows, uint32_t k0, uint32_t kcur, uint32_t abase);
-  tsr_status_t (*store_c)(tsr_dev_t *dev, const void *ctx, uint32_t deps,
-                          const tsr_store_args_t *sa, uint32_t m0, uint32_t n0);
+  tsr_status_t (*store_c)(tsr_dev_t *dev, const void *ctx, uint32_t deps, tsr_store_args_t *sa,
+                          uint32_t m0, uint32_t n0);
   const void *ctx;
 } tsr_gemm_view_t;
 
