@@ -721,6 +721,67 @@ static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
   return blob_add(c, words, sizeof words, &l->param_off);
 }
 
+/* The rows x len an SFU job takes `elems` elements as: the longest row (up to 1024, so that a
+ * block of rows fits the scratchpad) that divides the count. */
+static void sfu_rows(uint32_t elems, uint32_t *rows, uint32_t *len) {
+  uint32_t l = elems < 1024u ? elems : 1024u;
+  while (elems % l != 0u) {
+    l--;
+  }
+  *len = l;
+  *rows = elems / l;
+}
+
+static tsr_status_t compile_add(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t in = 0;
+  uint32_t in2 = 0;
+  uint32_t out = 0;
+  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = known_input(c, op, 1, TSR_NET_INT8, &in2)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *a = &c->p->tensors[in];
+  const tsr_net_tensor_t *b = &c->p->tensors[in2];
+  bool same = a->rank == b->rank;
+  for (uint32_t d = 0; d < a->rank && same; d++) {
+    same = a->shape[d] == b->shape[d];
+  }
+  if (!same) {
+    return unsupported(c, "inputs of different shapes (broadcasting)");
+  }
+  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  a = &c->p->tensors[in];
+  b = &c->p->tensors[in2];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (y->elems != a->elems) {
+    return unsupported(c, "an output shape unlike the inputs'");
+  }
+  tsr_add_params_t ap;
+  if (tsr_add_prepare(a->scale, a->zp, b->scale, b->zp, y->scale, y->zp, &ap) != 0) {
+    return unsupported(c, "these input and output scales (the output multiplier overflows)");
+  }
+  tsr_net_layer_t *l = NULL;
+  if ((st = new_layer(c, TSR_NET_ADD, in, out, &l)) != TSR_OK) {
+    return st;
+  }
+  l->in2 = in2;
+  l->a_zp = a->zp;
+  l->out_zp = y->zp;
+  sfu_rows(a->elems, &l->rows, &l->len);
+  if ((st = act_range(c, op->options_decoded ? op->opt.add.fused_activation : 0, y->scale, y->zp,
+                      &l->act_min, &l->act_max)) != TSR_OK) {
+    return st;
+  }
+  ap.act_min = l->act_min;
+  ap.act_max = l->act_max;
+  const int32_t words[TSR_ADD_PARAM_WORDS] = {ap.in1_offset, ap.in1_mult,  ap.in1_shift, ap.in2_offset,
+                                              ap.in2_mult,   ap.in2_shift, ap.out_mult,  ap.out_shift,
+                                              ap.out_offset, ap.act_min,   ap.act_max};
+  return blob_add(c, words, sizeof words, &l->param_off);
+}
+
 static tsr_status_t compile_reshape(cc_t *c, const tsr_tflite_op_t *op) {
   uint32_t in = 0;
   uint32_t out = 0;
@@ -793,6 +854,9 @@ static tsr_status_t compile_ops(cc_t *c) {
       case TSR_TFLITE_OP_DEPTHWISE_CONV_2D:
         st = compile_dwconv(c, &op);
         break;
+      case TSR_TFLITE_OP_ADD:
+        st = compile_add(c, &op);
+        break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);
         break;
@@ -832,7 +896,9 @@ static tsr_status_t check_borders(cc_t *c) {
     const tsr_net_tensor_t *x = &p->tensors[l->in];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
     const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV;
-    const bool bad_in = !conv && tsr_net_padded(&p->tensors[x->alias]);
+    const bool bad_in = !conv && (tsr_net_padded(&p->tensors[x->alias]) ||
+                                  (l->kind == TSR_NET_ADD &&
+                                   tsr_net_padded(&p->tensors[p->tensors[l->in2].alias])));
     const bool bad_out = !conv && l->kind != TSR_NET_QUANTIZE &&
                          tsr_net_padded(&p->tensors[y->alias]);
     if (bad_in || bad_out) {

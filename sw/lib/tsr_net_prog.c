@@ -45,6 +45,8 @@ const char *tsr_net_kind_name(uint32_t kind) {
       return "CONV";
     case TSR_NET_DWCONV:
       return "DWCONV";
+    case TSR_NET_ADD:
+      return "ADD";
     default:
       return "?";
   }
@@ -145,7 +147,7 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
         (uint32_t)l->act_min, (uint32_t)l->act_max, (uint32_t)l->a_zp, l->rows, l->len,
         l->param_off, fbits(l->beta), l->cmd_first, l->cmd_count, l->kh,
         l->kw,       l->stride_h,  l->stride_w, l->dil_h,       l->dil_w,
-        l->pad_t,    l->pad_l,     l->depth_mult, l->group_c,  0u,
+        l->pad_t,    l->pad_l,     l->depth_mult, l->group_c,  l->in2,
         0u};
     for (uint32_t j = 0; j < LAYER_WORDS; j++) {
       tsr_le32_store(w + 4u * j, r[j]);
@@ -273,14 +275,16 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
   }
   for (uint32_t i = 0; i < p->n_layers; i++) {
     const tsr_net_layer_t *l = &p->layers[i];
-    if (l->in >= p->n_tensors || l->out >= p->n_tensors) {
+    if (l->in >= p->n_tensors || l->out >= p->n_tensors || l->in2 >= p->n_tensors ||
+        (l->kind != TSR_NET_ADD && l->in2 != 0u)) {
       return bad(err, errlen, "layer %u names tensor %u", i, l->in >= p->n_tensors ? l->in : l->out);
     }
     const tsr_net_tensor_t *x = &p->tensors[l->in];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
     bool ok = x->elems == y->elems;
     if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
-        (tsr_net_padded(x) || (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
+        (tsr_net_padded(x) || tsr_net_padded(&p->tensors[l->in2]) ||
+         (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
       return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
     }
     switch (l->kind) {
@@ -305,6 +309,14 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
              l->len <= 65535u && l->rows >= 1u && (uint64_t)l->rows * l->len == x->elems &&
              inside(l->param_off, 12u, p->blob_bytes);
         break;
+      case TSR_NET_ADD: {
+        const tsr_net_tensor_t *x2 = &p->tensors[l->in2];
+        ok = ok && x->type == TSR_NET_INT8 && x2->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 &&
+             x2->elems == y->elems && x->alias != y->alias && x2->alias != y->alias &&
+             l->len >= 1u && l->len <= 65535u && l->rows >= 1u &&
+             (uint64_t)l->rows * l->len == x->elems && inside(l->param_off, 44u, p->blob_bytes);
+        break;
+      }
       case TSR_NET_RESHAPE:
         ok = ok && x->alias == y->alias;
         break;
@@ -321,7 +333,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       return bad(err, errlen, "layer %u (%u) does not fit its tensors or the blob", i, l->kind);
     }
     const bool chip = l->kind == TSR_NET_GEMM || l->kind == TSR_NET_SOFTMAX ||
-                      l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV;
+                      l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV || l->kind == TSR_NET_ADD;
     if (chip ? (l->cmd_count == 0u || !inside(l->cmd_first, l->cmd_count, p->n_cmds))
              : l->cmd_count != 0u) {
       return bad(err, errlen, "layer %u names commands outside the %u captured", i, p->n_cmds);
@@ -493,9 +505,10 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     l->pad_l = v[31];
     l->depth_mult = v[32];
     l->group_c = v[33];
-    if (v[34] != 0u || v[35] != 0u) {
+    l->in2 = v[34];
+    if (v[35] != 0u) {
       tsr_net_free(p);
-      return bad(err, errlen, "layer %u: reserved word %u is not zero", i, v[34] != 0u ? 34u : 35u);
+      return bad(err, errlen, "layer %u: reserved word %u is not zero", i, 35u);
     }
   }
   for (uint32_t i = 0; i < p->n_cmds; i++) {

@@ -63,7 +63,8 @@ typedef enum tsr_net_kind {
   TSR_NET_QUANTIZE = 4,   /**< QUANTIZE float32 -> int8 on the host (graph input) */
   TSR_NET_DEQUANTIZE = 5, /**< DEQUANTIZE int8 -> float32 on the host (graph output) */
   TSR_NET_CONV = 6,       /**< CONV_2D: one GEMM job whose A is im2col by DMA addresses */
-  TSR_NET_DWCONV = 7      /**< DEPTHWISE_CONV_2D: one such job per channel group */
+  TSR_NET_DWCONV = 7,     /**< DEPTHWISE_CONV_2D: one such job per channel group */
+  TSR_NET_ADD = 8         /**< ADD of two int8 tensors of one shape: one SFU job */
 } tsr_net_kind_t;
 
 /** Element types of program tensors (the values of tsr_tflite_type_t). */
@@ -112,6 +113,9 @@ typedef struct tsr_net_layer {
    * n = group_c * depth_mult output channels and K = kh * kw * seg_pad (one segment per
    * tap), its B (K, its output channels) at b_off + group * k * n. */
   uint32_t depth_mult, group_c;
+  /* ADD: the second input (the first is `in`); rows x len elements, the 11-word parameter
+   * block at param_off (act_min/act_max in it and above). */
+  uint32_t in2;
 } tsr_net_layer_t;
 
 /** A compiled network. */
@@ -133,8 +137,8 @@ typedef struct tsr_net_prog {
 
 /** The operators the compiler takes, for messages. */
 #define TSR_NET_SUPPORTED                                                                      \
-  "FULLY_CONNECTED, CONV_2D and DEPTHWISE_CONV_2D (int8, fused NONE/RELU/RELU6), RESHAPE, "   \
-  "SOFTMAX (int8), "                                                                          \
+  "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD "   \
+  "of two tensors of one shape), RESHAPE, SOFTMAX (int8), "                                   \
   "QUANTIZE at the input, DEQUANTIZE at the output"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
@@ -216,7 +220,7 @@ uint64_t tsr_net_mem_bytes(const tsr_net_prog_t *p);
 /** What one layer did. */
 typedef struct tessera_net_layer_fig {
   uint32_t op_index, kind;
-  bool on_chip;               /**< GEMM, CONV, DWCONV and SOFTMAX; the rest ran on the host or not at all */
+  bool on_chip;               /**< GEMM, CONV, DWCONV, SOFTMAX and ADD; the rest ran on the host or not at all */
   bool measured;              /**< per layer: cnt holds the layer's own counters; else the
                                    layer ran in one stream with the others and cnt.cmds is
                                    only its captured command count */

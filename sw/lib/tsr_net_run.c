@@ -98,6 +98,18 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
     gp.act_max = l->act_max;
     rc = tsr_golden_gemm(l->m, l->k, l->n, x, l->k, (const int8_t *)(p->blob + l->b_off), l->n, &gp,
                          NULL, g);
+  } else if (l->kind == TSR_NET_ADD) {
+    /* The golden model's own parameters, derived from the scales by separate code. */
+    const tsr_net_tensor_t *a = &p->tensors[l->in], *b = &p->tensors[l->in2];
+    const tsr_net_tensor_t *o = &p->tensors[l->out];
+    tsr_add_params_t ap;
+    rc = tsr_golden_add_params((double)a->scale, a->zp, (double)b->scale, b->zp, (double)o->scale,
+                               o->zp, &ap);
+    ap.act_min = l->act_min;
+    ap.act_max = l->act_max;
+    if (rc == 0) {
+      rc = tsr_golden_add(n_out, x, (const int8_t *)r->host[l->in2], &ap, g);
+    }
   } else if (l->kind == TSR_NET_SOFTMAX) {
     /* The golden model's own parameters, derived from the scales by separate code. */
     tsr_softmax_params_t sp;
@@ -120,7 +132,7 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
 
 static bool on_chip(uint32_t kind) {
   return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV ||
-         kind == TSR_NET_DWCONV;
+         kind == TSR_NET_DWCONV || kind == TSR_NET_ADD;
 }
 
 /* Copy between a tensor's dense host copy and its storage image with a border (pixel rows
@@ -259,13 +271,24 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
   const tsr_net_prog_t *p = r->p;
   tessera_dev_t *d = r->dev;
   const tsr_net_layer_t *first = &p->layers[from];
-  const tsr_net_tensor_t *x = &p->tensors[first->in];
   tsr_status_t st;
-  if (!r->on_dev[x->alias]) {
-    if ((st = put_tensor(r, x->alias)) != TSR_OK) {
-      return st;
+  /* Every input the device does not hold and no earlier layer of the stream computes: the
+   * graph input, a host QUANTIZE's output. */
+  for (uint32_t li = from; li <= to; li++) {
+    const tsr_net_layer_t *l = &p->layers[li];
+    for (uint32_t k = 0; k < (l->kind == TSR_NET_ADD ? 2u : 1u); k++) {
+      const uint32_t root = p->tensors[k == 0u ? l->in : l->in2].alias;
+      bool made = false;
+      for (uint32_t j = from; j < li; j++) {
+        made = made || (on_chip(p->layers[j].kind) && p->tensors[p->layers[j].out].alias == root);
+      }
+      if (!made && !r->on_dev[root]) {
+        if ((st = put_tensor(r, root)) != TSR_OK) {
+          return st;
+        }
+        r->on_dev[root] = true;
+      }
     }
-    r->on_dev[x->alias] = true;
   }
   uint64_t cmds = 0;
   for (uint32_t i = from; i <= to; i++) {

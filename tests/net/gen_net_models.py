@@ -19,6 +19,9 @@ Writes, under OUTDIR:
   dw_*.tflite              synthetic DEPTHWISE_CONV_2D models (channels not a multiple of N,
                            SAME stride 2 at odd sizes, multiplier 2 with dilation 2, VALID batch
                            2 per tensor, a depthwise-separable block)
+  add_*.tflite             ADD of two tensors of one shape, with different scales: a residual ADD
+                           of the input and a 1x1 convolution of it (RELU), two convolution
+                           branches, two FULLY_CONNECTED outputs (RELU6)
   bad_avgpool.tflite       an AVERAGE_POOL_2D (refused by the compiler)
   bad_padded_fc.tflite     a SAME CONV_2D whose input a FULLY_CONNECTED reads too (refused)
   bad_keepdims.tflite      a FULLY_CONNECTED with keep_num_dims (refused)
@@ -351,6 +354,45 @@ def dwconv2d(b: Builder, x: int, x_scale: float, x_shape, w: np.ndarray, bias: n
     return y
 
 
+def add(b: Builder, x1: int, x2: int, shape, out_scale: float, out_zp: int, act: int, name: str) -> int:
+    y = b.tensor(name, T.INT8, shape, out_scale, out_zp)
+    opts = tfl.AddOptionsT()
+    opts.fusedActivationFunction = act
+    b.op(S.ADD, [x1, x2], [y], O.AddOptions, opts)
+    return y
+
+
+def synthetic_add(rng, name: str, kind: str) -> bytes:
+    """ADD of two int8 tensors of one shape (different scales and zero points): a residual
+    ADD of the graph input and a 1x1 convolution of it (fused RELU), two branches of
+    convolutions (NONE), or two FULLY_CONNECTED outputs (RELU6)."""
+    b = Builder()
+    if kind == "residual":
+        shape, xs, xz = [1, 6, 7, 5], f32(0.05), 5
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        w = rng.normal(0, 0.5, (5, 1, 1, 5))
+        h = conv2d(b, x, xs, shape, w, rng.normal(0, 1, 5), True, f32(0.04), -20, ACT.RELU, 1, 1, 1,
+                   1, True, "conv")
+        y = add(b, x, h, shape, f32(0.08), -10, ACT.RELU, "add")
+    elif kind == "branches":
+        shape, xs, xz = [1, 8, 8, 3], f32(0.05), -3
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        h1 = conv2d(b, x, xs, shape, rng.normal(0, 0.6, (10, 3, 3, 3)), rng.normal(0, 1, 10), True,
+                    f32(0.09), 4, ACT.NONE, 1, 1, 1, 1, True, "conv1")
+        h2 = conv2d(b, h1, f32(0.09), [1, 8, 8, 10], rng.normal(0, 0.4, (10, 1, 1, 10)),
+                    rng.normal(0, 1, 10), False, f32(0.06), -7, ACT.NONE, 1, 1, 1, 1, True, "conv2")
+        y = add(b, h2, h1, [1, 8, 8, 10], f32(0.12), 2, ACT.NONE, "add")
+    else:
+        shape, xs, xz = [3, 20], f32(0.05), 9
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        f1 = fc(b, x, xs, rng.normal(0, 0.5, (12, 20)), rng.normal(0, 1, 12), True, f32(0.07), -5,
+                ACT.NONE, [3, 12], "fc1")
+        f2 = fc(b, x, xs, rng.normal(0, 0.5, (12, 20)), rng.normal(0, 1, 12), False, f32(0.05), 12,
+                ACT.NONE, [3, 12], "fc2")
+        y = add(b, f1, f2, [3, 12], f32(0.03), -100, ACT.RELU6, "add")
+    return b.finish([x], [y], name)
+
+
 def synthetic_conv(rng, name, in_shape, in_zp, layers) -> bytes:
     """Random CONV_2D layers; each (kh, kw, out_c, sh, sw, dh, dw, same, per_channel, act)."""
     b = Builder()
@@ -435,6 +477,8 @@ def main() -> None:
     })
     for nm, (shape, zp, layers) in conv_cases.items():
         models[nm] = (synthetic_conv(rng, nm, shape, zp, layers), "int8")
+    for kind in ("residual", "branches", "fc"):
+        models[f"add_{kind}"] = (synthetic_add(rng, f"add_{kind}", kind), "int8")
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
     # held-out split is every fifth image.
     from sklearn.datasets import load_digits
