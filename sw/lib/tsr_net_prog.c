@@ -283,7 +283,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
     const tsr_net_tensor_t *y = &p->tensors[l->out];
     bool ok = x->elems == y->elems;
     if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
-        (tsr_net_padded(x) || tsr_net_padded(&p->tensors[l->in2]) ||
+        (tsr_net_padded(x) || (l->kind == TSR_NET_ADD && tsr_net_padded(&p->tensors[l->in2])) ||
          (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
       return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
     }
