@@ -268,7 +268,8 @@ static tsr_status_t act_range(cc_t *c, int32_t act, float scale, int32_t zp, int
 }
 
 /* gemm_layer with B `bt` of bt_bytes (several jobs' B) and the bias (fold_n output channels)
- * folded with the columns of fold_b (fold_k x fold_n): a depthwise convolution's. */
+ * folded with the columns of fold_b (fold_k x fold_n): a depthwise convolution's; fold_b NULL:
+ * no folding (an average pool sums the raw values). */
 static tsr_status_t gemm_layer_folded(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
                                       uint32_t m, uint32_t k, uint32_t n, const int8_t *bt,
                                       size_t bt_bytes, uint32_t fold_k, uint32_t fold_n,
@@ -296,7 +297,8 @@ static tsr_status_t gemm_layer_folded(cc_t *c, uint32_t kind, uint32_t in, uint3
     ws[i] = (double)tsr_tflite_f32(w->scale, i);
   }
   char why[TESSERA_ERRLEN];
-  if (tessera_gemm_fold_a_zp(fold_k, fold_n, fold_b, bias, a_zp, bias, why, sizeof why) != TSR_OK ||
+  if ((fold_b != NULL &&
+       tessera_gemm_fold_a_zp(fold_k, fold_n, fold_b, bias, a_zp, bias, why, sizeof why) != TSR_OK) ||
       tessera_gemm_quantize_scales(fold_n, (double)a_scale, ws, w->scale.count, (double)y_scale, mult,
                                    shift, why, sizeof why) != TSR_OK) {
     tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
@@ -685,6 +687,112 @@ static tsr_status_t compile_dwconv(cc_t *c, const tsr_tflite_op_t *op) {
   return conv_border(c, l);
 }
 
+/* AVERAGE_POOL_2D as a depthwise convolution: weights 64 on each channel's window, no zero
+ * point folded (TFLite sums the raw values), and the STORE's requantization divides by
+ * 64 x count: multiplier 1 / (64 count), output zero point 0, the activation clamp. TFLite
+ * rounds sum / count half away from zero; MBQM's SRDHM rounds x M / 2^31 to an integer
+ * within 0.5 + 2^-12 of (sum / count) 2^s, s >= 6 (the 64), so a tie stays exactly a tie
+ * for RDBPOT, which rounds it away from zero, and no other value crosses a half. Only
+ * windows that stay in the image are taken (VALID, or SAME that pads nothing): at a
+ * padded border TFLite divides by the smaller count of the pixels inside. */
+static tsr_status_t compile_avgpool(cc_t *c, const tsr_tflite_op_t *op) {
+  const tsr_tflite_pool_opts_t *o = &op->opt.pool;
+  if (!op->options_decoded) {
+    return unsupported(c, "a pool without options");
+  }
+  if (o->padding != TSR_TFLITE_PADDING_SAME && o->padding != TSR_TFLITE_PADDING_VALID) {
+    return unsupported(c, "a padding other than SAME or VALID");
+  }
+  const bool same = o->padding == TSR_TFLITE_PADDING_SAME;
+  if (o->stride_h < 1 || o->stride_w < 1 || o->stride_h > 255 || o->stride_w > 255 ||
+      o->filter_h < 1 || o->filter_w < 1 || o->filter_h > 255 || o->filter_w > 255) {
+    return unsupported(c, "a stride or filter outside 1..255");
+  }
+  uint32_t in = 0;
+  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK) {
+    return st;
+  }
+  if (c->p->tensors[in].rank != 4u) {
+    return unsupported(c, "an input that is not NHWC (rank 4)");
+  }
+  const uint32_t batch = c->p->tensors[in].shape[0];
+  const uint32_t ih = c->p->tensors[in].shape[1];
+  const uint32_t iw = c->p->tensors[in].shape[2];
+  const uint32_t ic = c->p->tensors[in].shape[3];
+  const uint32_t kh = (uint32_t)o->filter_h, kw = (uint32_t)o->filter_w;
+  const uint32_t sh = (uint32_t)o->stride_h, sw = (uint32_t)o->stride_w;
+  const uint32_t oh = conv_out_size(ih, kh, sh, 1u, same);
+  const uint32_t ow = conv_out_size(iw, kw, sw, 1u, same);
+  uint32_t out = 0;
+  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (oh == 0u || ow == 0u || y->rank != 4u || y->shape[0] != batch || y->shape[1] != oh ||
+      y->shape[2] != ow || y->shape[3] != ic) {
+    tsr_lib_err(c->err, c->errlen, "%s: the output is not (%u, %u, %u, %u)", c->opname, batch, oh,
+                ow, ic);
+    return TSR_UNSUPPORTED;
+  }
+  if (y->scale != x->scale || y->zp != x->zp) {
+    return unsupported(c, "an output quantization unlike the input's");
+  }
+  if ((uint64_t)(oh - 1u) * sh + kh > ih || (uint64_t)(ow - 1u) * sw + kw > iw) {
+    return unsupported(c, "SAME padding that pads (TFLite divides by the pixels inside the image)");
+  }
+  const uint32_t dim = c->p->target.dim;
+  const uint32_t gc = dim < ic ? dim : ic;
+  const uint32_t groups = (ic + gc - 1u) / gc;
+  tsr_conv_desc_t d;
+  memset(&d, 0, sizeof d);
+  d.kh = kh;
+  d.kw = kw;
+  d.in_c = gc;
+  d.in_pix = ic;
+  d.dil_w = 1u;
+  tsr_conv_geom_t g;
+  if (!tsr_conv_geom(&d, dim, &g) || (uint64_t)groups * g.k * gc > (1u << 28)) {
+    return unsupported(c, "a pool window this large");
+  }
+  int8_t *bt = calloc((size_t)groups * g.k, gc);
+  if (bt == NULL) {
+    return oom(c);
+  }
+  for (uint32_t ci = 0; ci < ic; ci++) {
+    for (uint32_t tap = 0; tap < kh * kw; tap++) {
+      const size_t row = (size_t)(ci / gc) * g.k + (size_t)tap * g.seg_pad + ci % gc;
+      bt[row * gc + ci % gc] = 64;
+    }
+  }
+  /* The multiplier 1 / (64 count), as a weight scale between unit scales. */
+  tsr_tflite_tensor_t w;
+  memset(&w, 0, sizeof w);
+  const float ws = (float)(1.0 / (64.0 * (double)(kh * kw)));
+  w.scale.data = (const uint8_t *)&ws;
+  w.scale.count = 1u;
+  w.scale.elem_size = 4u;
+  tsr_net_layer_t *l = NULL;
+  st = gemm_layer_folded(c, TSR_NET_DWCONV, in, out, batch * oh * ow, g.k, gc, bt,
+                         (size_t)groups * g.k * gc, 0u, ic, NULL, NULL, &w, o->fused_activation, &l);
+  free(bt);
+  if (st != TSR_OK) {
+    return st;
+  }
+  l->kh = kh;
+  l->kw = kw;
+  l->stride_h = sh;
+  l->stride_w = sw;
+  l->dil_h = 1u;
+  l->dil_w = 1u;
+  l->depth_mult = 1u;
+  l->group_c = gc;
+  l->a_zp = 0;
+  l->out_zp = 0;
+  return conv_border(c, l);
+}
+
 static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
   uint32_t in = 0;
   uint32_t out = 0;
@@ -856,6 +964,9 @@ static tsr_status_t compile_ops(cc_t *c) {
         break;
       case TSR_TFLITE_OP_ADD:
         st = compile_add(c, &op);
+        break;
+      case TSR_TFLITE_OP_AVERAGE_POOL_2D:
+        st = compile_avgpool(c, &op);
         break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);

@@ -22,7 +22,9 @@ Writes, under OUTDIR:
   add_*.tflite             ADD of two tensors of one shape, with different scales: a residual ADD
                            of the input and a 1x1 convolution of it (RELU), two convolution
                            branches, two FULLY_CONNECTED outputs (RELU6)
-  bad_avgpool.tflite       an AVERAGE_POOL_2D (refused by the compiler)
+  avgpool_*.tflite         AVERAGE_POOL_2D: 2x2, 3x3 stride 2 at odd sizes, after a convolution
+                           (SAME that pads nothing), global 5x7
+  bad_avgpool.tflite       an AVERAGE_POOL_2D with SAME padding that pads (refused)
   bad_padded_fc.tflite     a SAME CONV_2D whose input a FULLY_CONNECTED reads too (refused)
   bad_keepdims.tflite      a FULLY_CONNECTED with keep_num_dims (refused)
   digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
@@ -251,8 +253,8 @@ def bad_avgpool() -> bytes:
     xr = b.tensor("flat", T.INT8, [1, 32], 0.1, 0)
     st = b.tensor("shape", T.INT32, [2], data=np.array([1, 32], "<i4").tobytes())
     b.op(S.RESHAPE, [x, st], [xr], O.ReshapeOptions, tfl.ReshapeOptionsT())
-    opts = tfl.Pool2DOptionsT()
-    opts.padding, opts.strideW, opts.strideH, opts.filterWidth, opts.filterHeight = tfl.Padding.VALID, 2, 2, 2, 2
+    opts = tfl.Pool2DOptionsT()  # SAME 3x3 stride 2 on 4x4: the windows reach past the image
+    opts.padding, opts.strideW, opts.strideH, opts.filterWidth, opts.filterHeight = tfl.Padding.SAME, 2, 2, 3, 3
     b.op(S.AVERAGE_POOL_2D, [x], [y], O.Pool2DOptions, opts)
     return b.finish([x], [y], "average pool")
 
@@ -360,6 +362,31 @@ def add(b: Builder, x1: int, x2: int, shape, out_scale: float, out_zp: int, act:
     opts.fusedActivationFunction = act
     b.op(S.ADD, [x1, x2], [y], O.AddOptions, opts)
     return y
+
+
+def avgpool(b: Builder, x: int, shape, scale, zp, fh, fw, sh, sw, same, act, name) -> int:
+    n, h, w, c = shape
+    y = b.tensor(name, T.INT8, [n, conv_out(h, fh, sh, 1, same), conv_out(w, fw, sw, 1, same), c], scale, zp)
+    opts = tfl.Pool2DOptionsT()
+    opts.padding = tfl.Padding.SAME if same else tfl.Padding.VALID
+    opts.strideH, opts.strideW, opts.filterHeight, opts.filterWidth = sh, sw, fh, fw
+    opts.fusedActivationFunction = act
+    b.op(S.AVERAGE_POOL_2D, [x], [y], O.Pool2DOptions, opts)
+    return y
+
+
+def synthetic_pool(rng, name: str, shape, in_zp, fh, fw, sh, sw, same, act, conv_first=False) -> bytes:
+    """AVERAGE_POOL_2D (VALID, or SAME that pads nothing); after a convolution with conv_first."""
+    b = Builder()
+    xs = f32(0.05)
+    x = b.tensor("input", T.INT8, shape, xs, in_zp)
+    cur, cs, cz = x, xs, in_zp
+    if conv_first:
+        cur = conv2d(b, x, xs, shape, rng.normal(0, 0.5, (12, 3, 3, shape[3])), rng.normal(0, 1, 12), True,
+                     f32(0.07), -11, ACT.RELU, 1, 1, 1, 1, True, "conv")
+        shape, cs, cz = [shape[0], shape[1], shape[2], 12], f32(0.07), -11
+    y = avgpool(b, cur, shape, cs, cz, fh, fw, sh, sw, same, act, "pool")
+    return b.finish([x], [y], name)
 
 
 def synthetic_add(rng, name: str, kind: str) -> bytes:
@@ -477,6 +504,16 @@ def main() -> None:
     })
     for nm, (shape, zp, layers) in conv_cases.items():
         models[nm] = (synthetic_conv(rng, nm, shape, zp, layers), "int8")
+    # AVERAGE_POOL_2D: channels not a multiple of N, odd sizes, even and odd window counts
+    # (ties: sum / count = k + 1/2), after a SAME convolution, fused RELU6.
+    pools = {
+        "avgpool_2x2_c10": ([1, 8, 6, 10], 7, 2, 2, 2, 2, False, ACT.NONE, False),
+        "avgpool_3x3_s2_odd": ([2, 9, 7, 5], -30, 3, 3, 2, 2, False, ACT.RELU, False),
+        "avgpool_conv_same": ([1, 8, 8, 3], 0, 4, 4, 4, 4, True, ACT.RELU6, True),
+        "avgpool_global": ([1, 5, 7, 9], 100, 5, 7, 1, 1, False, ACT.NONE, False),
+    }
+    for nm, args in pools.items():
+        models[nm] = (synthetic_pool(rng, nm, *args), "int8")
     for kind in ("residual", "branches", "fc"):
         models[f"add_{kind}"] = (synthetic_add(rng, f"add_{kind}", kind), "int8")
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
