@@ -9,6 +9,7 @@
 #include "tsr_conv.h"
 #include "tsr_lib_internal.h"
 #include "tsr_net_prog.h"
+#include "tsr_quant.h"
 #include "tsr_sfu.h"
 #include "tsr_tflite.h"
 
@@ -34,7 +35,7 @@ static const char *const k_op_names[] = {
     "WHILE", "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5", "SCATTER_ND", "SELECT_V2",
     "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL"};
 
-enum { OP_DEQUANTIZE = 6, OP_QUANTIZE = 114 };
+enum { OP_DEQUANTIZE = 6, OP_MEAN = 40, OP_QUANTIZE = 114 };
 
 const char *tsr_net_op_name(int32_t code) {
   if (code >= 0 && (size_t)code < sizeof k_op_names / sizeof k_op_names[0]) {
@@ -687,6 +688,87 @@ static tsr_status_t compile_dwconv(cc_t *c, const tsr_tflite_op_t *op) {
   return conv_border(c, l);
 }
 
+/* A layer that sums each channel's kh x kw window (stride sh, sw) of `in` as a depthwise
+ * convolution with every weight `weight`, the input zero point folded in or not, and
+ * requantizes with the multiplier of `real` (the STORE's MBQM), output zero point out_zp and
+ * the fused activation `act`: an average pool or a mean. */
+static tsr_status_t window_layer(cc_t *c, uint32_t in, uint32_t out, uint32_t kh, uint32_t kw,
+                                 uint32_t sh, uint32_t sw, int8_t weight, bool fold, double real,
+                                 int32_t out_zp, int32_t act) {
+  const uint32_t batch = c->p->tensors[in].shape[0];
+  const uint32_t ic = c->p->tensors[in].shape[3];
+  const uint32_t oh = c->p->tensors[out].shape[1];
+  const uint32_t ow = c->p->tensors[out].shape[2];
+  int32_t mult = 0;
+  int shift = 0;
+  if (tsr_quantize_multiplier(real, &mult, &shift) != 0 || shift < -31 || shift > 30) {
+    return unsupported(c, "these scales (the multiplier is not representable)");
+  }
+  const uint32_t dim = c->p->target.dim;
+  const uint32_t gc = dim < ic ? dim : ic;
+  const uint32_t groups = (ic + gc - 1u) / gc;
+  tsr_conv_desc_t d;
+  memset(&d, 0, sizeof d);
+  d.kh = kh;
+  d.kw = kw;
+  d.in_c = gc;
+  d.in_pix = ic;
+  d.dil_w = 1u;
+  tsr_conv_geom_t g;
+  if (!tsr_conv_geom(&d, dim, &g) || (uint64_t)groups * g.k * gc > (1u << 28)) {
+    return unsupported(c, "a pool window this large");
+  }
+  int8_t *bt = calloc((size_t)groups * g.k, gc);
+  if (bt == NULL) {
+    return oom(c);
+  }
+  for (uint32_t ci = 0; ci < ic; ci++) {
+    for (uint32_t tap = 0; tap < kh * kw; tap++) {
+      const size_t row = (size_t)(ci / gc) * g.k + (size_t)tap * g.seg_pad + ci % gc;
+      bt[row * gc + ci % gc] = weight;
+    }
+  }
+  /* The multiplier is set below; the scale given here only passes the checks. */
+  tsr_tflite_tensor_t w;
+  memset(&w, 0, sizeof w);
+  const float ws = 1.0f;
+  w.scale.data = (const uint8_t *)&ws;
+  w.scale.count = 1u;
+  w.scale.elem_size = 4u;
+  /* With fold, the bias is -zp x (the window's weights): a (kh*kw, ic) matrix of `weight`. */
+  int8_t *ones = fold ? malloc((size_t)kh * kw * ic) : NULL;
+  if (fold && ones == NULL) {
+    free(bt);
+    return oom(c);
+  }
+  if (ones != NULL) {
+    memset(ones, weight, (size_t)kh * kw * ic);
+  }
+  tsr_net_layer_t *l = NULL;
+  tsr_status_t st = gemm_layer_folded(c, TSR_NET_DWCONV, in, out, batch * oh * ow, g.k, gc, bt,
+                                      (size_t)groups * g.k * gc, kh * kw, ic, ones, NULL, &w, act,
+                                      &l);
+  free(bt);
+  free(ones);
+  if (st != TSR_OK) {
+    return st;
+  }
+  l->kh = kh;
+  l->kw = kw;
+  l->stride_h = sh;
+  l->stride_w = sw;
+  l->dil_h = 1u;
+  l->dil_w = 1u;
+  l->depth_mult = 1u;
+  l->group_c = gc;
+  l->a_zp = fold ? c->p->tensors[in].zp : 0;
+  l->out_zp = out_zp;
+  l->mult = mult;
+  l->shift = shift;
+  return conv_border(c, l);
+}
+
+
 /* AVERAGE_POOL_2D as a depthwise convolution: weights 64 on each channel's window, no zero
  * point folded (TFLite sums the raw values), and the STORE's requantization divides by
  * 64 x count: multiplier 1 / (64 count), output zero point 0, the activation clamp. TFLite
@@ -742,55 +824,54 @@ static tsr_status_t compile_avgpool(cc_t *c, const tsr_tflite_op_t *op) {
   if ((uint64_t)(oh - 1u) * sh + kh > ih || (uint64_t)(ow - 1u) * sw + kw > iw) {
     return unsupported(c, "SAME padding that pads (TFLite divides by the pixels inside the image)");
   }
-  const uint32_t dim = c->p->target.dim;
-  const uint32_t gc = dim < ic ? dim : ic;
-  const uint32_t groups = (ic + gc - 1u) / gc;
-  tsr_conv_desc_t d;
-  memset(&d, 0, sizeof d);
-  d.kh = kh;
-  d.kw = kw;
-  d.in_c = gc;
-  d.in_pix = ic;
-  d.dil_w = 1u;
-  tsr_conv_geom_t g;
-  if (!tsr_conv_geom(&d, dim, &g) || (uint64_t)groups * g.k * gc > (1u << 28)) {
-    return unsupported(c, "a pool window this large");
-  }
-  int8_t *bt = calloc((size_t)groups * g.k, gc);
-  if (bt == NULL) {
-    return oom(c);
-  }
-  for (uint32_t ci = 0; ci < ic; ci++) {
-    for (uint32_t tap = 0; tap < kh * kw; tap++) {
-      const size_t row = (size_t)(ci / gc) * g.k + (size_t)tap * g.seg_pad + ci % gc;
-      bt[row * gc + ci % gc] = 64;
-    }
-  }
-  /* The multiplier 1 / (64 count), as a weight scale between unit scales. */
-  tsr_tflite_tensor_t w;
-  memset(&w, 0, sizeof w);
-  const float ws = (float)(1.0 / (64.0 * (double)(kh * kw)));
-  w.scale.data = (const uint8_t *)&ws;
-  w.scale.count = 1u;
-  w.scale.elem_size = 4u;
-  tsr_net_layer_t *l = NULL;
-  st = gemm_layer_folded(c, TSR_NET_DWCONV, in, out, batch * oh * ow, g.k, gc, bt,
-                         (size_t)groups * g.k * gc, 0u, ic, NULL, NULL, &w, o->fused_activation, &l);
-  free(bt);
+  return window_layer(c, in, out, kh, kw, sh, sw, 64, false,
+                      1.0 / (64.0 * (double)(kh * kw)), 0, o->fused_activation);
+}
+
+/* MEAN over height and width of an NHWC tensor with keep_dims (the output is (B, 1, 1, C)),
+ * the output quantized as the input. TFLite Micro computes
+ * MBQM(sum(x - zp), QuantizeMultiplier(in_scale / out_scale / count)) + out_zp: a window
+ * sum over the whole image with the zero point folded, and the STORE's MBQM. (With other
+ * output scales its result departs from that formula now and then: refused.) */
+static tsr_status_t compile_mean(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t in = 0;
+  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
   if (st != TSR_OK) {
     return st;
   }
-  l->kh = kh;
-  l->kw = kw;
-  l->stride_h = sh;
-  l->stride_w = sw;
-  l->dil_h = 1u;
-  l->dil_w = 1u;
-  l->depth_mult = 1u;
-  l->group_c = gc;
-  l->a_zp = 0;
-  l->out_zp = 0;
-  return conv_border(c, l);
+  const int32_t ai = op->inputs.count == 2u ? tsr_tflite_i32(op->inputs, 1) : -1;
+  tsr_tflite_tensor_t axis;
+  const uint8_t *ad = NULL;
+  if (ai < 0 || c->map[ai] >= 0 ||
+      tsr_tflite_tensor(c->m, (uint32_t)ai, &axis, c->err, c->errlen) != TSR_TFLITE_OK ||
+      axis.type != TSR_TFLITE_INT32 || const_data(c, &axis, "axes", 2u, 4u, &ad) != TSR_OK) {
+    return unsupported(c, "axes other than a constant int32 (1, 2)");
+  }
+  int32_t a0, a1;
+  memcpy(&a0, ad, 4u);
+  memcpy(&a1, ad + 4, 4u);
+  if (!((a0 == 1 && a1 == 2) || (a0 == 2 && a1 == 1)) || c->p->tensors[in].rank != 4u) {
+    return unsupported(c, "a mean over other axes than height and width of an NHWC tensor");
+  }
+  uint32_t out = 0;
+  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (y->rank != 4u || y->shape[0] != x->shape[0] || y->shape[1] != 1u || y->shape[2] != 1u ||
+      y->shape[3] != x->shape[3]) {
+    return unsupported(c, "an output that is not (B, 1, 1, C) (keep_dims = false)");
+  }
+  if (y->scale != x->scale || y->zp != x->zp) {
+    return unsupported(c, "an output quantization unlike the input's");
+  }
+  const uint32_t kh = x->shape[1], kw = x->shape[2];
+  if ((uint64_t)kh * kw > 65535u) {
+    return unsupported(c, "a mean over more than 65535 pixels");
+  }
+  const double real = (double)x->scale / (double)y->scale / (double)(kh * kw);
+  return window_layer(c, in, out, kh, kw, 1u, 1u, 1, true, real, y->zp, 0);
 }
 
 static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
@@ -967,6 +1048,9 @@ static tsr_status_t compile_ops(cc_t *c) {
         break;
       case TSR_TFLITE_OP_AVERAGE_POOL_2D:
         st = compile_avgpool(c, &op);
+        break;
+      case OP_MEAN:
+        st = compile_mean(c, &op);
         break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);

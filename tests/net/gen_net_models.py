@@ -19,6 +19,8 @@ Writes, under OUTDIR:
   dw_*.tflite              synthetic DEPTHWISE_CONV_2D models (channels not a multiple of N,
                            SAME stride 2 at odd sizes, multiplier 2 with dilation 2, VALID batch
                            2 per tensor, a depthwise-separable block)
+  mean_hw_*.tflite         MEAN over height and width (keep_dims): 5x7x10, batch 2, after a SAME
+                           stride-2 convolution
   add_*.tflite             ADD of two tensors of one shape, with different scales: a residual ADD
                            of the input and a 1x1 convolution of it (RELU), two convolution
                            branches, two FULLY_CONNECTED outputs (RELU6)
@@ -389,6 +391,30 @@ def synthetic_pool(rng, name: str, shape, in_zp, fh, fw, sh, sw, same, act, conv
     return b.finish([x], [y], name)
 
 
+def mean_hw(b: Builder, x: int, shape, scale, zp, name) -> int:
+    ax = b.tensor(f"{name}/axes", T.INT32, [2], data=np.array([1, 2], "<i4").tobytes())
+    y = b.tensor(name, T.INT8, [shape[0], 1, 1, shape[3]], scale, zp)
+    opts = tfl.ReducerOptionsT()
+    opts.keepDims = True
+    b.op(S.MEAN, [x, ax], [y], O.ReducerOptions, opts)
+    return y
+
+
+def synthetic_mean(rng, name: str, shape, in_zp, conv_first=False) -> bytes:
+    """MEAN over height and width (keep_dims), output quantized as the input."""
+    b = Builder()
+    xs = f32(0.05)
+    x = b.tensor("input", T.INT8, shape, xs, in_zp)
+    cur, cs, cz = x, xs, in_zp
+    if conv_first:
+        cur = conv2d(b, x, xs, shape, rng.normal(0, 0.5, (11, 3, 3, shape[3])), rng.normal(0, 1, 11), True,
+                     f32(0.06), 13, ACT.NONE, 2, 2, 1, 1, True, "conv")
+        shape = list(b.tensors[cur].shape)
+        cs, cz = f32(0.06), 13
+    y = mean_hw(b, cur, shape, cs, cz, "mean")
+    return b.finish([x], [y], name)
+
+
 def synthetic_add(rng, name: str, kind: str) -> bytes:
     """ADD of two int8 tensors of one shape (different scales and zero points): a residual
     ADD of the graph input and a 1x1 convolution of it (fused RELU), two branches of
@@ -514,6 +540,10 @@ def main() -> None:
     }
     for nm, args in pools.items():
         models[nm] = (synthetic_pool(rng, nm, *args), "int8")
+    # MEAN over height and width: channels not a multiple of N, batch 2, after a convolution.
+    models["mean_hw_c10"] = (synthetic_mean(rng, "mean_hw_c10", [1, 5, 7, 10], 100), "int8")
+    models["mean_hw_b2"] = (synthetic_mean(rng, "mean_hw_b2", [2, 4, 4, 8], -128), "int8")
+    models["mean_hw_conv"] = (synthetic_mean(rng, "mean_hw_conv", [1, 9, 9, 3], -5, conv_first=True), "int8")
     for kind in ("residual", "branches", "fc"):
         models[f"add_{kind}"] = (synthetic_add(rng, f"add_{kind}", kind), "int8")
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
