@@ -690,18 +690,16 @@ static tsr_status_t compile_dwconv(cc_t *c, const tsr_tflite_op_t *op) {
 
 /* A layer that sums each channel's kh x kw window (stride sh, sw) of `in` as a depthwise
  * convolution with every weight `weight`, the input zero point folded in or not, and
- * requantizes with the multiplier of `real` (the STORE's MBQM), output zero point out_zp and
- * the fused activation `act`: an average pool or a mean. */
+ * requantizes with MBQM(mult, shift) (the STORE's), output zero point out_zp and the fused
+ * activation `act`: an average pool or a mean. */
 static tsr_status_t window_layer(cc_t *c, uint32_t in, uint32_t out, uint32_t kh, uint32_t kw,
-                                 uint32_t sh, uint32_t sw, int8_t weight, bool fold, double real,
-                                 int32_t out_zp, int32_t act) {
+                                 uint32_t sh, uint32_t sw, int8_t weight, bool fold, int32_t mult,
+                                 int shift, int32_t out_zp, int32_t act) {
   const uint32_t batch = c->p->tensors[in].shape[0];
   const uint32_t ic = c->p->tensors[in].shape[3];
   const uint32_t oh = c->p->tensors[out].shape[1];
   const uint32_t ow = c->p->tensors[out].shape[2];
-  int32_t mult = 0;
-  int shift = 0;
-  if (tsr_quantize_multiplier(real, &mult, &shift) != 0 || shift < -31 || shift > 30) {
+  if (shift < -31 || shift > 30) {
     return unsupported(c, "these scales (the multiplier is not representable)");
   }
   const uint32_t dim = c->p->target.dim;
@@ -824,15 +822,19 @@ static tsr_status_t compile_avgpool(cc_t *c, const tsr_tflite_op_t *op) {
   if ((uint64_t)(oh - 1u) * sh + kh > ih || (uint64_t)(ow - 1u) * sw + kw > iw) {
     return unsupported(c, "SAME padding that pads (TFLite divides by the pixels inside the image)");
   }
-  return window_layer(c, in, out, kh, kw, sh, sw, 64, false,
-                      1.0 / (64.0 * (double)(kh * kw)), 0, o->fused_activation);
+  int32_t mult = 0;
+  int shift = 0;
+  if (tsr_quantize_multiplier(1.0 / (64.0 * (double)(kh * kw)), &mult, &shift) != 0) {
+    return unsupported(c, "a pool window this large");
+  }
+  return window_layer(c, in, out, kh, kw, sh, sw, 64, false, mult, shift, 0, o->fused_activation);
 }
 
 /* MEAN over height and width of an NHWC tensor with keep_dims (the output is (B, 1, 1, C)),
- * the output quantized as the input. TFLite Micro computes
- * MBQM(sum(x - zp), QuantizeMultiplier(in_scale / out_scale / count)) + out_zp: a window
- * sum over the whole image with the zero point folded, and the STORE's MBQM. (With other
- * output scales its result departs from that formula now and then: refused.) */
+ * any output quantization. TFLite Micro computes MBQM(sum(x - zp), mult, shift) + out_zp
+ * with TFLite's multiplier below (not QuantizeMultiplier(in / out / count), which differs
+ * at 5x5 and 7x7: 98 and 21 of 2,400 and 600 outputs): a window sum over the whole image
+ * with the zero point folded, and the STORE's MBQM. */
 static tsr_status_t compile_mean(cc_t *c, const tsr_tflite_op_t *op) {
   uint32_t in = 0;
   tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
@@ -863,15 +865,28 @@ static tsr_status_t compile_mean(cc_t *c, const tsr_tflite_op_t *op) {
       y->shape[3] != x->shape[3]) {
     return unsupported(c, "an output that is not (B, 1, 1, C) (keep_dims = false)");
   }
-  if (y->scale != x->scale || y->zp != x->zp) {
-    return unsupported(c, "an output quantization unlike the input's");
-  }
   const uint32_t kh = x->shape[1], kw = x->shape[2];
   if ((uint64_t)kh * kw > 65535u) {
     return unsupported(c, "a mean over more than 65535 pixels");
   }
-  const double real = (double)x->scale / (double)y->scale / (double)(kh * kw);
-  return window_layer(c, in, out, kh, kw, 1u, 1u, 1, true, real, y->zp, 0);
+  /* TFLite's QuantizedMeanOrSum: QuantizeMultiplier(in / out), then the count folded into it
+   * by an integer division after a left shift of k = floor(log2 count) (at most 32 and
+   * 31 + shift) bits, and k taken from the shift. */
+  const uint32_t count = kh * kw;
+  int32_t mult = 0;
+  int shift = 0;
+  if (tsr_quantize_multiplier((double)x->scale / (double)y->scale, &mult, &shift) != 0) {
+    return unsupported(c, "these scales (the multiplier is not representable)");
+  }
+  int k = 0;
+  while ((count >> (k + 1)) != 0u) {
+    k++;
+  }
+  k = k < 32 ? k : 32;
+  k = k < 31 + shift ? k : 31 + shift;
+  mult = (int32_t)(((int64_t)mult << k) / (int64_t)count);
+  shift -= k;
+  return window_layer(c, in, out, kh, kw, 1u, 1u, 1, true, mult, shift, y->zp, 0);
 }
 
 static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {

@@ -20,7 +20,7 @@ Writes, under OUTDIR:
                            SAME stride 2 at odd sizes, multiplier 2 with dilation 2, VALID batch
                            2 per tensor, a depthwise-separable block)
   mean_hw_*.tflite         MEAN over height and width (keep_dims): 5x7x10, batch 2, after a SAME
-                           stride-2 convolution
+                           stride-2 convolution (5x5), 7x7 into another scale
   add_*.tflite             ADD of two tensors of one shape, with different scales: a residual ADD
                            of the input and a 1x1 convolution of it (RELU), two convolution
                            branches, two FULLY_CONNECTED outputs (RELU6)
@@ -400,8 +400,8 @@ def mean_hw(b: Builder, x: int, shape, scale, zp, name) -> int:
     return y
 
 
-def synthetic_mean(rng, name: str, shape, in_zp, conv_first=False) -> bytes:
-    """MEAN over height and width (keep_dims), output quantized as the input."""
+def synthetic_mean(rng, name: str, shape, in_zp, conv_first=False, out_q=None) -> bytes:
+    """MEAN over height and width (keep_dims); the output quantized as the input or out_q."""
     b = Builder()
     xs = f32(0.05)
     x = b.tensor("input", T.INT8, shape, xs, in_zp)
@@ -411,7 +411,7 @@ def synthetic_mean(rng, name: str, shape, in_zp, conv_first=False) -> bytes:
                      f32(0.06), 13, ACT.NONE, 2, 2, 1, 1, True, "conv")
         shape = list(b.tensors[cur].shape)
         cs, cz = f32(0.06), 13
-    y = mean_hw(b, cur, shape, cs, cz, "mean")
+    y = mean_hw(b, cur, shape, *(out_q or (cs, cz)), "mean")
     return b.finish([x], [y], name)
 
 
@@ -544,6 +544,8 @@ def main() -> None:
     models["mean_hw_c10"] = (synthetic_mean(rng, "mean_hw_c10", [1, 5, 7, 10], 100), "int8")
     models["mean_hw_b2"] = (synthetic_mean(rng, "mean_hw_b2", [2, 4, 4, 8], -128), "int8")
     models["mean_hw_conv"] = (synthetic_mean(rng, "mean_hw_conv", [1, 9, 9, 3], -5, conv_first=True), "int8")
+    models["mean_hw_7x7_rescale"] = (synthetic_mean(rng, "mean_hw_7x7_rescale", [1, 7, 7, 4], 3,
+                                                    out_q=(f32(0.018), -50)), "int8")
     for kind in ("residual", "branches", "fc"):
         models[f"add_{kind}"] = (synthetic_add(rng, f"add_{kind}", kind), "int8")
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
