@@ -6,8 +6,9 @@
 #                            (tests/net/gen_net_models.py, scikit-learn + TFLite's schema module)
 #                            under $(NET_MODELS_DIR), run each on TFLite Micro and on the chip
 #                            (Device.run, tessera run .tflite/.tsr --check) and require every
-#                            output byte equal; the digits accuracy; refused models and
-#                            malformed .tsr files give one line and exit 2 (~10 s at N = 8)
+#                            output byte equal; the digits accuracies (MLP, and the CNN on its 360
+#                            held-out images); refused models and
+#                            malformed .tsr files give one line and exit 2 (~65 s at N = 8)
 #   TSR_SEED=<n> make test-net      other random inputs for the synthetic models
 #   make digits-cnn          retrain the digits CNN with JAX (tools/train_digits_cnn.py, ~30 s) and
 #                            write tests/net/models/digits_cnn.tflite, the committed model that

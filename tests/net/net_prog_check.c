@@ -323,7 +323,7 @@ int main(int argc, char **argv) {
   fclose(f);
   check_corrupt_tflite(argv[1]);
   const int window = check_dma_window(argv[1]);
-  check_refused(argv[1], "bad_avgpool", "operator 1 (AVERAGE_POOL_2D) is not supported");
+  check_refused(argv[1], "bad_avgpool", "operator 1 (AVERAGE_POOL_2D): SAME padding that pads");
   check_refused(argv[1], "bad_padded_fc", "operator 0 (RESHAPE): reading the input of a padded");
   check_refused(argv[1], "bad_keepdims", "operator 0 (FULLY_CONNECTED): keep_num_dims");
   printf("net_prog_check: %u programs round-tripped and relocated; %u malformed files refused, %u "
