@@ -2,12 +2,13 @@
 # (sw/lib/tsr_net_compile.c), the .tsr program (sw/lib/tsr_net_prog.c) and the runtime
 # (sw/lib/tsr_net_run.c) under `tessera compile` / `tessera run` and Device.run.
 #
-#   make test-net [DIM=N]    write the digits MLP and synthetic FULLY_CONNECTED models
+#   make test-net [DIM=N]    write the digits MLP, the synthetic FULLY_CONNECTED, CONV_2D,
+#                            DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MEAN and ADD models
 #                            (tests/net/gen_net_models.py, scikit-learn + TFLite's schema module)
-#                            under $(NET_MODELS_DIR), run each on TFLite Micro and on the chip
-#                            (Device.run, tessera run .tflite/.tsr --check) and require every
-#                            output byte equal; the digits accuracies (MLP, and the CNN on its 360
-#                            held-out images); refused models and
+#                            and copy the committed digits CNN under $(NET_MODELS_DIR), run each on
+#                            TFLite Micro and on the chip (Device.run, tessera run .tflite/.tsr
+#                            --check) and require every output byte equal; the digits accuracies
+#                            (MLP, and the CNN on its 360 held-out images); refused models and
 #                            malformed .tsr files give one line and exit 2 (~65 s at N = 8)
 #   TSR_SEED=<n> make test-net      other random inputs for the synthetic models
 #   make digits-cnn          retrain the digits CNN with JAX (tools/train_digits_cnn.py, ~30 s) and
