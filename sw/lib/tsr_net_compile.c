@@ -35,7 +35,7 @@ static const char *const k_op_names[] = {
     "WHILE", "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5", "SCATTER_ND", "SELECT_V2",
     "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL"};
 
-enum { OP_DEQUANTIZE = 6, OP_MEAN = 40, OP_QUANTIZE = 114 };
+enum { OP_DEQUANTIZE = 6, OP_PAD = 34, OP_MEAN = 40, OP_QUANTIZE = 114 };
 
 const char *tsr_net_op_name(int32_t code) {
   if (code >= 0 && (size_t)code < sizeof k_op_names / sizeof k_op_names[0]) {
@@ -471,12 +471,14 @@ static uint32_t conv_pad_before(uint32_t in, uint32_t out, uint32_t k, uint32_t 
 /* The geometry of a CONV or DWCONV layer from its options, and its input's border: the
  * pixels the kernel reaches outside the image, filled with the input zero point (the runtime
  * fills it; the producer stores into the interior). */
-static tsr_status_t conv_border(cc_t *c, tsr_net_layer_t *l) {
+static tsr_status_t conv_border_at(cc_t *c, tsr_net_layer_t *l, bool given) {
   tsr_net_tensor_t *x = &c->p->tensors[l->in];
   const tsr_net_tensor_t *y = &c->p->tensors[l->out];
   const uint32_t ih = x->shape[1], iw = x->shape[2], oh = y->shape[1], ow = y->shape[2];
-  l->pad_t = conv_pad_before(ih, oh, l->kh, l->stride_h, l->dil_h);
-  l->pad_l = conv_pad_before(iw, ow, l->kw, l->stride_w, l->dil_w);
+  if (!given) {
+    l->pad_t = conv_pad_before(ih, oh, l->kh, l->stride_h, l->dil_h);
+    l->pad_l = conv_pad_before(iw, ow, l->kw, l->stride_w, l->dil_w);
+  }
   const uint64_t y_end = (uint64_t)(oh - 1u) * l->stride_h + (uint64_t)(l->kh - 1u) * l->dil_h;
   const uint64_t x_end = (uint64_t)(ow - 1u) * l->stride_w + (uint64_t)(l->kw - 1u) * l->dil_w;
   const uint64_t need[4] = {l->pad_t, y_end + 1u > (uint64_t)ih + l->pad_t ? y_end + 1u - ih - l->pad_t : 0u,
@@ -491,6 +493,8 @@ static tsr_status_t conv_border(cc_t *c, tsr_net_layer_t *l) {
   }
   return TSR_OK;
 }
+
+static tsr_status_t conv_border(cc_t *c, tsr_net_layer_t *l) { return conv_border_at(c, l, false); }
 
 static tsr_status_t compile_conv(cc_t *c, const tsr_tflite_op_t *op) {
   const tsr_tflite_conv2d_opts_t *o = &op->opt.conv2d;
@@ -694,7 +698,7 @@ static tsr_status_t compile_dwconv(cc_t *c, const tsr_tflite_op_t *op) {
  * activation `act`: an average pool or a mean. */
 static tsr_status_t window_layer(cc_t *c, uint32_t in, uint32_t out, uint32_t kh, uint32_t kw,
                                  uint32_t sh, uint32_t sw, int8_t weight, bool fold, int32_t mult,
-                                 int shift, int32_t out_zp, int32_t act) {
+                                 int shift, int32_t out_zp, int32_t act, const uint32_t *pads) {
   const uint32_t batch = c->p->tensors[in].shape[0];
   const uint32_t ic = c->p->tensors[in].shape[3];
   const uint32_t oh = c->p->tensors[out].shape[1];
@@ -763,7 +767,11 @@ static tsr_status_t window_layer(cc_t *c, uint32_t in, uint32_t out, uint32_t kh
   l->out_zp = out_zp;
   l->mult = mult;
   l->shift = shift;
-  return conv_border(c, l);
+  if (pads != NULL) {
+    l->pad_t = pads[0];
+    l->pad_l = pads[1];
+  }
+  return conv_border_at(c, l, pads != NULL);
 }
 
 
@@ -827,7 +835,8 @@ static tsr_status_t compile_avgpool(cc_t *c, const tsr_tflite_op_t *op) {
   if (tsr_quantize_multiplier(1.0 / (64.0 * (double)(kh * kw)), &mult, &shift) != 0) {
     return unsupported(c, "a pool window this large");
   }
-  return window_layer(c, in, out, kh, kw, sh, sw, 64, false, mult, shift, 0, o->fused_activation);
+  return window_layer(c, in, out, kh, kw, sh, sw, 64, false, mult, shift, 0, o->fused_activation,
+                      NULL);
 }
 
 /* MEAN over height and width of an NHWC tensor with keep_dims (the output is (B, 1, 1, C)),
@@ -886,7 +895,59 @@ static tsr_status_t compile_mean(cc_t *c, const tsr_tflite_op_t *op) {
   k = k < 31 + shift ? k : 31 + shift;
   mult = (int32_t)(((int64_t)mult << k) / (int64_t)count);
   shift -= k;
-  return window_layer(c, in, out, kh, kw, 1u, 1u, 1, true, mult, shift, y->zp, 0);
+  return window_layer(c, in, out, kh, kw, 1u, 1u, 1, true, mult, shift, y->zp, 0, NULL);
+}
+
+/* PAD of the height and width of an NHWC tensor with its zero point (TFLite's int8 PAD; the
+ * output quantized as the input): an identity 1x1 window layer (weight 64, multiplier 1/64:
+ * exact) that reads the input with a border of the padding, which the runtime fills with
+ * the zero point, and writes every output pixel, the padding included. */
+static tsr_status_t compile_pad(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t in = 0;
+  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK) {
+    return st;
+  }
+  const int32_t pi = op->inputs.count == 2u ? tsr_tflite_i32(op->inputs, 1) : -1;
+  tsr_tflite_tensor_t pt;
+  const uint8_t *pd = NULL;
+  if (c->p->tensors[in].rank != 4u) {
+    return unsupported(c, "a PAD of a tensor that is not NHWC (rank 4)");
+  }
+  if (pi < 0 || c->map[pi] >= 0 ||
+      tsr_tflite_tensor(c->m, (uint32_t)pi, &pt, c->err, c->errlen) != TSR_TFLITE_OK ||
+      pt.type != TSR_TFLITE_INT32 || const_data(c, &pt, "paddings", 8u, 4u, &pd) != TSR_OK) {
+    return unsupported(c, "paddings other than a constant int32 (4, 2)");
+  }
+  int32_t pads[8];
+  memcpy(pads, pd, sizeof pads);
+  if (pads[0] != 0 || pads[1] != 0 || pads[6] != 0 || pads[7] != 0) {
+    return unsupported(c, "padding of the batch or channel axis");
+  }
+  for (uint32_t i = 2; i < 6u; i++) {
+    if (pads[i] < 0 || pads[i] > 255) {
+      return unsupported(c, "a padding outside 0..255");
+    }
+  }
+  uint32_t out = 0;
+  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (y->rank != 4u || y->shape[0] != x->shape[0] || y->shape[3] != x->shape[3] ||
+      y->shape[1] != x->shape[1] + (uint32_t)(pads[2] + pads[3]) ||
+      y->shape[2] != x->shape[2] + (uint32_t)(pads[4] + pads[5])) {
+    return unsupported(c, "an output shape that is not the padded input's");
+  }
+  if (y->scale != x->scale || y->zp != x->zp) {
+    return unsupported(c, "an output quantization unlike the input's");
+  }
+  int32_t mult = 0;
+  int shift = 0;
+  tsr_quantize_multiplier(1.0 / 64.0, &mult, &shift);
+  const uint32_t before[2] = {(uint32_t)pads[2], (uint32_t)pads[4]};
+  return window_layer(c, in, out, 1u, 1u, 1u, 1u, 64, false, mult, shift, 0, 0, before);
 }
 
 static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
@@ -1066,6 +1127,9 @@ static tsr_status_t compile_ops(cc_t *c) {
         break;
       case OP_MEAN:
         st = compile_mean(c, &op);
+        break;
+      case OP_PAD:
+        st = compile_pad(c, &op);
         break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);

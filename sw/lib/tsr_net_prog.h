@@ -137,9 +137,10 @@ typedef struct tsr_net_prog {
 
 /** The operators the compiler takes, for messages. */
 #define TSR_NET_SUPPORTED                                                                      \
-  "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD "   \
-  "of two tensors of one shape), RESHAPE, SOFTMAX (int8), "                                   \
-  "QUANTIZE at the input, DEQUANTIZE at the output"
+  "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD of "   \
+  "two tensors of one shape), AVERAGE_POOL_2D (windows inside the image), MEAN (over height "  \
+  "and width), PAD (height and width), RESHAPE, SOFTMAX (int8), QUANTIZE at the input, "       \
+  "DEQUANTIZE at the output"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);

@@ -21,6 +21,7 @@ Writes, under OUTDIR:
                            2 per tensor, a depthwise-separable block)
   mean_hw_*.tflite         MEAN over height and width (keep_dims): 5x7x10, batch 2, after a SAME
                            stride-2 convolution (5x5), 7x7 into another scale
+  pad_*.tflite             PAD of height and width: alone (batch 2), before a VALID convolution
   add_*.tflite             ADD of two tensors of one shape, with different scales: a residual ADD
                            of the input and a 1x1 convolution of it (RELU), two convolution
                            branches, two FULLY_CONNECTED outputs (RELU6)
@@ -415,6 +416,29 @@ def synthetic_mean(rng, name: str, shape, in_zp, conv_first=False, out_q=None) -
     return b.finish([x], [y], name)
 
 
+def pad_hw(b: Builder, x: int, shape, scale, zp, pads, name) -> int:
+    """PAD of height and width: pads ((top, bottom), (left, right))."""
+    (t, bo), (le, r) = pads
+    p = b.tensor(f"{name}/paddings", T.INT32, [4, 2],
+                 data=np.array([[0, 0], [t, bo], [le, r], [0, 0]], "<i4").tobytes())
+    y = b.tensor(name, T.INT8, [shape[0], shape[1] + t + bo, shape[2] + le + r, shape[3]], scale, zp)
+    b.op(S.PAD, [x, p], [y], O.PadOptions, tfl.PadOptionsT())
+    return y
+
+
+def synthetic_pad(rng, name: str, shape, in_zp, pads, conv_after: bool) -> bytes:
+    """PAD (with the zero point), alone or before a VALID 3x3 convolution."""
+    b = Builder()
+    xs = f32(0.05)
+    x = b.tensor("input", T.INT8, shape, xs, in_zp)
+    y = pad_hw(b, x, shape, xs, in_zp, pads, "pad")
+    if conv_after:
+        ps = list(b.tensors[y].shape)
+        y = conv2d(b, y, xs, ps, rng.normal(0, 0.5, (7, 3, 3, shape[3])), rng.normal(0, 1, 7), True,
+                   f32(0.08), -6, ACT.RELU, 1, 1, 1, 1, False, "conv")
+    return b.finish([x], [y], name)
+
+
 def synthetic_add(rng, name: str, kind: str) -> bytes:
     """ADD of two int8 tensors of one shape (different scales and zero points): a residual
     ADD of the graph input and a 1x1 convolution of it (fused RELU), two branches of
@@ -546,6 +570,10 @@ def main() -> None:
     models["mean_hw_conv"] = (synthetic_mean(rng, "mean_hw_conv", [1, 9, 9, 3], -5, conv_first=True), "int8")
     models["mean_hw_7x7_rescale"] = (synthetic_mean(rng, "mean_hw_7x7_rescale", [1, 7, 7, 4], 3,
                                                     out_q=(f32(0.018), -50)), "int8")
+    # PAD of height and width (zero point), alone with batch 2, and before a VALID convolution.
+    models["pad_b2"] = (synthetic_pad(rng, "pad_b2", [2, 4, 5, 3], 21, ((0, 1), (3, 0)), False), "int8")
+    models["pad_conv_valid"] = (synthetic_pad(rng, "pad_conv_valid", [1, 7, 6, 5], -60, ((1, 2), (2, 1)),
+                                              True), "int8")
     for kind in ("residual", "branches", "fc"):
         models[f"add_{kind}"] = (synthetic_add(rng, f"add_{kind}", kind), "int8")
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
