@@ -3,7 +3,7 @@
 # (sw/lib/tsr_net_run.c) under `tessera compile` / `tessera run` and Device.run.
 #
 #   make test-net [DIM=N]    write the digits MLP, the synthetic FULLY_CONNECTED, CONV_2D,
-#                            DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MEAN and ADD models
+#                            DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MEAN, PAD and ADD models
 #                            (tests/net/gen_net_models.py, scikit-learn + TFLite's schema module)
 #                            and copy the committed digits CNN under $(NET_MODELS_DIR), run each on
 #                            TFLite Micro and on the chip (Device.run, tessera run .tflite/.tsr
