@@ -191,6 +191,57 @@ static void layer_sfu_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, ui
   d->out_addr = base + p->tensors[l->out].dev_off;
 }
 
+/* An ADD one of whose tensors has a border: its rows are not one dense block. */
+static bool add_by_rows(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
+  return tsr_net_padded(&p->tensors[l->in]) || tsr_net_padded(&p->tensors[l->in2]) ||
+         tsr_net_padded(&p->tensors[l->out]);
+}
+
+/* The address of pixel row (b, y) of an NHWC tensor's interior. */
+static uint32_t row_addr(const tsr_net_tensor_t *t, uint32_t base, uint32_t b, uint32_t y) {
+  const uint32_t row = (t->shape[2] + t->pad[2] + t->pad[3]) * t->shape[3];
+  const uint32_t img = (t->shape[1] + t->pad[0] + t->pad[1]) * row;
+  return base + t->dev_off + (uint32_t)tsr_net_interior_off(t) + b * img + y * row;
+}
+
+/* Such an ADD as one SFU job per pixel row (W x C elements), a FENCE between two. */
+static tsr_status_t capture_add_rows(tsr_dev_t *dev, const tsr_net_prog_t *p,
+                                     const tsr_net_layer_t *l, uint32_t base, const char **why) {
+  const tsr_net_tensor_t *a = &p->tensors[l->in];
+  const tsr_net_tensor_t *b2 = &p->tensors[l->in2];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  if (!dev->info.has_sfu) {
+    *why = "the target has no SFU (CONFIG.SFU = 0)";
+    return TSR_UNSUPPORTED;
+  }
+  tsr_status_t st = TSR_OK;
+  for (uint32_t b = 0; b < y->shape[0] && st == TSR_OK; b++) {
+    for (uint32_t r = 0; r < y->shape[1] && st == TSR_OK; r++) {
+      tsr_sfu_desc_t d;
+      tsr_sfu_plan_t plan;
+      memset(&d, 0, sizeof d);
+      d.func = TSR_FUNC_ADD;
+      d.rows = 1u;
+      d.len = y->shape[2] * y->shape[3];
+      d.in_addr = row_addr(a, base, b, r);
+      d.in2_addr = row_addr(b2, base, b, r);
+      d.param_addr = base + l->param_off;
+      d.out_addr = row_addr(y, base, b, r);
+      if (b != 0u || r != 0u) {
+        tsr_cmd_t fence;
+        if ((st = tsr_cmd_fence(dev, false, &fence)) != TSR_OK ||
+            (st = tsr_submit(dev, &fence)) != TSR_OK) {
+          break;
+        }
+      }
+      if ((st = tsr_sfu_plan(&dev->info, &d, &plan, why)) == TSR_OK) {
+        st = tsr_sfu_run(dev, &d, &plan);
+      }
+    }
+  }
+  return st;
+}
+
 tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
   capture_t c;
   memset(&c, 0, sizeof c);
@@ -227,6 +278,8 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       }
     } else if (l->kind == TSR_NET_DWCONV) {
       st = capture_dwconv(&dev, p, l, base, &why);
+    } else if (l->kind == TSR_NET_ADD && add_by_rows(p, l)) {
+      st = capture_add_rows(&dev, p, l, base, &why);
     } else if (l->kind == TSR_NET_SOFTMAX || l->kind == TSR_NET_ADD) {
       tsr_sfu_desc_t d;
       tsr_sfu_plan_t plan;

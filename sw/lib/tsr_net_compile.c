@@ -1160,16 +1160,19 @@ static tsr_status_t compile_ops(cc_t *c) {
   return TSR_OK;
 }
 
-/* A tensor with a border (the input of a padded CONV_2D) is read only by CONV_2D, written
- * only by a CONV_2D or the host (the graph input, QUANTIZE), and shares its storage with no
- * other tensor. */
+/* A tensor with a border (the input of a padded CONV_2D) is read only by a convolution or
+ * an ADD of NHWC tensors, written only by one of those or the host (the graph input,
+ * QUANTIZE), and shares its storage with no other tensor. */
 static tsr_status_t check_borders(cc_t *c) {
   const tsr_net_prog_t *p = c->p;
   for (uint32_t i = 0; i < p->n_layers; i++) {
     const tsr_net_layer_t *l = &p->layers[i];
     const tsr_net_tensor_t *x = &p->tensors[l->in];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
-    const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV;
+    /* An ADD of NHWC tensors goes a row at a time when one of them has a border. */
+    const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && y->rank == 4u &&
+                          memcmp(x->shape, y->shape, sizeof x->shape) == 0;
+    const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV || nhwc_add;
     const bool bad_in = !conv && (tsr_net_padded(&p->tensors[x->alias]) ||
                                   (l->kind == TSR_NET_ADD &&
                                    tsr_net_padded(&p->tensors[p->tensors[l->in2].alias])));

@@ -282,8 +282,13 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
     const tsr_net_tensor_t *x = &p->tensors[l->in];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
     bool ok = x->elems == y->elems;
+    const tsr_net_tensor_t *x2 = &p->tensors[l->in2];
+    const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && x2->rank == 4u &&
+                          y->rank == 4u && memcmp(x->shape, y->shape, sizeof x->shape) == 0 &&
+                          memcmp(x2->shape, y->shape, sizeof x->shape) == 0;
     if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
-        (tsr_net_padded(x) || (l->kind == TSR_NET_ADD && tsr_net_padded(&p->tensors[l->in2])) ||
+        !nhwc_add &&
+        (tsr_net_padded(x) || (l->kind == TSR_NET_ADD && tsr_net_padded(x2)) ||
          (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
       return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
     }
@@ -310,8 +315,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
              inside(l->param_off, 12u, p->blob_bytes);
         break;
       case TSR_NET_ADD: {
-        const tsr_net_tensor_t *x2 = &p->tensors[l->in2];
-        ok = ok && x->type == TSR_NET_INT8 && x2->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 &&
+        ok = ok && (!nhwc_add || (uint64_t)y->shape[2] * y->shape[3] <= 65535u) && x->type == TSR_NET_INT8 && x2->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 &&
              x2->elems == y->elems && x->alias != y->alias && x2->alias != y->alias &&
              l->len >= 1u && l->len <= 65535u && l->rows >= 1u &&
              (uint64_t)l->rows * l->len == x->elems && inside(l->param_off, 44u, p->blob_bytes);

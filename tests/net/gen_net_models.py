@@ -24,7 +24,8 @@ Writes, under OUTDIR:
   pad_*.tflite             PAD of height and width: alone (batch 2), before a VALID convolution
   add_*.tflite             ADD of two tensors of one shape, with different scales: a residual ADD
                            of the input and a 1x1 convolution of it (RELU), two convolution
-                           branches, two FULLY_CONNECTED outputs (RELU6)
+                           branches, two FULLY_CONNECTED outputs (RELU6), a ResNet block (the
+                           ADD between SAME convolutions: its tensors have borders)
   avgpool_*.tflite         AVERAGE_POOL_2D: 2x2, 3x3 stride 2 at odd sizes, after a convolution
                            (SAME that pads nothing), global 5x7
   bad_avgpool.tflite       an AVERAGE_POOL_2D with SAME padding that pads (refused)
@@ -442,7 +443,8 @@ def synthetic_pad(rng, name: str, shape, in_zp, pads, conv_after: bool) -> bytes
 def synthetic_add(rng, name: str, kind: str) -> bytes:
     """ADD of two int8 tensors of one shape (different scales and zero points): a residual
     ADD of the graph input and a 1x1 convolution of it (fused RELU), two branches of
-    convolutions (NONE), or two FULLY_CONNECTED outputs (RELU6)."""
+    convolutions (NONE), two FULLY_CONNECTED outputs (RELU6), or a ResNet block whose ADD
+    reads and writes bordered tensors."""
     b = Builder()
     if kind == "residual":
         shape, xs, xz = [1, 6, 7, 5], f32(0.05), 5
@@ -459,6 +461,18 @@ def synthetic_add(rng, name: str, kind: str) -> bytes:
         h2 = conv2d(b, h1, f32(0.09), [1, 8, 8, 10], rng.normal(0, 0.4, (10, 1, 1, 10)),
                     rng.normal(0, 1, 10), False, f32(0.06), -7, ACT.NONE, 1, 1, 1, 1, True, "conv2")
         y = add(b, h2, h1, [1, 8, 8, 10], f32(0.12), 2, ACT.NONE, "add")
+    elif kind == "resblock":
+        # A ResNet block: the input feeds a SAME convolution and the ADD, and the ADD's output
+        # feeds a SAME convolution: the ADD reads and writes tensors with borders.
+        shape, xs, xz = [1, 6, 7, 8], f32(0.05), -4
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        h = conv2d(b, x, xs, shape, rng.normal(0, 0.3, (8, 3, 3, 8)), rng.normal(0, 1, 8), True,
+                   f32(0.06), -30, ACT.RELU, 1, 1, 1, 1, True, "conv1")
+        h2 = conv2d(b, h, f32(0.06), shape, rng.normal(0, 0.3, (8, 3, 3, 8)), rng.normal(0, 1, 8), True,
+                    f32(0.07), 5, ACT.NONE, 1, 1, 1, 1, True, "conv2")
+        a = add(b, x, h2, shape, f32(0.09), -40, ACT.RELU, "add")
+        y = conv2d(b, a, f32(0.09), shape, rng.normal(0, 0.3, (5, 3, 3, 8)), rng.normal(0, 1, 5), True,
+                   f32(0.1), 0, ACT.NONE, 2, 2, 1, 1, True, "conv3")
     else:
         shape, xs, xz = [3, 20], f32(0.05), 9
         x = b.tensor("input", T.INT8, shape, xs, xz)
@@ -574,7 +588,7 @@ def main() -> None:
     models["pad_b2"] = (synthetic_pad(rng, "pad_b2", [2, 4, 5, 3], 21, ((0, 1), (3, 0)), False), "int8")
     models["pad_conv_valid"] = (synthetic_pad(rng, "pad_conv_valid", [1, 7, 6, 5], -60, ((1, 2), (2, 1)),
                                               True), "int8")
-    for kind in ("residual", "branches", "fc"):
+    for kind in ("residual", "branches", "fc", "resblock"):
         models[f"add_{kind}"] = (synthetic_add(rng, f"add_{kind}", kind), "int8")
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
     # held-out split is every fifth image.
