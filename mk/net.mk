@@ -9,7 +9,7 @@
 #                            TFLite Micro and on the chip (Device.run, tessera run .tflite/.tsr
 #                            --check) and require every output byte equal; the digits accuracies
 #                            (MLP, and the CNN on its 360 held-out images); refused models and
-#                            malformed .tsr files give one line and exit 2 (~65 s at N = 8)
+#                            malformed .tsr files give one line and exit 2 (~80 s at N = 8)
 #   TSR_SEED=<n> make test-net      other random inputs for the synthetic models
 #   make digits-cnn          retrain the digits CNN with JAX (tools/train_digits_cnn.py, ~30 s) and
 #                            write tests/net/models/digits_cnn.tflite, the committed model that
@@ -65,7 +65,7 @@ $(NET_PROG_CHECK): tests/net/net_prog_check.c $(SW_LIB_SRCS) $(wildcard sw/lib/*
 	$(CC) $(NET_CFLAGS) -o $@ tests/net/net_prog_check.c $(SW_LIB_SRCS) -ldl -lm
 
 .PHONY: test-net
-test-net: $(SW_BIN) $(SW_LIB_SO) $(NET_PROG_CHECK) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/libtsrsim_d$(DIM).so) ## int8 networks (digits MLP and CNN, synthetic FULLY_CONNECTED and CONV_2D) on the chip byte for byte against TFLite Micro, refusals, malformed .tsr (~60 s)
+test-net: $(SW_BIN) $(SW_LIB_SO) $(NET_PROG_CHECK) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/libtsrsim_d$(DIM).so) ## int8 networks (digits MLP and CNN, synthetic FULLY_CONNECTED and CONV_2D) on the chip byte for byte against TFLite Micro, refusals, malformed .tsr (~80 s)
 	@$(PYTHON) -c 'import tflite_micro, sklearn, ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
 	  { echo "test-net: tflite-micro, scikit-learn or ai-edge-litert not found: make deps (tools/install-deps.sh pins them)"; exit 1; }
 	$(PYTHON) tests/net/gen_net_models.py $(NET_MODELS_DIR)
