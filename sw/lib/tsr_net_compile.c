@@ -6,10 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tsr_conv.h"
 #include "tsr_lib_internal.h"
+#include "tsr_net_compile_int.h"
 #include "tsr_net_prog.h"
-#include "tsr_quant.h"
 #include "tsr_sfu.h"
 #include "tsr_tflite.h"
 
@@ -44,19 +43,8 @@ const char *tsr_net_op_name(int32_t code) {
   return NULL;
 }
 
-/* What the compiler builds up. */
-typedef struct cc {
-  const tsr_tflite_t *m;
-  tsr_net_prog_t *p;
-  int32_t *map;        /* tflite tensor -> program tensor, -1 none */
-  uint32_t cap_t, cap_l, cap_b;
-  char *err;
-  size_t errlen;
-  uint32_t op;         /* the operator being compiled */
-  char opname[48];
-} cc_t;
 
-static tsr_status_t oom(cc_t *c) {
+tsr_status_t tsr_nc_oom(cc_t *c) {
   tsr_lib_err(c->err, c->errlen, "out of memory");
   return TSR_NO_MEMORY;
 }
@@ -72,7 +60,7 @@ static void name_op(cc_t *c, int32_t code) {
 }
 
 /* One line: "<operator>: <what> is not supported (supported: ...)". */
-static tsr_status_t unsupported(cc_t *c, const char *what) {
+tsr_status_t tsr_nc_unsupported(cc_t *c, const char *what) {
   tsr_lib_err(c->err, c->errlen, "%s: %s is not supported (supported: %s)", c->opname, what,
               TSR_NET_SUPPORTED);
   return TSR_UNSUPPORTED;
@@ -92,7 +80,7 @@ static tsr_status_t blob_add(cc_t *c, const void *src, size_t n, uint32_t *off) 
     }
     uint8_t *b = realloc(c->p->blob, cap);
     if (b == NULL) {
-      return oom(c);
+      return tsr_nc_oom(c);
     }
     memset(b + c->cap_b, 0, cap - c->cap_b);
     c->p->blob = b;
@@ -115,18 +103,18 @@ static tsr_status_t add_tensor(cc_t *c, uint32_t ti, int32_t *id) {
   if (t.type != TSR_TFLITE_INT8 && t.type != TSR_TFLITE_FLOAT32) {
     char what[96];
     snprintf(what, sizeof what, "tensor %u of type %s", ti, tsr_tflite_type_name(t.type));
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   if (t.rank < 1u || t.rank > TSR_NET_MAX_RANK) {
     char what[96];
     snprintf(what, sizeof what, "tensor %u of rank %u (1..%u)", ti, t.rank, TSR_NET_MAX_RANK);
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   if (c->p->n_tensors == c->cap_t) {
     c->cap_t = c->cap_t ? 2u * c->cap_t : 8u;
     tsr_net_tensor_t *nt = realloc(c->p->tensors, c->cap_t * sizeof *nt);
     if (nt == NULL) {
-      return oom(c);
+      return tsr_nc_oom(c);
     }
     c->p->tensors = nt;
   }
@@ -156,7 +144,7 @@ static tsr_status_t add_tensor(cc_t *c, uint32_t ti, int32_t *id) {
     if (!t.has_quant || t.scale.count != 1u || t.zero_point.count != 1u) {
       char what[96];
       snprintf(what, sizeof what, "int8 tensor %u without one scale and zero point", ti);
-      return unsupported(c, what);
+      return tsr_nc_unsupported(c, what);
     }
     x->scale = tsr_tflite_f32(t.scale, 0);
     const int64_t zp = tsr_tflite_i64(t.zero_point, 0);
@@ -173,27 +161,27 @@ static tsr_status_t add_tensor(cc_t *c, uint32_t ti, int32_t *id) {
 }
 
 /* The program tensor of an operator's input `slot`; it must exist already and be `type`. */
-static tsr_status_t known_input(cc_t *c, const tsr_tflite_op_t *op, uint32_t slot, uint32_t type,
+tsr_status_t tsr_nc_known_input(cc_t *c, const tsr_tflite_op_t *op, uint32_t slot, uint32_t type,
                                 uint32_t *id) {
   const int32_t ti = tsr_tflite_i32(op->inputs, slot);
   if (slot >= op->inputs.count || ti < 0 || c->map[ti] < 0) {
-    return unsupported(c, "an input that is a constant or absent");
+    return tsr_nc_unsupported(c, "an input that is a constant or absent");
   }
   *id = (uint32_t)c->map[ti];
   if (c->p->tensors[*id].type != type) {
     char what[64];
     snprintf(what, sizeof what, "an input of type %s",
              tsr_tflite_type_name((int32_t)c->p->tensors[*id].type));
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   return TSR_OK;
 }
 
 /* The operator's only output as a new tensor of `type`. */
-static tsr_status_t new_output(cc_t *c, const tsr_tflite_op_t *op, uint32_t type, uint32_t *id) {
+tsr_status_t tsr_nc_new_output(cc_t *c, const tsr_tflite_op_t *op, uint32_t type, uint32_t *id) {
   const int32_t ti = op->outputs.count == 1u ? tsr_tflite_i32(op->outputs, 0) : -1;
   if (ti < 0 || c->map[ti] >= 0) {
-    return unsupported(c, "an operator without exactly one new output");
+    return tsr_nc_unsupported(c, "an operator without exactly one new output");
   }
   int32_t x = -1;
   tsr_status_t st = add_tensor(c, (uint32_t)ti, &x);
@@ -204,7 +192,7 @@ static tsr_status_t new_output(cc_t *c, const tsr_tflite_op_t *op, uint32_t type
     char what[64];
     snprintf(what, sizeof what, "an output of type %s",
              tsr_tflite_type_name((int32_t)c->p->tensors[x].type));
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   *id = (uint32_t)x;
   return TSR_OK;
@@ -216,7 +204,7 @@ static tsr_status_t new_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
     c->cap_l = c->cap_l ? 2u * c->cap_l : 8u;
     tsr_net_layer_t *nl = realloc(c->p->layers, c->cap_l * sizeof *nl);
     if (nl == NULL) {
-      return oom(c);
+      return tsr_nc_oom(c);
     }
     c->p->layers = nl;
   }
@@ -230,7 +218,7 @@ static tsr_status_t new_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
 }
 
 /* A constant tensor's data, checked to be `type` with `count` elements of `esize` bytes. */
-static tsr_status_t const_data(cc_t *c, const tsr_tflite_tensor_t *t, const char *what,
+tsr_status_t tsr_nc_const_data(cc_t *c, const tsr_tflite_tensor_t *t, const char *what,
                                size_t count, size_t esize, const uint8_t **data) {
   tsr_tflite_buffer_t b;
   if (tsr_tflite_buffer(c->m, t->buffer, &b, c->err, c->errlen) != TSR_TFLITE_OK) {
@@ -256,7 +244,7 @@ static tsr_status_t act_range(cc_t *c, int32_t act, float scale, int32_t zp, int
   if (act != TSR_TFLITE_ACT_RELU && act != TSR_TFLITE_ACT_RELU6) {
     char what[48];
     snprintf(what, sizeof what, "fused activation %" PRId32, act);
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   const int32_t z = zp + (int32_t)roundf(0.0f / scale);
   *lo = z > -128 ? z : -128;
@@ -271,7 +259,7 @@ static tsr_status_t act_range(cc_t *c, int32_t act, float scale, int32_t zp, int
 /* gemm_layer with B `bt` of bt_bytes (several jobs' B) and the bias (fold_n output channels)
  * folded with the columns of fold_b (fold_k x fold_n): a depthwise convolution's; fold_b NULL:
  * no folding (an average pool sums the raw values). */
-static tsr_status_t gemm_layer_folded(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
+tsr_status_t tsr_nc_gemm_layer_folded(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
                                       uint32_t m, uint32_t k, uint32_t n, const int8_t *bt,
                                       size_t bt_bytes, uint32_t fold_k, uint32_t fold_n,
                                       const int8_t *fold_b, const uint8_t *bdata,
@@ -288,7 +276,7 @@ static tsr_status_t gemm_layer_folded(cc_t *c, uint32_t kind, uint32_t in, uint3
   int32_t *shift = calloc(fold_n, sizeof *shift);
   double *ws = calloc(w->scale.count, sizeof *ws);
   if (bias == NULL || mult == NULL || shift == NULL || ws == NULL) {
-    st = oom(c);
+    st = tsr_nc_oom(c);
     goto out;
   }
   for (uint32_t j = 0; j < fold_n && bdata != NULL; j++) {
@@ -342,7 +330,7 @@ out:
 static tsr_status_t gemm_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out, uint32_t m,
                                uint32_t k, uint32_t n, const int8_t *bt, const uint8_t *bdata,
                                const tsr_tflite_tensor_t *w, int32_t act, tsr_net_layer_t **lp) {
-  return gemm_layer_folded(c, kind, in, out, m, k, n, bt, (size_t)k * n, k, n, bt, bdata, w, act,
+  return tsr_nc_gemm_layer_folded(c, kind, in, out, m, k, n, bt, (size_t)k * n, k, n, bt, bdata, w, act,
                            lp);
 }
 
@@ -350,7 +338,7 @@ static tsr_status_t gemm_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out
  * output channels) or DEPTHWISE_CONV_2D (rank 4, shape[3] = output channels; axis 3):
  * constant int8, symmetric, per tensor or per output channel; and the constant int32 bias
  * (or none). */
-static tsr_status_t weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_t rank,
+tsr_status_t tsr_nc_weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_t rank,
                                      uint32_t axis, tsr_tflite_tensor_t *w, const uint8_t **wdata,
                                      const uint8_t **bdata) {
   const int32_t wi = tsr_tflite_i32(op->inputs, 1);
@@ -358,7 +346,7 @@ static tsr_status_t weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_
   tsr_tflite_tensor_t b;
   if (op->inputs.count < 2u || wi < 0 || c->map[wi] >= 0 ||
       tsr_tflite_tensor(c->m, (uint32_t)wi, w, c->err, c->errlen) != TSR_TFLITE_OK) {
-    return unsupported(c, "weights that are not a constant tensor");
+    return tsr_nc_unsupported(c, "weights that are not a constant tensor");
   }
   uint64_t count = 1;
   bool shape_ok = w->rank == rank;
@@ -367,20 +355,20 @@ static tsr_status_t weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_
     count *= shape_ok ? (uint64_t)w->shape[d] : 1u;
   }
   if (w->type != TSR_TFLITE_INT8 || !shape_ok || !w->has_quant || count > (1u << 28)) {
-    return unsupported(c, rank == 2u   ? "weights that are not quantized int8 (N, K)"
+    return tsr_nc_unsupported(c, rank == 2u   ? "weights that are not quantized int8 (N, K)"
                           : axis == 0u ? "weights that are not quantized int8 (O, KH, KW, I)"
                                        : "weights that are not quantized int8 (1, KH, KW, O)");
   }
   const uint32_t n = (uint32_t)w->shape[axis];
   if (w->scale.count != 1u && (w->scale.count != n || w->quantized_dimension != (int32_t)axis)) {
-    return unsupported(c, "a weight quantization that is neither per tensor nor per output channel");
+    return tsr_nc_unsupported(c, "a weight quantization that is neither per tensor nor per output channel");
   }
   for (uint32_t i = 0; i < w->zero_point.count; i++) {
     if (tsr_tflite_i64(w->zero_point, i) != 0) {
-      return unsupported(c, "asymmetric weights (a non-zero weight zero point)");
+      return tsr_nc_unsupported(c, "asymmetric weights (a non-zero weight zero point)");
     }
   }
-  tsr_status_t st = const_data(c, w, "weights", (size_t)count, 1u, wdata);
+  tsr_status_t st = tsr_nc_const_data(c, w, "weights", (size_t)count, 1u, wdata);
   if (st != TSR_OK) {
     return st;
   }
@@ -389,9 +377,9 @@ static tsr_status_t weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_
     if (c->map[bi] >= 0 ||
         tsr_tflite_tensor(c->m, (uint32_t)bi, &b, c->err, c->errlen) != TSR_TFLITE_OK ||
         b.type != TSR_TFLITE_INT32) {
-      return unsupported(c, "a bias that is not a constant int32 tensor");
+      return tsr_nc_unsupported(c, "a bias that is not a constant int32 tensor");
     }
-    return const_data(c, &b, "bias", n, 4u, bdata);
+    return tsr_nc_const_data(c, &b, "bias", n, 4u, bdata);
   }
   return TSR_OK;
 }
@@ -399,20 +387,20 @@ static tsr_status_t weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_
 static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
   const tsr_tflite_fc_opts_t *o = &op->opt.fc;
   if (op->options_decoded && o->keep_num_dims) {
-    return unsupported(c, "keep_num_dims = true");
+    return tsr_nc_unsupported(c, "keep_num_dims = true");
   }
   if (op->options_decoded && o->weights_format != 0) {
-    return unsupported(c, "a shuffled weights format");
+    return tsr_nc_unsupported(c, "a shuffled weights format");
   }
   uint32_t in = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
   if (st != TSR_OK) {
     return st;
   }
   tsr_tflite_tensor_t w;
   const uint8_t *wdata = NULL;
   const uint8_t *bdata = NULL;
-  if ((st = weights_and_bias(c, op, 2u, 0u, &w, &wdata, &bdata)) != TSR_OK) {
+  if ((st = tsr_nc_weights_and_bias(c, op, 2u, 0u, &w, &wdata, &bdata)) != TSR_OK) {
     return st;
   }
   const uint32_t n = (uint32_t)w.shape[0];
@@ -425,7 +413,7 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
   }
   const uint32_t m = x->elems / k;
   uint32_t out = 0;
-  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
     return st;
   }
   const tsr_net_tensor_t *y = &c->p->tensors[out];
@@ -437,7 +425,7 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
   /* B (k, n) = W^T. */
   int8_t *bt = malloc((size_t)k * n);
   if (bt == NULL) {
-    return oom(c);
+    return tsr_nc_oom(c);
   }
   for (uint32_t j = 0; j < n; j++) {
     for (uint32_t i = 0; i < k; i++) {
@@ -451,526 +439,27 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
   return st;
 }
 
-/* TFLite's padding for one dimension (ComputePaddingWithOffset): the output size the mode
- * gives, and the pixels before the first. */
-static uint32_t conv_out_size(uint32_t in, uint32_t k, uint32_t stride, uint32_t dil, bool same) {
-  const uint64_t eff = (uint64_t)(k - 1u) * dil + 1u;
-  if (same) {
-    return (uint32_t)(((uint64_t)in + stride - 1u) / stride);
-  }
-  return in >= eff ? (uint32_t)((in - eff + stride) / stride) : 0u;
-}
-
-static uint32_t conv_pad_before(uint32_t in, uint32_t out, uint32_t k, uint32_t stride,
-                                uint32_t dil) {
-  const int64_t eff = (int64_t)(k - 1u) * dil + 1;
-  const int64_t total = ((int64_t)out - 1) * stride + eff - (int64_t)in;
-  return total > 0 ? (uint32_t)(total / 2) : 0u;
-}
-
-/* The geometry of a CONV or DWCONV layer from its options, and its input's border: the
- * pixels the kernel reaches outside the image, filled with the input zero point (the runtime
- * fills it; the producer stores into the interior). */
-static tsr_status_t conv_border_at(cc_t *c, tsr_net_layer_t *l, bool given) {
-  tsr_net_tensor_t *x = &c->p->tensors[l->in];
-  const tsr_net_tensor_t *y = &c->p->tensors[l->out];
-  const uint32_t ih = x->shape[1], iw = x->shape[2], oh = y->shape[1], ow = y->shape[2];
-  if (!given) {
-    l->pad_t = conv_pad_before(ih, oh, l->kh, l->stride_h, l->dil_h);
-    l->pad_l = conv_pad_before(iw, ow, l->kw, l->stride_w, l->dil_w);
-  }
-  const uint64_t y_end = (uint64_t)(oh - 1u) * l->stride_h + (uint64_t)(l->kh - 1u) * l->dil_h;
-  const uint64_t x_end = (uint64_t)(ow - 1u) * l->stride_w + (uint64_t)(l->kw - 1u) * l->dil_w;
-  const uint64_t need[4] = {l->pad_t, y_end + 1u > (uint64_t)ih + l->pad_t ? y_end + 1u - ih - l->pad_t : 0u,
-                            l->pad_l, x_end + 1u > (uint64_t)iw + l->pad_l ? x_end + 1u - iw - l->pad_l : 0u};
-  for (uint32_t i = 0; i < 4u; i++) {
-    if (need[i] > 65535u) {
-      return unsupported(c, "a border of more than 65535 pixels");
-    }
-    if (need[i] > x->pad[i]) {
-      x->pad[i] = (uint32_t)need[i];
-    }
-  }
-  return TSR_OK;
-}
-
-static tsr_status_t conv_border(cc_t *c, tsr_net_layer_t *l) { return conv_border_at(c, l, false); }
-
-static tsr_status_t compile_conv(cc_t *c, const tsr_tflite_op_t *op) {
-  const tsr_tflite_conv2d_opts_t *o = &op->opt.conv2d;
-  const bool same = !op->options_decoded || o->padding == TSR_TFLITE_PADDING_SAME;
-  if (op->options_decoded && o->padding != TSR_TFLITE_PADDING_SAME &&
-      o->padding != TSR_TFLITE_PADDING_VALID) {
-    return unsupported(c, "a padding other than SAME or VALID");
-  }
-  const int32_t sh = op->options_decoded ? o->stride_h : 1;
-  const int32_t sw = op->options_decoded ? o->stride_w : 1;
-  const int32_t dh = op->options_decoded ? o->dilation_h : 1;
-  const int32_t dw = op->options_decoded ? o->dilation_w : 1;
-  if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || sh > 255 || sw > 255 || dh > 255 || dw > 255) {
-    return unsupported(c, "a stride or dilation outside 1..255");
-  }
-  uint32_t in = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK) {
-    return st;
-  }
-  if (c->p->tensors[in].rank != 4u) {
-    return unsupported(c, "an input that is not NHWC (rank 4)");
-  }
-  tsr_tflite_tensor_t w;
-  const uint8_t *wdata = NULL;
-  const uint8_t *bdata = NULL;
-  if ((st = weights_and_bias(c, op, 4u, 0u, &w, &wdata, &bdata)) != TSR_OK) {
-    return st;
-  }
-  const uint32_t batch = c->p->tensors[in].shape[0];
-  const uint32_t ih = c->p->tensors[in].shape[1];
-  const uint32_t iw = c->p->tensors[in].shape[2];
-  const uint32_t ic = c->p->tensors[in].shape[3];
-  const uint32_t oc = (uint32_t)w.shape[0];
-  const uint32_t kh = (uint32_t)w.shape[1];
-  const uint32_t kw = (uint32_t)w.shape[2];
-  if ((uint32_t)w.shape[3] != ic) {
-    return unsupported(c, "weights whose input channels differ from the input's (groups)");
-  }
-  const uint32_t oh = conv_out_size(ih, kh, (uint32_t)sh, (uint32_t)dh, same);
-  const uint32_t ow = conv_out_size(iw, kw, (uint32_t)sw, (uint32_t)dw, same);
-  uint32_t out = 0;
-  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
-    return st;
-  }
-  const tsr_net_tensor_t *y = &c->p->tensors[out];
-  if (oh == 0u || ow == 0u || y->rank != 4u || y->shape[0] != batch || y->shape[1] != oh ||
-      y->shape[2] != ow || y->shape[3] != oc) {
-    tsr_lib_err(c->err, c->errlen, "%s: the output is not (%u, %u, %u, %u)", c->opname, batch, oh,
-                ow, oc);
-    return TSR_UNSUPPORTED;
-  }
-  tsr_conv_desc_t d;
-  memset(&d, 0, sizeof d);
-  d.kh = kh;
-  d.kw = kw;
-  d.in_c = ic;
-  d.dil_w = (uint32_t)dw;
-  tsr_conv_geom_t g;
-  if (!tsr_conv_geom(&d, c->p->target.dim, &g)) {
-    return unsupported(c, "a kernel row of more than 65535 bytes");
-  }
-  /* B (K, oc) in tsr_conv_geom's order: W[o][y][x][i] at row seg * seg_pad + offset. */
-  int8_t *bt = calloc((size_t)g.k, oc);
-  if (bt == NULL) {
-    return oom(c);
-  }
-  for (uint32_t o2 = 0; o2 < oc; o2++) {
-    for (uint32_t ky = 0; ky < kh; ky++) {
-      for (uint32_t kx = 0; kx < kw; kx++) {
-        for (uint32_t i = 0; i < ic; i++) {
-          const size_t row = g.per_kh ? (size_t)ky * g.seg_pad + (size_t)kx * ic + i
-                                      : ((size_t)ky * kw + kx) * g.seg_pad + i;
-          bt[row * oc + o2] = (int8_t)wdata[(((size_t)o2 * kh + ky) * kw + kx) * ic + i];
-        }
-      }
-    }
-  }
-  tsr_net_layer_t *l = NULL;
-  st = gemm_layer(c, TSR_NET_CONV, in, out, batch * oh * ow, g.k, oc, bt, bdata, &w,
-                  op->options_decoded ? o->fused_activation : 0, &l);
-  free(bt);
-  if (st != TSR_OK) {
-    return st;
-  }
-  l->kh = kh;
-  l->kw = kw;
-  l->stride_h = (uint32_t)sh;
-  l->stride_w = (uint32_t)sw;
-  l->dil_h = (uint32_t)dh;
-  l->dil_w = (uint32_t)dw;
-  return conv_border(c, l);
-}
-
-static tsr_status_t compile_dwconv(cc_t *c, const tsr_tflite_op_t *op) {
-  const tsr_tflite_dwconv_opts_t *o = &op->opt.dwconv;
-  const bool same = !op->options_decoded || o->padding == TSR_TFLITE_PADDING_SAME;
-  if (op->options_decoded && o->padding != TSR_TFLITE_PADDING_SAME &&
-      o->padding != TSR_TFLITE_PADDING_VALID) {
-    return unsupported(c, "a padding other than SAME or VALID");
-  }
-  const int32_t sh = op->options_decoded ? o->stride_h : 1;
-  const int32_t sw = op->options_decoded ? o->stride_w : 1;
-  const int32_t dh = op->options_decoded ? o->dilation_h : 1;
-  const int32_t dw = op->options_decoded ? o->dilation_w : 1;
-  if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || sh > 255 || sw > 255 || dh > 255 || dw > 255) {
-    return unsupported(c, "a stride or dilation outside 1..255");
-  }
-  uint32_t in = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK) {
-    return st;
-  }
-  if (c->p->tensors[in].rank != 4u) {
-    return unsupported(c, "an input that is not NHWC (rank 4)");
-  }
-  tsr_tflite_tensor_t w;
-  const uint8_t *wdata = NULL;
-  const uint8_t *bdata = NULL;
-  if ((st = weights_and_bias(c, op, 4u, 3u, &w, &wdata, &bdata)) != TSR_OK) {
-    return st;
-  }
-  const uint32_t batch = c->p->tensors[in].shape[0];
-  const uint32_t ih = c->p->tensors[in].shape[1];
-  const uint32_t iw = c->p->tensors[in].shape[2];
-  const uint32_t ic = c->p->tensors[in].shape[3];
-  const uint32_t oc = (uint32_t)w.shape[3];
-  const uint32_t kh = (uint32_t)w.shape[1];
-  const uint32_t kw = (uint32_t)w.shape[2];
-  /* TFLite Micro takes the multiplier from the shapes (out_c / in_c). */
-  if (w.shape[0] != 1 || oc % ic != 0u) {
-    return unsupported(c, "depthwise weights that are not (1, KH, KW, in_c x multiplier)");
-  }
-  const uint32_t dm = oc / ic;
-  const uint32_t oh = conv_out_size(ih, kh, (uint32_t)sh, (uint32_t)dh, same);
-  const uint32_t ow = conv_out_size(iw, kw, (uint32_t)sw, (uint32_t)dw, same);
-  uint32_t out = 0;
-  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
-    return st;
-  }
-  const tsr_net_tensor_t *y = &c->p->tensors[out];
-  if (oh == 0u || ow == 0u || y->rank != 4u || y->shape[0] != batch || y->shape[1] != oh ||
-      y->shape[2] != ow || y->shape[3] != oc) {
-    tsr_lib_err(c->err, c->errlen, "%s: the output is not (%u, %u, %u, %u)", c->opname, batch, oh,
-                ow, oc);
-    return TSR_UNSUPPORTED;
-  }
-  /* Channel groups of gc input channels: each a convolution of gc channels (one segment of
-   * gc bytes per tap, padded to N) into gc * dm output channels whose B is block diagonal. */
-  const uint32_t dim = c->p->target.dim;
-  const uint32_t gc = dm >= dim ? 1u : (dim / dm < ic ? dim / dm : ic);
-  const uint32_t groups = (ic + gc - 1u) / gc;
-  const uint32_t n = gc * dm;
-  tsr_conv_desc_t d;
-  memset(&d, 0, sizeof d);
-  d.kh = kh;
-  d.kw = kw;
-  d.in_c = gc;
-  d.in_pix = ic;
-  d.dil_w = (uint32_t)dw;
-  tsr_conv_geom_t g;
-  if (!tsr_conv_geom(&d, dim, &g) || (uint64_t)groups * g.k * n > (1u << 28)) {
-    return unsupported(c, "a depthwise kernel this large");
-  }
-  int8_t *bt = calloc((size_t)groups * g.k, n);
-  if (bt == NULL) {
-    return oom(c);
-  }
-  for (uint32_t ci = 0; ci < ic; ci++) {
-    const uint32_t grp = ci / gc, cl = ci % gc;
-    for (uint32_t tap = 0; tap < kh * kw; tap++) {
-      for (uint32_t j = 0; j < dm; j++) {
-        const size_t row = (size_t)grp * g.k + (size_t)tap * g.seg_pad + cl;
-        bt[row * n + (size_t)cl * dm + j] = (int8_t)wdata[(size_t)tap * oc + (size_t)ci * dm + j];
-      }
-    }
-  }
-  tsr_net_layer_t *l = NULL;
-  /* The weights (1, KH, KW, oc) are a (KH*KW, oc) matrix: its column sums fold the bias. */
-  st = gemm_layer_folded(c, TSR_NET_DWCONV, in, out, batch * oh * ow, g.k, n, bt,
-                         (size_t)groups * g.k * n, kh * kw, oc, (const int8_t *)wdata, bdata, &w,
-                         op->options_decoded ? o->fused_activation : 0, &l);
-  free(bt);
-  if (st != TSR_OK) {
-    return st;
-  }
-  l->kh = kh;
-  l->kw = kw;
-  l->stride_h = (uint32_t)sh;
-  l->stride_w = (uint32_t)sw;
-  l->dil_h = (uint32_t)dh;
-  l->dil_w = (uint32_t)dw;
-  l->depth_mult = dm;
-  l->group_c = gc;
-  return conv_border(c, l);
-}
-
-/* A layer that sums each channel's kh x kw window (stride sh, sw) of `in` as a depthwise
- * convolution with every weight `weight`, the input zero point folded in or not, and
- * requantizes with MBQM(mult, shift) (the STORE's), output zero point out_zp and the fused
- * activation `act`: an average pool or a mean. */
-static tsr_status_t window_layer(cc_t *c, uint32_t in, uint32_t out, uint32_t kh, uint32_t kw,
-                                 uint32_t sh, uint32_t sw, int8_t weight, bool fold, int32_t mult,
-                                 int shift, int32_t out_zp, int32_t act, const uint32_t *pads) {
-  const uint32_t batch = c->p->tensors[in].shape[0];
-  const uint32_t ic = c->p->tensors[in].shape[3];
-  const uint32_t oh = c->p->tensors[out].shape[1];
-  const uint32_t ow = c->p->tensors[out].shape[2];
-  if (shift < -31 || shift > 30) {
-    return unsupported(c, "these scales (the multiplier is not representable)");
-  }
-  const uint32_t dim = c->p->target.dim;
-  const uint32_t gc = dim < ic ? dim : ic;
-  const uint32_t groups = (ic + gc - 1u) / gc;
-  tsr_conv_desc_t d;
-  memset(&d, 0, sizeof d);
-  d.kh = kh;
-  d.kw = kw;
-  d.in_c = gc;
-  d.in_pix = ic;
-  d.dil_w = 1u;
-  tsr_conv_geom_t g;
-  if (!tsr_conv_geom(&d, dim, &g) || (uint64_t)groups * g.k * gc > (1u << 28)) {
-    return unsupported(c, "a pool window this large");
-  }
-  int8_t *bt = calloc((size_t)groups * g.k, gc);
-  if (bt == NULL) {
-    return oom(c);
-  }
-  for (uint32_t ci = 0; ci < ic; ci++) {
-    for (uint32_t tap = 0; tap < kh * kw; tap++) {
-      const size_t row = (size_t)(ci / gc) * g.k + (size_t)tap * g.seg_pad + ci % gc;
-      bt[row * gc + ci % gc] = weight;
-    }
-  }
-  /* The multiplier is set below; the scale given here only passes the checks. */
-  tsr_tflite_tensor_t w;
-  memset(&w, 0, sizeof w);
-  const float ws = 1.0f;
-  w.scale.data = (const uint8_t *)&ws;
-  w.scale.count = 1u;
-  w.scale.elem_size = 4u;
-  /* With fold, the bias is -zp x (the window's weights): a (kh*kw, ic) matrix of `weight`. */
-  int8_t *ones = fold ? malloc((size_t)kh * kw * ic) : NULL;
-  if (fold && ones == NULL) {
-    free(bt);
-    return oom(c);
-  }
-  if (ones != NULL) {
-    memset(ones, weight, (size_t)kh * kw * ic);
-  }
-  tsr_net_layer_t *l = NULL;
-  tsr_status_t st = gemm_layer_folded(c, TSR_NET_DWCONV, in, out, batch * oh * ow, g.k, gc, bt,
-                                      (size_t)groups * g.k * gc, kh * kw, ic, ones, NULL, &w, act,
-                                      &l);
-  free(bt);
-  free(ones);
-  if (st != TSR_OK) {
-    return st;
-  }
-  l->kh = kh;
-  l->kw = kw;
-  l->stride_h = sh;
-  l->stride_w = sw;
-  l->dil_h = 1u;
-  l->dil_w = 1u;
-  l->depth_mult = 1u;
-  l->group_c = gc;
-  l->a_zp = fold ? c->p->tensors[in].zp : 0;
-  l->out_zp = out_zp;
-  l->mult = mult;
-  l->shift = shift;
-  if (pads != NULL) {
-    l->pad_t = pads[0];
-    l->pad_l = pads[1];
-  }
-  return conv_border_at(c, l, pads != NULL);
-}
-
-
-/* AVERAGE_POOL_2D as a depthwise convolution: weights 64 on each channel's window, no zero
- * point folded (TFLite sums the raw values), and the STORE's requantization divides by
- * 64 x count: multiplier 1 / (64 count), output zero point 0, the activation clamp. TFLite
- * rounds sum / count half away from zero; MBQM's SRDHM rounds x M / 2^31 to an integer
- * within 0.5 + 2^-12 of (sum / count) 2^s, s >= 6 (the 64), so a tie stays exactly a tie
- * for RDBPOT, which rounds it away from zero, and no other value crosses a half. Only
- * windows that stay in the image are taken (VALID, or SAME that pads nothing): at a
- * padded border TFLite divides by the smaller count of the pixels inside. */
-static tsr_status_t compile_avgpool(cc_t *c, const tsr_tflite_op_t *op) {
-  const tsr_tflite_pool_opts_t *o = &op->opt.pool;
-  if (!op->options_decoded) {
-    return unsupported(c, "a pool without options");
-  }
-  if (o->padding != TSR_TFLITE_PADDING_SAME && o->padding != TSR_TFLITE_PADDING_VALID) {
-    return unsupported(c, "a padding other than SAME or VALID");
-  }
-  const bool same = o->padding == TSR_TFLITE_PADDING_SAME;
-  if (o->stride_h < 1 || o->stride_w < 1 || o->stride_h > 255 || o->stride_w > 255 ||
-      o->filter_h < 1 || o->filter_w < 1 || o->filter_h > 255 || o->filter_w > 255) {
-    return unsupported(c, "a stride or filter outside 1..255");
-  }
-  uint32_t in = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK) {
-    return st;
-  }
-  if (c->p->tensors[in].rank != 4u) {
-    return unsupported(c, "an input that is not NHWC (rank 4)");
-  }
-  const uint32_t batch = c->p->tensors[in].shape[0];
-  const uint32_t ih = c->p->tensors[in].shape[1];
-  const uint32_t iw = c->p->tensors[in].shape[2];
-  const uint32_t ic = c->p->tensors[in].shape[3];
-  const uint32_t kh = (uint32_t)o->filter_h, kw = (uint32_t)o->filter_w;
-  const uint32_t sh = (uint32_t)o->stride_h, sw = (uint32_t)o->stride_w;
-  const uint32_t oh = conv_out_size(ih, kh, sh, 1u, same);
-  const uint32_t ow = conv_out_size(iw, kw, sw, 1u, same);
-  uint32_t out = 0;
-  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
-    return st;
-  }
-  const tsr_net_tensor_t *x = &c->p->tensors[in];
-  const tsr_net_tensor_t *y = &c->p->tensors[out];
-  if (oh == 0u || ow == 0u || y->rank != 4u || y->shape[0] != batch || y->shape[1] != oh ||
-      y->shape[2] != ow || y->shape[3] != ic) {
-    tsr_lib_err(c->err, c->errlen, "%s: the output is not (%u, %u, %u, %u)", c->opname, batch, oh,
-                ow, ic);
-    return TSR_UNSUPPORTED;
-  }
-  if (y->scale != x->scale || y->zp != x->zp) {
-    return unsupported(c, "an output quantization unlike the input's");
-  }
-  if ((uint64_t)(oh - 1u) * sh + kh > ih || (uint64_t)(ow - 1u) * sw + kw > iw) {
-    return unsupported(c, "SAME padding that pads (TFLite divides by the pixels inside the image)");
-  }
-  int32_t mult = 0;
-  int shift = 0;
-  if (tsr_quantize_multiplier(1.0 / (64.0 * (double)(kh * kw)), &mult, &shift) != 0) {
-    return unsupported(c, "a pool window this large");
-  }
-  return window_layer(c, in, out, kh, kw, sh, sw, 64, false, mult, shift, 0, o->fused_activation,
-                      NULL);
-}
-
-/* MEAN over height and width of an NHWC tensor with keep_dims (the output is (B, 1, 1, C)),
- * any output quantization. TFLite Micro computes MBQM(sum(x - zp), mult, shift) + out_zp
- * with TFLite's multiplier below (not QuantizeMultiplier(in / out / count), which differs
- * at 5x5 and 7x7: 98 and 21 of 2,400 and 600 outputs): a window sum over the whole image
- * with the zero point folded, and the STORE's MBQM. */
-static tsr_status_t compile_mean(cc_t *c, const tsr_tflite_op_t *op) {
-  uint32_t in = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK) {
-    return st;
-  }
-  const int32_t ai = op->inputs.count == 2u ? tsr_tflite_i32(op->inputs, 1) : -1;
-  tsr_tflite_tensor_t axis;
-  const uint8_t *ad = NULL;
-  if (ai < 0 || c->map[ai] >= 0 ||
-      tsr_tflite_tensor(c->m, (uint32_t)ai, &axis, c->err, c->errlen) != TSR_TFLITE_OK ||
-      axis.type != TSR_TFLITE_INT32 || const_data(c, &axis, "axes", 2u, 4u, &ad) != TSR_OK) {
-    return unsupported(c, "axes other than a constant int32 (1, 2)");
-  }
-  int32_t a0, a1;
-  memcpy(&a0, ad, 4u);
-  memcpy(&a1, ad + 4, 4u);
-  if (!((a0 == 1 && a1 == 2) || (a0 == 2 && a1 == 1)) || c->p->tensors[in].rank != 4u) {
-    return unsupported(c, "a mean over other axes than height and width of an NHWC tensor");
-  }
-  uint32_t out = 0;
-  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
-    return st;
-  }
-  const tsr_net_tensor_t *x = &c->p->tensors[in];
-  const tsr_net_tensor_t *y = &c->p->tensors[out];
-  if (y->rank != 4u || y->shape[0] != x->shape[0] || y->shape[1] != 1u || y->shape[2] != 1u ||
-      y->shape[3] != x->shape[3]) {
-    return unsupported(c, "an output that is not (B, 1, 1, C) (keep_dims = false)");
-  }
-  const uint32_t kh = x->shape[1], kw = x->shape[2];
-  if ((uint64_t)kh * kw > 65535u) {
-    return unsupported(c, "a mean over more than 65535 pixels");
-  }
-  /* TFLite's QuantizedMeanOrSum: QuantizeMultiplier(in / out), then the count folded into it
-   * by an integer division after a left shift of k = floor(log2 count) (at most 32 and
-   * 31 + shift) bits, and k taken from the shift. */
-  const uint32_t count = kh * kw;
-  int32_t mult = 0;
-  int shift = 0;
-  if (tsr_quantize_multiplier((double)x->scale / (double)y->scale, &mult, &shift) != 0) {
-    return unsupported(c, "these scales (the multiplier is not representable)");
-  }
-  int k = 0;
-  while ((count >> (k + 1)) != 0u) {
-    k++;
-  }
-  k = k < 32 ? k : 32;
-  k = k < 31 + shift ? k : 31 + shift;
-  mult = (int32_t)(((int64_t)mult << k) / (int64_t)count);
-  shift -= k;
-  return window_layer(c, in, out, kh, kw, 1u, 1u, 1, true, mult, shift, y->zp, 0, NULL);
-}
-
-/* PAD of the height and width of an NHWC tensor with its zero point (TFLite's int8 PAD; the
- * output quantized as the input): an identity 1x1 window layer (weight 64, multiplier 1/64:
- * exact) that reads the input with a border of the padding, which the runtime fills with
- * the zero point, and writes every output pixel, the padding included. */
-static tsr_status_t compile_pad(cc_t *c, const tsr_tflite_op_t *op) {
-  uint32_t in = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK) {
-    return st;
-  }
-  const int32_t pi = op->inputs.count == 2u ? tsr_tflite_i32(op->inputs, 1) : -1;
-  tsr_tflite_tensor_t pt;
-  const uint8_t *pd = NULL;
-  if (c->p->tensors[in].rank != 4u) {
-    return unsupported(c, "a PAD of a tensor that is not NHWC (rank 4)");
-  }
-  if (pi < 0 || c->map[pi] >= 0 ||
-      tsr_tflite_tensor(c->m, (uint32_t)pi, &pt, c->err, c->errlen) != TSR_TFLITE_OK ||
-      pt.type != TSR_TFLITE_INT32 || const_data(c, &pt, "paddings", 8u, 4u, &pd) != TSR_OK) {
-    return unsupported(c, "paddings other than a constant int32 (4, 2)");
-  }
-  int32_t pads[8];
-  memcpy(pads, pd, sizeof pads);
-  if (pads[0] != 0 || pads[1] != 0 || pads[6] != 0 || pads[7] != 0) {
-    return unsupported(c, "padding of the batch or channel axis");
-  }
-  for (uint32_t i = 2; i < 6u; i++) {
-    if (pads[i] < 0 || pads[i] > 255) {
-      return unsupported(c, "a padding outside 0..255");
-    }
-  }
-  uint32_t out = 0;
-  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
-    return st;
-  }
-  const tsr_net_tensor_t *x = &c->p->tensors[in];
-  const tsr_net_tensor_t *y = &c->p->tensors[out];
-  if (y->rank != 4u || y->shape[0] != x->shape[0] || y->shape[3] != x->shape[3] ||
-      y->shape[1] != x->shape[1] + (uint32_t)(pads[2] + pads[3]) ||
-      y->shape[2] != x->shape[2] + (uint32_t)(pads[4] + pads[5])) {
-    return unsupported(c, "an output shape that is not the padded input's");
-  }
-  if (y->scale != x->scale || y->zp != x->zp) {
-    return unsupported(c, "an output quantization unlike the input's");
-  }
-  int32_t mult = 0;
-  int shift = 0;
-  tsr_quantize_multiplier(1.0 / 64.0, &mult, &shift);
-  const uint32_t before[2] = {(uint32_t)pads[2], (uint32_t)pads[4]};
-  return window_layer(c, in, out, 1u, 1u, 1u, 1u, 64, false, mult, shift, 0, 0, before);
-}
-
 static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
   uint32_t in = 0;
   uint32_t out = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK || (st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
     return st;
   }
   const tsr_net_tensor_t *x = &c->p->tensors[in];
   const tsr_net_tensor_t *y = &c->p->tensors[out];
   if (y->scale != 1.0f / 256.0f || y->zp != -128) {
-    return unsupported(c, "an output quantization other than scale 1/256, zero point -128");
+    return tsr_nc_unsupported(c, "an output quantization other than scale 1/256, zero point -128");
   }
   if (y->elems != x->elems) {
-    return unsupported(c, "an output shape unlike the input's");
+    return tsr_nc_unsupported(c, "an output shape unlike the input's");
   }
   const float beta = op->options_decoded ? op->opt.softmax.beta : 1.0f;
   tsr_softmax_params_t sp;
   if (tsr_softmax_prepare(beta, x->scale, &sp) != 0) {
     char what[96];
     snprintf(what, sizeof what, "beta %g with input scale %g", (double)beta, (double)x->scale);
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   tsr_net_layer_t *l = NULL;
   if ((st = new_layer(c, TSR_NET_SOFTMAX, in, out, &l)) != TSR_OK) {
@@ -980,7 +469,7 @@ static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
   l->rows = x->elems / l->len;
   l->beta = beta;
   if (l->len > TSR_SFU_LEN_MAX) {
-    return unsupported(c, "a row longer than 65535");
+    return tsr_nc_unsupported(c, "a row longer than 65535");
   }
   const int32_t words[TSR_SOFTMAX_PARAM_WORDS] = {sp.mult, sp.left_shift, sp.diff_min};
   return blob_add(c, words, sizeof words, &l->param_off);
@@ -1001,8 +490,8 @@ static tsr_status_t compile_add(cc_t *c, const tsr_tflite_op_t *op) {
   uint32_t in = 0;
   uint32_t in2 = 0;
   uint32_t out = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK || (st = known_input(c, op, 1, TSR_NET_INT8, &in2)) != TSR_OK) {
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = tsr_nc_known_input(c, op, 1, TSR_NET_INT8, &in2)) != TSR_OK) {
     return st;
   }
   const tsr_net_tensor_t *a = &c->p->tensors[in];
@@ -1012,20 +501,20 @@ static tsr_status_t compile_add(cc_t *c, const tsr_tflite_op_t *op) {
     same = a->shape[d] == b->shape[d];
   }
   if (!same) {
-    return unsupported(c, "inputs of different shapes (broadcasting)");
+    return tsr_nc_unsupported(c, "inputs of different shapes (broadcasting)");
   }
-  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
     return st;
   }
   a = &c->p->tensors[in];
   b = &c->p->tensors[in2];
   const tsr_net_tensor_t *y = &c->p->tensors[out];
   if (y->elems != a->elems) {
-    return unsupported(c, "an output shape unlike the inputs'");
+    return tsr_nc_unsupported(c, "an output shape unlike the inputs'");
   }
   tsr_add_params_t ap;
   if (tsr_add_prepare(a->scale, a->zp, b->scale, b->zp, y->scale, y->zp, &ap) != 0) {
-    return unsupported(c, "these input and output scales (the output multiplier overflows)");
+    return tsr_nc_unsupported(c, "these input and output scales (the output multiplier overflows)");
   }
   tsr_net_layer_t *l = NULL;
   if ((st = new_layer(c, TSR_NET_ADD, in, out, &l)) != TSR_OK) {
@@ -1050,14 +539,14 @@ static tsr_status_t compile_add(cc_t *c, const tsr_tflite_op_t *op) {
 static tsr_status_t compile_reshape(cc_t *c, const tsr_tflite_op_t *op) {
   uint32_t in = 0;
   uint32_t out = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK || (st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
     return st;
   }
   tsr_net_tensor_t *x = &c->p->tensors[in];
   tsr_net_tensor_t *y = &c->p->tensors[out];
   if (y->elems != x->elems || y->scale != x->scale || y->zp != x->zp) {
-    return unsupported(c, "a reshape that changes the element count or the quantization");
+    return tsr_nc_unsupported(c, "a reshape that changes the element count or the quantization");
   }
   y->alias = x->alias;
   tsr_net_layer_t *l = NULL;
@@ -1070,19 +559,19 @@ static tsr_status_t compile_edge(cc_t *c, const tsr_tflite_op_t *op, bool quanti
   const int32_t gout = tsr_tflite_i32(c->m->outputs, 0);
   uint32_t in = 0;
   uint32_t out = 0;
-  tsr_status_t st = known_input(c, op, 0, quantize ? TSR_NET_FLOAT32 : TSR_NET_INT8, &in);
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, quantize ? TSR_NET_FLOAT32 : TSR_NET_INT8, &in);
   if (st != TSR_OK) {
     return st;
   }
   if (quantize ? tsr_tflite_i32(op->inputs, 0) != gin : tsr_tflite_i32(op->outputs, 0) != gout) {
-    return unsupported(c, quantize ? "QUANTIZE inside the graph (only of the graph input)"
+    return tsr_nc_unsupported(c, quantize ? "QUANTIZE inside the graph (only of the graph input)"
                                    : "DEQUANTIZE inside the graph (only to the graph output)");
   }
-  if ((st = new_output(c, op, quantize ? TSR_NET_INT8 : TSR_NET_FLOAT32, &out)) != TSR_OK) {
+  if ((st = tsr_nc_new_output(c, op, quantize ? TSR_NET_INT8 : TSR_NET_FLOAT32, &out)) != TSR_OK) {
     return st;
   }
   if (c->p->tensors[in].elems != c->p->tensors[out].elems) {
-    return unsupported(c, "an output shape unlike the input's");
+    return tsr_nc_unsupported(c, "an output shape unlike the input's");
   }
   tsr_net_layer_t *l = NULL;
   return new_layer(c, quantize ? TSR_NET_QUANTIZE : TSR_NET_DEQUANTIZE, in, out, &l);
@@ -1114,22 +603,22 @@ static tsr_status_t compile_ops(cc_t *c) {
         st = compile_fc(c, &op);
         break;
       case TSR_TFLITE_OP_CONV_2D:
-        st = compile_conv(c, &op);
+        st = tsr_nc_compile_conv(c, &op);
         break;
       case TSR_TFLITE_OP_DEPTHWISE_CONV_2D:
-        st = compile_dwconv(c, &op);
+        st = tsr_nc_compile_dwconv(c, &op);
         break;
       case TSR_TFLITE_OP_ADD:
         st = compile_add(c, &op);
         break;
       case TSR_TFLITE_OP_AVERAGE_POOL_2D:
-        st = compile_avgpool(c, &op);
+        st = tsr_nc_compile_avgpool(c, &op);
         break;
       case OP_MEAN:
-        st = compile_mean(c, &op);
+        st = tsr_nc_compile_mean(c, &op);
         break;
       case OP_PAD:
-        st = compile_pad(c, &op);
+        st = tsr_nc_compile_pad(c, &op);
         break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);
@@ -1185,7 +674,7 @@ static tsr_status_t check_borders(cc_t *c) {
         return TSR_BAD_ARG;
       }
       name_op(c, op.builtin_code);
-      return unsupported(c, bad_in ? "reading the input of a padded CONV_2D (it has a border)"
+      return tsr_nc_unsupported(c, bad_in ? "reading the input of a padded CONV_2D (it has a border)"
                                    : "writing the input of a padded CONV_2D (it needs a border)");
     }
   }
