@@ -11,7 +11,7 @@
 # tests), tests/fuzz/fuzz_npy.c (links sw/lib/tsr_npy.c), tests/fuzz/fuzz_cli.c (links the CLI
 # without its main and the sources of libtessera, mk/sw.mk). Seeds of the libFuzzer corpora
 # are in tests/fuzz/seeds/<harness>/; inputs that found bugs are in tests/fuzz/corpus/
-# (chip/*.prog, npy/*, cli/*) and are replayed by every fuzz target. A new finding is
+# (chip/*.prog, npy/*, cli/*, net/*) and are replayed by every fuzz target. A new finding is
 # written to build/fuzz/findings/; copy it into tests/fuzz/corpus/ once fixed.
 
 FUZZ_DIR      := $(BUILD)/fuzz
@@ -27,6 +27,7 @@ FUZZ_CFLAGS    = $(CSTD) $(CWARN) -g -O1 -fsanitize=fuzzer,address,undefined \
 FUZZ_CHIP_BIN := $(FUZZ_DIR)/fuzz_chip
 FUZZ_NPY_BIN  := $(FUZZ_DIR)/fuzz_npy
 FUZZ_CLI_BIN  := $(FUZZ_DIR)/fuzz_cli
+FUZZ_NET_BIN  := $(FUZZ_DIR)/fuzz_net
 # The CLI without its main (sw/cli/tessera.c) and libtessera, from source with the fuzzer's flags.
 FUZZ_CLI_SRCS := $(SW_CLI_SRCS) $(SW_LIB_SRCS)
 FUZZ_CLI_FILES := $(FUZZ_DIR)/cli-files
@@ -53,6 +54,11 @@ $(FUZZ_CLI_BIN): tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SRCS) $(wildcard sw/cli/*.h sw
 	@mkdir -p $(@D)
 	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -Isw/cli -o $@ tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SRCS) -ldl -lm
 
+$(FUZZ_NET_BIN): tests/fuzz/fuzz_net.c $(SW_LIB_SRCS) $(wildcard sw/lib/*.h) mk/fuzz.mk
+	$(FUZZ_NEED_CLANG)
+	@mkdir -p $(@D)
+	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_net.c $(SW_LIB_SRCS) -ldl -lm
+
 # The files the CLI harness maps every file option to.
 $(FUZZ_CLI_FILES)/stamp: mk/fuzz.mk
 	@mkdir -p $(@D)
@@ -66,7 +72,7 @@ $(FUZZ_CLI_FILES)/stamp: mk/fuzz.mk
 	@touch $@
 
 .PHONY: fuzz-bins
-fuzz-bins: $(FUZZ_CHIP_BIN) $(FUZZ_NPY_BIN) $(FUZZ_CLI_BIN) $(FUZZ_CLI_FILES)/stamp
+fuzz-bins: $(FUZZ_CHIP_BIN) $(FUZZ_NPY_BIN) $(FUZZ_CLI_BIN) $(FUZZ_NET_BIN) $(FUZZ_CLI_FILES)/stamp
 
 # ---- run -----------------------------------------------------------------------------------
 
@@ -75,7 +81,8 @@ fuzz_chip_cmd = TSR_SIM_LIB_DIR=$(BUILD)/lib $(FUZZ_CHIP_BIN) --dim $(FUZZ_DIM) 
 fuzz_replay_cmd = TSR_SIM_LIB_DIR=$(BUILD)/lib $(FUZZ_CHIP_BIN) --dim $(FUZZ_DIM) \
   --replay $(wildcard tests/fuzz/corpus/chip/*.prog) && \
   $(FUZZ_NPY_BIN) -runs=0 $(wildcard tests/fuzz/corpus/npy/*) $(wildcard tests/fuzz/seeds/npy/*) && \
-  FUZZ_CLI_FILES=$(FUZZ_CLI_FILES) $(FUZZ_CLI_BIN) -runs=0 $(wildcard tests/fuzz/corpus/cli/*) $(wildcard tests/fuzz/seeds/cli/*)
+  FUZZ_CLI_FILES=$(FUZZ_CLI_FILES) $(FUZZ_CLI_BIN) -runs=0 $(wildcard tests/fuzz/corpus/cli/*) $(wildcard tests/fuzz/seeds/cli/*) && \
+  $(FUZZ_NET_BIN) -runs=0 $(wildcard tests/fuzz/corpus/net/*) $(wildcard tests/fuzz/seeds/net/*)
 # libFuzzer campaign: $(1) harness, $(2) seconds. The working corpus lives in build/.
 fuzz_lf_cmd = mkdir -p $(FUZZ_DIR)/work-$(1) $(FUZZ_FINDINGS) && \
   FUZZ_CLI_FILES=$(FUZZ_CLI_FILES) $(FUZZ_DIR)/fuzz_$(1) -max_total_time=$(2) -timeout=10 -rss_limit_mb=2048 \
@@ -85,16 +92,17 @@ fuzz_lf_cmd = mkdir -p $(FUZZ_DIR)/work-$(1) $(FUZZ_FINDINGS) && \
   test $${PIPESTATUS[0]} -eq 0
 
 fuzz_run = @set -u; start=$$(date +%s); \
-  echo "== fuzz: corpus replay"; $(fuzz_replay_cmd) >$(FUZZ_DIR)/replay.log 2>&1 || { cat $(FUZZ_DIR)/replay.log; echo "fuzz: FAILED: corpus replay"; exit 1; }; \
+  echo "== fuzz: corpus replay"; { $(fuzz_replay_cmd); } >$(FUZZ_DIR)/replay.log 2>&1 || { cat $(FUZZ_DIR)/replay.log; echo "fuzz: FAILED: corpus replay"; exit 1; }; \
   grep -E '^fuzz_chip: [0-9]+ programs' $(FUZZ_DIR)/replay.log; \
   echo "fuzz: $$(grep -c '^Executed' $(FUZZ_DIR)/replay.log) libFuzzer corpus and seed inputs replayed"; \
   echo "== fuzz: chip, $(1) s"; $(call fuzz_chip_cmd,$(1)) || { echo "fuzz: FAILED: chip"; exit 1; }; \
   echo "== fuzz: npy reader (libFuzzer), $(2) s"; $(call fuzz_lf_cmd,npy,$(2)) || { echo "fuzz: FAILED: npy"; exit 1; }; \
   echo "== fuzz: CLI arguments (libFuzzer), $(2) s"; $(call fuzz_lf_cmd,cli,$(2)) || { echo "fuzz: FAILED: cli"; exit 1; }; \
+  echo "== fuzz: .tflite and .tsr readers and compiler (libFuzzer), $(2) s"; $(call fuzz_lf_cmd,net,$(2)) || { echo "fuzz: FAILED: net"; exit 1; }; \
   echo "fuzz: PASSED in $$(( $$(date +%s) - start )) s"
 
 .PHONY: fuzz fuzz-short fuzz-replay
-fuzz: $(BUILD)/lib/libtsrsim_d$(FUZZ_DIM).so fuzz-bins ## fuzz campaign: corpus, 10 min chip fuzzer, 5 min libFuzzer each on .npy reader and CLI args
+fuzz: $(BUILD)/lib/libtsrsim_d$(FUZZ_DIM).so fuzz-bins ## fuzz campaign: corpus, 10 min chip fuzzer, 5 min libFuzzer each on .npy reader, CLI args and .tflite/.tsr
 	$(call fuzz_run,$(FUZZ_CHIP_SECONDS),$(FUZZ_LIBFUZZER_SECONDS))
 
 fuzz-short: $(BUILD)/lib/libtsrsim_d$(FUZZ_DIM).so fuzz-bins ## short fuzz run for make test: corpus, 60 s chip, 10 s per libFuzzer harness

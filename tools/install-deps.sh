@@ -89,4 +89,11 @@ if [ "$(pyver pythondata-cpu-picorv32)" != 1.0.post218 ]; then
   "$PY" -m pip install -q pythondata-cpu-picorv32==1.0.post218 ||
     { echo "deps: pip could not install pythondata-cpu-picorv32==1.0.post218"; exit 1; }
 fi
+# ethos-u-vela (pinned): Arm's compiler for the Ethos-U NPUs, whose performance estimate
+# tools/vela_compare.py sets beside Tessera's cycles (`make net-vela`, docs/networks.md).
+if [ "$(pyver ethos-u-vela)" != 5.2.0 ]; then
+  echo "deps: installing ethos-u-vela 5.2.0 for $PY (pip)"
+  "$PY" -m pip install -q ethos-u-vela==5.2.0 ||
+    { echo "deps: pip could not install ethos-u-vela==5.2.0"; exit 1; }
+fi
 echo "deps: all present"
