@@ -53,10 +53,13 @@ def vela(model: pathlib.Path, dim: int, out: pathlib.Path) -> tuple[dict, list[d
     return total, layers
 
 
-def tessera(binary: str, model: pathlib.Path, dim: int, x: pathlib.Path, layers: bool) -> dict:
+def tessera(binary: str, model: pathlib.Path, dim: int, x: pathlib.Path, layers: bool) -> dict | str:
+    """`tessera run --json` on the model; the message of a refusal (exit status 2) instead."""
     cmd = [binary, "run", str(model), "--input", str(x), "--json", "--dim", str(dim)]
     run = subprocess.run(cmd + (["--layers"] if layers else []), capture_output=True, text=True,
                          check=False)
+    if run.returncode == 2 and run.stderr.count("\n") == 1:
+        return run.stderr.strip().removeprefix("tessera: ")
     if run.returncode != 0:
         raise SystemExit(f"vela_compare: tessera run failed on {model}: {run.stderr.strip()}")
     return json.loads(run.stdout)
@@ -91,7 +94,13 @@ def compare(binary: str, model: pathlib.Path, dim: int, work: pathlib.Path) -> d
     x = work / f"{model.stem}_x.npy"
     np.save(x, np.zeros(inp["shape"], inp["dtype"]))
     total, rows = vela(model, dim, work / f"vela-{model.stem}-{dim}")
+    vela_fig = {"model": model.stem, "dim": dim, "vela_accelerator": total["accelerator_configuration"],
+                "vela_macs": int(float(total["nn_macs"])),
+                "vela_npu_cycles": int(float(total["cycles_npu"])),
+                "vela_total_cycles": int(float(total["cycles_total"]))}
     whole = tessera(binary, model, dim, x, layers=False)
+    if isinstance(whole, str):
+        return vela_fig | {"refused": whole, "layers": []}
     split = tessera(binary, model, dim, x, layers=True)
     per_op = vela_per_op(ops, rows)
     kinds = {idx: name for idx, name, _ in ops}
@@ -103,23 +112,29 @@ def compare(binary: str, model: pathlib.Path, dim: int, work: pathlib.Path) -> d
                        "macs": lay["macs"], "tessera_cycles": lay["cycles"],
                        "vela_npu_cycles": per_op.get(lay["op"])})
     macs = whole["macs"]
-    return {"model": model.stem, "dim": dim, "vela_accelerator": total["accelerator_configuration"],
-            "macs": macs, "vela_macs": int(float(total["nn_macs"])),
-            "tessera_cycles": whole["cycles"],
-            "tessera_utilization": macs / (dim * dim * whole["cycles"]) if whole["cycles"] else 0.0,
-            "vela_npu_cycles": int(float(total["cycles_npu"])),
-            "vela_total_cycles": int(float(total["cycles_total"])),
-            "ratio": whole["cycles"] / float(total["cycles_npu"]), "layers": layers}
+    return vela_fig | {"macs": macs, "tessera_cycles": whole["cycles"],
+                       "tessera_utilization": macs / (dim * dim * whole["cycles"]) if whole["cycles"] else 0.0,
+                       "ratio": whole["cycles"] / vela_fig["vela_npu_cycles"], "layers": layers}
 
 
 def markdown(results: list[dict]) -> str:
     out = ["| model | N | MACs | Tessera cycles | utilization | Vela | Vela NPU cycles | Tessera ÷ Vela |",
            "|---|--:|--:|--:|--:|---|--:|--:|"]
+    refused = [r for r in results if "refused" in r]
     for r in results:
+        if "refused" in r:
+            out.append(f"| {r['model']} | {r['dim']} | {r['vela_macs']:,} | refused ¹ | - | "
+                       f"{r['vela_accelerator']} | {r['vela_npu_cycles']:,} | - |")
+            continue
         out.append(f"| {r['model']} | {r['dim']} | {r['macs']:,} | {r['tessera_cycles']:,} | "
                    f"{100 * r['tessera_utilization']:.1f} % | {r['vela_accelerator']} | "
                    f"{r['vela_npu_cycles']:,} | {r['ratio']:.2f} |")
+    if refused:
+        out += ["", "¹ not compiled by `tessera` (MACs are Vela's count):", ""]
+        out += sorted({f"- {r['model']}: {r['refused']}" for r in refused})
     for r in results:
+        if "refused" in r:
+            continue
         out += ["", f"{r['model']}, N = {r['dim']} against {r['vela_accelerator']}, per layer "
                 "(Tessera: each chip layer its own stream):", "",
                 "| op | operator | MACs | Tessera cycles | Vela NPU cycles |", "|--:|---|--:|--:|--:|"]
