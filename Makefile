@@ -33,7 +33,7 @@ RTL_INCS := rtl/regs/tsr_cmd_fields.vh
 #   soc               the co-simulation SoC (needs tb's TB_* and sw's FW_RV_*, SW's objects)
 #   long              long-targets-check: reads the lists of every area above
 #   top               make test and make demo
-MK_FRAGMENTS := regs rtl tb sw unit net vela sfu python system block-core block-dma block-uart block-out block \
+MK_FRAGMENTS := regs rtl tb sw unit net netref sfu python system block-core block-dma block-uart block-out block \
                 formal synth fusesoc gate coverage fuzz trust bench uart soc docs long top
 mk_unlisted := $(filter-out $(MK_FRAGMENTS:%=mk/%.mk),$(wildcard mk/*.mk))
 $(if $(mk_unlisted),$(error Makefile: $(mk_unlisted) not in MK_FRAGMENTS: add it in dependency order))

@@ -134,6 +134,23 @@ int tsr_golden_add(size_t n, const int8_t *a, const int8_t *b, const tsr_add_par
 int32_t tsr_gemmlowp_exp_on_negative_values(int32_t a_q5_26);
 
 /**
+ * The same for an input with `integer_bits` integer bits (1..5): Q(ib).(31 - ib)
+ * in, Q0.31 out; the barrel shifter multiplies only by the powers of two the
+ * format can hold, as gemmlowp's template does.
+ */
+int32_t tsr_gemmlowp_exp_on_negative_values_q(int32_t a, int integer_bits);
+
+/**
+ * gemmlowp logistic and tanh on FixedPoint<int32, integer_bits> (1..4):
+ * 1 / (1 + exp(-a)) and tanh(a), Q0.31 out, by exp_on_negative_values and
+ * the Newton-Raphson divisions one_over_one_plus_x_for_x_in_0_1 and
+ * one_minus_x_over_one_plus_x_for_x_in_0_1. TFLite Micro's int8 LOGISTIC and
+ * TANH run them on Q4.27.
+ */
+int32_t tsr_gemmlowp_logistic(int32_t a, int integer_bits);
+int32_t tsr_gemmlowp_tanh(int32_t a, int integer_bits);
+
+/**
  * TFLite GetReciprocal(x, 12, &nbou) for a sum of exponentials in Q12.19:
  * with c = number of leading zeros of x (32 for x = 0), *num_bits_over_unit
  * = 12 - c and the result is gemmlowp's one_over_one_plus_x_for_x_in_0_1
@@ -216,6 +233,45 @@ int tsr_layernorm_quantize_beta(size_t len, const float *beta_f, float gamma_sca
  */
 int tsr_add_prepare(float s1, int32_t zp1, float s2, int32_t zp2, float s_out, int32_t zp_out,
                     tsr_add_params_t *p);
+
+/**
+ * TFLite Micro's int8 LOGISTIC and TANH as tables: the input rescaled to
+ * Q4.27 by a multiplier frexp(in_scale * 2^27) (CalculateArithmeticOpData),
+ * inputs beyond CalculateInputRadius(4, shift, 31) saturating, the rest
+ * through tsr_gemmlowp_logistic / tsr_gemmlowp_tanh and RoundingDivideByPOT
+ * to the output (reference_integer_ops::Logistic and ::Tanh). TFLite fixes the
+ * output quantization: LOGISTIC (1/256, -128), TANH (1/128, 0). Returns 0, or
+ * -1 leaving lut untouched if lut is NULL, the output quantization is another,
+ * the input scale is not positive and finite or its zero point is outside int8.
+ */
+int tsr_lut_logistic_tflm(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                          int8_t lut[256]);
+int tsr_lut_tanh_tflm(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                      int8_t lut[256]);
+
+/**
+ * TFLite Micro's int8 HARD_SWISH as a table: HardSwishPrepare's two 16-bit
+ * fixed-point multipliers from the float scales, then reference_ops::HardSwish
+ * on each of the 256 inputs. It differs from tsr_lut_populate(TSR_LUT_HARDSWISH),
+ * the float table of LiteRT's optimized kernel, by one on some entries.
+ * Returns 0, or -1 leaving lut untouched if lut is NULL, a scale is not
+ * positive and finite, a zero point is outside -128..127, or the output
+ * multiplier is above 1 (HardSwishPrepare's own check).
+ */
+int tsr_lut_hard_swish_tflm(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                            int8_t lut[256]);
+
+/**
+ * TFLite Micro's int8 RELU (relu6 = 0) and RELU6 (relu6 = 1) as tables.
+ * RELU (CalculateReluOpData, ReluQuantized): y = clamp(out_zp +
+ * MultiplyByQuantizedMultiplier(x - in_zp, QuantizeMultiplier(in_scale /
+ * out_scale)), max(-128, out_zp), 127). RELU6 (Relu6Prepare, Relu6Quantized)
+ * clamps the input to [in_zp, in_zp + round(6 / in_scale)] on the input's own
+ * quantization and ignores the output's. Returns 0, or -1 leaving lut
+ * untouched as above, or if the RELU multiplier is not representable.
+ */
+int tsr_lut_relu_tflm(int relu6, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                      int8_t lut[256]);
 
 #ifdef __cplusplus
 }

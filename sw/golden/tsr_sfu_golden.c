@@ -207,21 +207,21 @@ static int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a
   return add32(constant_term, tsr_srdhm(constant_term, add32(x, poly)));
 }
 
-int32_t tsr_gemmlowp_exp_on_negative_values(int32_t a_q5_26) {
-  const int32_t a = a_q5_26;
-  const int fractional_bits = 26; /* Q5.26 */
+int32_t tsr_gemmlowp_exp_on_negative_values_q(int32_t a, int integer_bits) {
+  const int ib = integer_bits < 1 ? 1 : integer_bits > 5 ? 5 : integer_bits;
+  const int fractional_bits = 31 - ib;
   const int32_t one_quarter = INT32_C(1) << (fractional_bits - 2);
 
   /* Split a = (a mod 1/4 - 1/4) - remainder: the first part is in [-1/4, 0),
    * the remainder is a non-negative multiple of 1/4. */
   const int32_t mask = one_quarter - 1;
   const int32_t a_mod_quarter_minus_one_quarter = sub32(a & mask, one_quarter);
-  /* Rescale<0>: Q5.26 -> Q0.31 is SaturatingRoundingMultiplyByPOT<5>. */
-  int32_t result = exp_on_interval_between_negative_one_quarter_and_0_excl(sat_shl(a_mod_quarter_minus_one_quarter, 5));
+  /* Rescale<0>: Q(ib) -> Q0.31 is SaturatingRoundingMultiplyByPOT<ib>. */
+  int32_t result = exp_on_interval_between_negative_one_quarter_and_0_excl(sat_shl(a_mod_quarter_minus_one_quarter, ib));
   const int32_t remainder = sub32(a_mod_quarter_minus_one_quarter, a);
 
-  /* The barrel shifter: for each set bit 24..30 of the remainder (1/4, 1/2,
-   * 1, 2, 4, 8 and 16 in Q5.26) multiply by exp(-that power of two), Q0.31. */
+  /* The barrel shifter: for each set bit of the remainder worth 2^k (k = -2
+   * .. ib - 1, i.e. 1/4 .. 16 in Q5.26) multiply by exp(-2^k), Q0.31. */
   static const int32_t exp_of_minus_pot[7] = {
       1672461947, /* exp(-1/4) */
       1302514674, /* exp(-1/2) */
@@ -231,13 +231,13 @@ int32_t tsr_gemmlowp_exp_on_negative_values(int32_t a_q5_26) {
       720401,     /* exp(-8)   */
       242,        /* exp(-16)  */
   };
-  for (int k = 0; k < 7; k++) {
-    const int bit = fractional_bits - 2 + k; /* 24..30 */
+  for (int k = 0; k < ib + 2; k++) {
+    const int bit = fractional_bits - 2 + k;
     if (((uint32_t)remainder >> bit) & 1u) {
       result = tsr_srdhm(result, exp_of_minus_pot[k]);
     }
   }
-  /* (No clamp below -32: with 5 integer bits the input cannot go there.) */
+  /* (No clamp below -32: with 5 integer bits or fewer the input cannot go there.) */
 
   if (a == 0) {
     result = INT32_MAX; /* exp(0) = 1, saturated in Q0.31 */
@@ -245,11 +245,15 @@ int32_t tsr_gemmlowp_exp_on_negative_values(int32_t a_q5_26) {
   return result;
 }
 
+int32_t tsr_gemmlowp_exp_on_negative_values(int32_t a_q5_26) {
+  return tsr_gemmlowp_exp_on_negative_values_q(a_q5_26, 5);
+}
+
 /* ---- GetReciprocal and one_over_one_plus_x_for_x_in_0_1 ---- */
 
-/* gemmlowp one_over_one_plus_x_for_x_in_0_1: 1 / (1 + a) for a Q0.31 value a
- * in [0, 1), result Q0.31, by Newton-Raphson division. */
-static int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
+/* The Newton-Raphson division both gemmlowp functions below share: about
+ * 2 / (1 + a) in Q2.29 for a Q0.31 value a in [0, 1). */
+static int32_t two_over_one_plus_x_q2_29(int32_t a) {
   /* half_denominator = (a + 1) / 2, Q0.31 (1.0 is INT32_MAX here) */
   const int32_t half_denominator = rounding_half_sum(a, INT32_MAX);
   /* Initial estimate x = 48/17 - 32/17 * half_denominator, Q2.29. */
@@ -264,10 +268,43 @@ static int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
     const int32_t correction_q4_27 = tsr_srdhm(x, one_minus_half_denominator_times_x);
     x = add32(x, sat_shl(correction_q4_27, 2)); /* Rescale<2>: Q4.27 -> Q2.29 */
   }
-  /* x ~ 1 / half_denominator = 2 / (1 + a). ExactMulByPot<-1> halves it by
-   * reading the same raw value as Q1.30; Rescale<0> (Q1.30 -> Q0.31) is
+  return x;
+}
+
+/* gemmlowp one_over_one_plus_x_for_x_in_0_1: 1 / (1 + a) for a Q0.31 value a
+ * in [0, 1), result Q0.31. */
+static int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
+  /* x ~ 2 / (1 + a). ExactMulByPot<-1> halves it by reading the same raw
+   * value as Q1.30; Rescale<0> (Q1.30 -> Q0.31) is
    * SaturatingRoundingMultiplyByPOT<1>. */
-  return sat_shl(x, 1);
+  return sat_shl(two_over_one_plus_x_q2_29(a), 1);
+}
+
+/* gemmlowp one_minus_x_over_one_plus_x_for_x_in_0_1: (1 - a) / (1 + a), Q0.31:
+ * Rescale<0>(x - 1) of the Q2.29 estimate x ~ 2 / (1 + a). */
+static int32_t one_minus_x_over_one_plus_x_for_x_in_0_1(int32_t a) {
+  return sat_shl(sub32(two_over_one_plus_x_q2_29(a), INT32_C(1) << 29), 2);
+}
+
+int32_t tsr_gemmlowp_logistic(int32_t a, int integer_bits) {
+  if (a == 0) {
+    return INT32_C(1) << 30; /* one half */
+  }
+  /* logistic_on_positive_values(|a|) = 1 / (1 + exp(-|a|)); 1 minus it for a < 0. */
+  const int32_t pos = one_over_one_plus_x_for_x_in_0_1(
+      tsr_gemmlowp_exp_on_negative_values_q(a > 0 ? sub32(0, a) : a, integer_bits));
+  return a > 0 ? pos : sub32(INT32_MAX, pos);
+}
+
+int32_t tsr_gemmlowp_tanh(int32_t a, int integer_bits) {
+  if (a == 0) {
+    return 0;
+  }
+  /* neg_tanh_on_negative_values(-|a|): exp_on_negative_values of 2 (-|a|), the
+   * same raw value read with one integer bit more (ExactMulByPot<1>). */
+  const int32_t t = one_minus_x_over_one_plus_x_for_x_in_0_1(
+      tsr_gemmlowp_exp_on_negative_values_q(a < 0 ? a : sub32(0, a), integer_bits + 1));
+  return a < 0 ? sub32(0, t) : t;
 }
 
 int32_t tsr_gemmlowp_reciprocal(int32_t sum_q12_19, int *num_bits_over_unit) {

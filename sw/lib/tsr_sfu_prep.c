@@ -111,6 +111,194 @@ int tsr_lut_populate(tsr_lut_fn_t fn, float in_scale, int32_t in_zp, float out_s
   return 0;
 }
 
+/* ---- TFLite Micro's integer kernels as tables ---- */
+
+static int quantize_multiplier_up_to_31(double real, int32_t *mult, int *shift);
+
+/* gemmlowp's int16 SaturatingRoundingDoublingHighMul. */
+static int16_t srdhm16(int16_t a, int16_t b) {
+  if (a == INT16_MIN && b == INT16_MIN) {
+    return INT16_MAX;
+  }
+  const int32_t ab = (int32_t)a * b;
+  const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
+  return (int16_t)((ab + nudge) / (1 << 15)); /* C division truncates, as C++'s */
+}
+
+/* TFLite's int16 SaturatingDoublingHighMul (no rounding: the quotient truncates). */
+static int16_t sdhm16(int16_t a, int16_t b) {
+  if (a == INT16_MIN && b == INT16_MIN) {
+    return INT16_MAX;
+  }
+  return (int16_t)(((int32_t)a * b) / (1 << 15));
+}
+
+/* gemmlowp's RoundingDivideByPOT on int16, in int16 arithmetic for any exponent >= 0:
+ * from 16 on the mask is all ones and the result is -1, 0 + 1 or 1 by the sign
+ * alone, as TFLite computes it for a tiny output multiplier. */
+static int16_t rdbpot16(int16_t x, int exponent) {
+  const int16_t mask = (int16_t)(exponent >= 16 ? -1 : (1 << exponent) - 1);
+  const int16_t remainder = (int16_t)(x & mask);
+  const int16_t threshold = (int16_t)((mask >> 1) + (x < 0 ? 1 : 0));
+  const int32_t shifted = exponent >= 31 ? (x < 0 ? -1 : 0) : ((int32_t)x >> exponent);
+  return (int16_t)(shifted + (remainder > threshold ? 1 : 0));
+}
+
+/* TFLite's SaturatingLeftShift on int16. */
+static int16_t sat_shl16(int16_t x, int amount) {
+  const int32_t v = (int32_t)x * (1 << amount);
+  return (int16_t)(v > INT16_MAX ? INT16_MAX : v < INT16_MIN ? INT16_MIN : v);
+}
+
+/* TFLite's DownScaleInt32ToInt16Multiplier. */
+static int16_t downscale_mult16(int32_t m) {
+  if (m >= INT32_MAX - (1 << 15)) {
+    return INT16_MAX;
+  }
+  return (int16_t)((m + (1 << 15)) >> 16);
+}
+
+/* reference_integer_ops::Logistic and ::Tanh on every int8 input; `tanh` picks the function. */
+static int lut_logistic_or_tanh(int tanh, float in_scale, int32_t in_zp, float out_scale,
+                                int32_t out_zp, int8_t lut[256]) {
+  const float want_scale = tanh ? 1.0f / 128.0f : 1.0f / 256.0f;
+  const int32_t want_zp = tanh ? 0 : INT8_MIN;
+  if (lut == NULL || !positive_finite(in_scale) || !is_int8(in_zp) || out_scale != want_scale ||
+      out_zp != want_zp) {
+    return -1;
+  }
+  /* CalculateArithmeticOpData: kInputIntegerBits = 4. */
+  const int input_integer_bits = 4;
+  int32_t mult = 0;
+  int left_shift = 0;
+  if (tsr_quantize_multiplier((double)in_scale * (double)(1 << (31 - input_integer_bits)), &mult,
+                              &left_shift) != 0) {
+    return -1;
+  }
+  /* CalculateInputRadius(4, left_shift, 31). */
+  const double radius_d = floor(15.0 * (double)(INT64_C(1) << 27) / ldexp(1.0, left_shift));
+  const int32_t radius = radius_d > 1e9 ? INT32_C(1000000000) : (int32_t)radius_d;
+  int8_t table[256];
+  for (int32_t val = INT8_MIN; val <= INT8_MAX; val++) {
+    const int32_t x = val - in_zp;
+    int32_t y;
+    if (x <= -radius) {
+      y = INT8_MIN;
+    } else if (x >= radius) {
+      y = INT8_MAX;
+    } else {
+      const int32_t x_q4 = tsr_mbqm(x, mult, left_shift);
+      if (tanh) {
+        y = tsr_rdbpot(tsr_gemmlowp_tanh(x_q4, input_integer_bits), 31 - 7);
+      } else {
+        y = tsr_rdbpot(tsr_gemmlowp_logistic(x_q4, input_integer_bits), 31 - 8) + INT8_MIN;
+      }
+      y = y < INT8_MIN ? INT8_MIN : y > INT8_MAX ? INT8_MAX : y;
+    }
+    table[(uint8_t)(int8_t)val] = (int8_t)y;
+  }
+  for (int i = 0; i < 256; i++) {
+    lut[i] = table[i];
+  }
+  return 0;
+}
+
+int tsr_lut_logistic_tflm(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                          int8_t lut[256]) {
+  return lut_logistic_or_tanh(0, in_scale, in_zp, out_scale, out_zp, lut);
+}
+
+int tsr_lut_tanh_tflm(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                      int8_t lut[256]) {
+  return lut_logistic_or_tanh(1, in_scale, in_zp, out_scale, out_zp, lut);
+}
+
+int tsr_lut_hard_swish_tflm(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                            int8_t lut[256]) {
+  if (lut == NULL || !positive_finite(in_scale) || !positive_finite(out_scale) || !is_int8(in_zp) ||
+      !is_int8(out_zp)) {
+    return -1;
+  }
+  /* HardSwishPrepare: the scales in float, the multipliers through QuantizeMultiplier. */
+  const float hires_input_scale = (1.0f / 128.0f) * in_scale;
+  const float reluish_scale = 3.0f / 32768.0f;
+  int32_t out_m32 = 0, relu_m32 = 0;
+  int out_exp = 0, relu_exp = 0;
+  if (tsr_quantize_multiplier((double)(hires_input_scale / out_scale), &out_m32, &out_exp) != 0 ||
+      out_exp > 0 ||
+      quantize_multiplier_up_to_31((double)(hires_input_scale / reluish_scale), &relu_m32, &relu_exp) != 0 ||
+      relu_exp < -15) {
+    return -1;
+  }
+  const int16_t out_m = downscale_mult16(out_m32);
+  const int16_t relu_m = downscale_mult16(relu_m32);
+  int8_t table[256];
+  for (int32_t val = INT8_MIN; val <= INT8_MAX; val++) {
+    /* reference_ops::HardSwish, step by step. */
+    const int16_t x_hires = (int16_t)((val - in_zp) * (1 << 7));
+    const int16_t x_preshift_out = srdhm16(x_hires, out_m);
+    int16_t reluish = x_hires;
+    if (relu_exp > 0) {
+      reluish = sat_shl16(reluish, relu_exp - 1);
+    }
+    reluish = srdhm16(reluish, relu_m);
+    if (relu_exp > 0) {
+      reluish = sat_shl16(reluish, 1);
+    }
+    if (relu_exp < 0) {
+      reluish = rdbpot16(reluish, -relu_exp);
+    }
+    reluish = (int16_t)(((int32_t)reluish + (1 << 15)) >> 1);
+    const int16_t preshift_out = sdhm16(reluish, x_preshift_out);
+    int32_t y = (int32_t)rdbpot16(preshift_out, -out_exp) + out_zp;
+    y = y > INT8_MAX ? INT8_MAX : y < INT8_MIN ? INT8_MIN : y;
+    table[(uint8_t)(int8_t)val] = (int8_t)y;
+  }
+  for (int i = 0; i < 256; i++) {
+    lut[i] = table[i];
+  }
+  return 0;
+}
+
+int tsr_lut_relu_tflm(int relu6, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+                      int8_t lut[256]) {
+  if (lut == NULL || !positive_finite(in_scale) || !positive_finite(out_scale) || !is_int8(in_zp) ||
+      !is_int8(out_zp)) {
+    return -1;
+  }
+  int8_t table[256];
+  if (relu6) {
+    /* Relu6Prepare: zero and six quantized with the input's parameters
+     * (FloatToQuantizedType); Relu6Quantized clamps without requantizing. */
+    const int32_t six_f = (int32_t)fminf(roundf(6.0f / in_scale), 1000.0f) + in_zp;
+    const int32_t six = six_f > INT8_MAX ? INT8_MAX : six_f;
+    for (int32_t val = INT8_MIN; val <= INT8_MAX; val++) {
+      table[(uint8_t)(int8_t)val] = (int8_t)(val < in_zp ? in_zp : val > six ? six : val);
+    }
+    for (int i = 0; i < 256; i++) {
+      lut[i] = table[i];
+    }
+    return 0;
+  }
+  int32_t mult = 0;
+  int shift = 0;
+  if (tsr_quantize_multiplier((double)in_scale / (double)out_scale, &mult, &shift) != 0) {
+    return -1;
+  }
+  /* CalculateReluOpData: act_min 0 on the output's scale, in float. */
+  const int32_t lo = out_zp > INT8_MIN ? out_zp : INT8_MIN;
+  const int32_t hi = INT8_MAX;
+  for (int32_t val = INT8_MIN; val <= INT8_MAX; val++) {
+    int32_t y = out_zp + tsr_mbqm(val - in_zp, mult, shift);
+    y = y < lo ? lo : y > hi ? hi : y;
+    table[(uint8_t)(int8_t)val] = (int8_t)y;
+  }
+  for (int i = 0; i < 256; i++) {
+    lut[i] = table[i];
+  }
+  return 0;
+}
+
 /* ---- multipliers ---- */
 
 /* TFLite QuantizeMultiplier, also for shift 31 (which tsr_quantize_multiplier

@@ -1,5 +1,10 @@
-# mk/vela.mk: Tessera's cycles beside Arm's Vela estimate for the same .tflite (docs/networks.md).
+# mk/netref.mk: networks against outside references (docs/networks.md): TFLite Micro's int8
+# activation kernels, which the compiler takes as tables, and Arm's Vela estimate.
 #
+#   make test-net-luts  the tables of sw/lib/tsr_sfu_prep.c (tsr_lut_*_tflm: LOGISTIC, TANH,
+#                    HARD_SWISH, RELU, RELU6) against TFLite Micro's interpreter on every input
+#                    byte, 200 random quantizations each (tests/net/check_luts.py, ~15 s)
+#   TSR_SEED=<n> make test-net-luts    other quantizations
 #   make net-vela    write the network models (tests/net/gen_net_models.py, as make test-net
 #                    does, and the MLPerf Tiny architectures and the attention block,
 #                    tools/gen_mlperf_tiny.py), compile each with Vela (PyPI ethos-u-vela, pinned) for an Ethos-U55
@@ -7,6 +12,20 @@
 #                    N = 16), run each on the chip, and write the total and per-layer tables
 #                    (tools/vela_compare.py) to $(VELA_DIR)/vela.md and vela.json (~2 min)
 #   make net-vela VELA_DIMS=8   one array size
+
+NET_LUT_TABLES := $(BUILD)/tests/net/lut_tables
+
+$(NET_LUT_TABLES): tests/net/lut_tables.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c sw/golden/tsr_sfu_golden.c \
+                   sw/golden/tsr_sfu.h sw/driver/tsr_quant.h $(UNIT_FLAGS_FILE)
+	@mkdir -p $(@D)
+	$(CC) $(NET_CFLAGS) -o $@ tests/net/lut_tables.c sw/lib/tsr_sfu_prep.c sw/driver/tsr_quant.c \
+	  sw/golden/tsr_sfu_golden.c -lm
+
+.PHONY: test-net-luts
+test-net-luts: $(NET_LUT_TABLES) ## the compiler's activation tables (LOGISTIC, TANH, HARD_SWISH, RELU, RELU6) against TFLite Micro on every input byte (~15 s)
+	@$(PYTHON) -c 'import tflite_micro, ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
+	  { echo "test-net-luts: tflite-micro or ai-edge-litert not found: make deps (tools/install-deps.sh pins them)"; exit 1; }
+	$(PYTHON) tests/net/check_luts.py $(NET_LUT_TABLES) $(if $(TSR_SEED),--seed $(TSR_SEED))
 
 VELA_DIR  := $(BUILD)/net-vela
 VELA_MLPERF_DIR := $(VELA_DIR)/mlperf
