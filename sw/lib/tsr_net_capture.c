@@ -177,18 +177,25 @@ static tsr_status_t capture_dwconv(tsr_dev_t *dev, const tsr_net_prog_t *p,
   return st;
 }
 
+/* SOFTMAX and ADD: their parameter blocks (ADD its second input too); LUT: MAP through its table. */
 static void layer_sfu_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t base,
                            tsr_sfu_desc_t *d) {
   memset(d, 0, sizeof *d);
-  d->func = l->kind == TSR_NET_ADD ? TSR_FUNC_ADD : TSR_FUNC_SOFTMAX;
   d->rows = l->rows;
   d->len = l->len;
   d->in_addr = base + p->tensors[l->in].dev_off;
-  if (l->kind == TSR_NET_ADD) {
-    d->in2_addr = base + p->tensors[l->in2].dev_off;
-  }
-  d->param_addr = base + l->param_off;
   d->out_addr = base + p->tensors[l->out].dev_off;
+  if (l->kind == TSR_NET_LUT) {
+    d->func = TSR_FUNC_MAP;
+    d->has_lut = true;
+    d->lut_addr = base + l->param_off;
+  } else {
+    d->func = l->kind == TSR_NET_ADD ? TSR_FUNC_ADD : TSR_FUNC_SOFTMAX;
+    d->param_addr = base + l->param_off;
+    if (l->kind == TSR_NET_ADD) {
+      d->in2_addr = base + p->tensors[l->in2].dev_off;
+    }
+  }
 }
 
 /* An ADD one of whose tensors has a border: its rows are not one dense block. */
@@ -280,7 +287,7 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       st = capture_dwconv(&dev, p, l, base, &why);
     } else if (l->kind == TSR_NET_ADD && add_by_rows(p, l)) {
       st = capture_add_rows(&dev, p, l, base, &why);
-    } else if (l->kind == TSR_NET_SOFTMAX || l->kind == TSR_NET_ADD) {
+    } else if (l->kind == TSR_NET_SOFTMAX || l->kind == TSR_NET_ADD || l->kind == TSR_NET_LUT) {
       tsr_sfu_desc_t d;
       tsr_sfu_plan_t plan;
       layer_sfu_desc(p, l, base, &d);

@@ -536,6 +536,59 @@ static tsr_status_t compile_add(cc_t *c, const tsr_tflite_op_t *op) {
   return blob_add(c, words, sizeof words, &l->param_off);
 }
 
+/* LOGISTIC, TANH, HARD_SWISH, RELU, RELU6: an int8 function of one byte, so TFLite Micro's
+ * kernel is exactly a 256-entry table (tsr_lut_*_tflm), applied by the SFU's MAP. */
+static tsr_status_t compile_lut(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t in = 0;
+  uint32_t out = 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (y->elems != x->elems) {
+    return tsr_nc_unsupported(c, "an output shape unlike the input's");
+  }
+  int8_t table[256];
+  int rc = -1;
+  const char *need = "";
+  switch (op->builtin_code) {
+    case TSR_TFLITE_OP_LOGISTIC:
+      rc = tsr_lut_logistic_tflm(x->scale, x->zp, y->scale, y->zp, table);
+      need = " (TFLite requires scale 1/256, zero point -128)";
+      break;
+    case TSR_TFLITE_OP_TANH:
+      rc = tsr_lut_tanh_tflm(x->scale, x->zp, y->scale, y->zp, table);
+      need = " (TFLite requires scale 1/128, zero point 0)";
+      break;
+    case TSR_TFLITE_OP_HARD_SWISH:
+      rc = tsr_lut_hard_swish_tflm(x->scale, x->zp, y->scale, y->zp, table);
+      need = " (TFLite requires input scale / 128 <= output scale)";
+      break;
+    default:
+      rc = tsr_lut_relu_tflm(op->builtin_code == TSR_TFLITE_OP_RELU6, x->scale, x->zp, y->scale,
+                             y->zp, table);
+      break;
+  }
+  if (rc != 0) {
+    char what[160];
+    snprintf(what, sizeof what, "input scale %g and output scale %g, zero point %" PRId32 "%s",
+             (double)x->scale, (double)y->scale, y->zp, need);
+    return tsr_nc_unsupported(c, what);
+  }
+  tsr_net_layer_t *l = NULL;
+  if ((st = new_layer(c, TSR_NET_LUT, in, out, &l)) != TSR_OK) {
+    return st;
+  }
+  l->len = x->shape[x->rank - 1u];
+  l->rows = x->elems / l->len;
+  if (l->len > TSR_SFU_LEN_MAX) {
+    return tsr_nc_unsupported(c, "a last dimension longer than 65535");
+  }
+  return blob_add(c, table, sizeof table, &l->param_off);
+}
+
 static tsr_status_t compile_reshape(cc_t *c, const tsr_tflite_op_t *op) {
   uint32_t in = 0;
   uint32_t out = 0;
@@ -625,6 +678,13 @@ static tsr_status_t compile_ops(cc_t *c) {
         break;
       case TSR_TFLITE_OP_RESHAPE:
         st = compile_reshape(c, &op);
+        break;
+      case TSR_TFLITE_OP_LOGISTIC:
+      case TSR_TFLITE_OP_TANH:
+      case TSR_TFLITE_OP_HARD_SWISH:
+      case TSR_TFLITE_OP_RELU:
+      case TSR_TFLITE_OP_RELU6:
+        st = compile_lut(c, &op);
         break;
       case OP_QUANTIZE:
       case OP_DEQUANTIZE:

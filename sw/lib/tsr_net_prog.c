@@ -29,12 +29,19 @@ void tsr_net_free(tsr_net_prog_t *p) {
 
 size_t tsr_net_elem_bytes(const tsr_net_tensor_t *t) { return t->type == TSR_NET_FLOAT32 ? 4u : 1u; }
 
+bool tsr_net_kind_on_chip(uint32_t kind) {
+  return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV ||
+         kind == TSR_NET_DWCONV || kind == TSR_NET_ADD || kind == TSR_NET_LUT;
+}
+
 const char *tsr_net_kind_name(uint32_t kind) {
   switch (kind) {
     case TSR_NET_GEMM:
       return "GEMM";
     case TSR_NET_SOFTMAX:
       return "SOFTMAX";
+    case TSR_NET_LUT:
+      return "LUT";
     case TSR_NET_RESHAPE:
       return "RESHAPE";
     case TSR_NET_QUANTIZE:
@@ -321,6 +328,11 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
              (uint64_t)l->rows * l->len == x->elems && inside(l->param_off, 44u, p->blob_bytes);
         break;
       }
+      case TSR_NET_LUT:
+        ok = ok && x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && l->len >= 1u &&
+             l->len <= 65535u && l->rows >= 1u && (uint64_t)l->rows * l->len == x->elems &&
+             inside(l->param_off, 256u, p->blob_bytes);
+        break;
       case TSR_NET_RESHAPE:
         ok = ok && x->alias == y->alias;
         break;
@@ -336,8 +348,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
     if (!ok) {
       return bad(err, errlen, "layer %u (%u) does not fit its tensors or the blob", i, l->kind);
     }
-    const bool chip = l->kind == TSR_NET_GEMM || l->kind == TSR_NET_SOFTMAX ||
-                      l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV || l->kind == TSR_NET_ADD;
+    const bool chip = tsr_net_kind_on_chip(l->kind);
     if (chip ? (l->cmd_count == 0u || !inside(l->cmd_first, l->cmd_count, p->n_cmds))
              : l->cmd_count != 0u) {
       return bad(err, errlen, "layer %u names commands outside the %u captured", i, p->n_cmds);

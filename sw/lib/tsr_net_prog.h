@@ -64,7 +64,9 @@ typedef enum tsr_net_kind {
   TSR_NET_DEQUANTIZE = 5, /**< DEQUANTIZE int8 -> float32 on the host (graph output) */
   TSR_NET_CONV = 6,       /**< CONV_2D: one GEMM job whose A is im2col by DMA addresses */
   TSR_NET_DWCONV = 7,     /**< DEPTHWISE_CONV_2D: one such job per channel group */
-  TSR_NET_ADD = 8         /**< ADD of two int8 tensors of one shape: one SFU job */
+  TSR_NET_ADD = 8,        /**< ADD of two int8 tensors of one shape: one SFU job */
+  TSR_NET_LUT = 9         /**< LOGISTIC, TANH, HARD_SWISH, RELU, RELU6: one SFU MAP job through
+                               the 256-entry table at param_off */
 } tsr_net_kind_t;
 
 /** Element types of program tensors (the values of tsr_tflite_type_t). */
@@ -99,7 +101,8 @@ typedef struct tsr_net_layer {
   int32_t mult, shift;   /**< per tensor */
   int32_t out_zp, act_min, act_max;
   int32_t a_zp;          /**< the input zero point (already folded into the bias) */
-  /* SOFTMAX: rows x len, the 3-word parameter block at param_off */
+  /* SOFTMAX: rows x len, the 3-word parameter block at param_off; LUT: rows x len, the
+   * 256-entry int8 table at param_off (entry x mod 256 for input x) */
   uint32_t rows, len, param_off;
   float beta;            /**< and in this layer's input scale (tensors[in].scale) */
   /* GEMM, CONV and SOFTMAX: the layer's commands, cmds[cmd_first .. cmd_first + cmd_count - 1] */
@@ -139,8 +142,8 @@ typedef struct tsr_net_prog {
 #define TSR_NET_SUPPORTED                                                                      \
   "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD of "   \
   "two tensors of one shape), AVERAGE_POOL_2D (windows inside the image), MEAN (over height "  \
-  "and width), PAD (height and width), RESHAPE, SOFTMAX (int8), QUANTIZE at the input, "       \
-  "DEQUANTIZE at the output"
+  "and width), PAD (height and width), RESHAPE, SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU and "  \
+  "RELU6 (int8), QUANTIZE at the input, DEQUANTIZE at the output"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);
@@ -209,6 +212,9 @@ uint64_t tsr_net_interior_off(const tsr_net_tensor_t *t);
 
 /** Whether a program tensor has a border. */
 bool tsr_net_padded(const tsr_net_tensor_t *t);
+
+/** Whether a layer kind runs on the chip (and so has captured commands). */
+bool tsr_net_kind_on_chip(uint32_t kind);
 
 /** The name of a layer kind ("GEMM", "SOFTMAX", ...). */
 const char *tsr_net_kind_name(uint32_t kind);

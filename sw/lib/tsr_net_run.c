@@ -110,6 +110,10 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
     if (rc == 0) {
       rc = tsr_golden_add(n_out, x, (const int8_t *)r->host[l->in2], &ap, g);
     }
+  } else if (l->kind == TSR_NET_LUT) {
+    /* The program's table: what it holds is checked against TFLite Micro (make test-net-luts,
+     * and every network test end to end); here the chip's MAP against the golden one. */
+    tsr_golden_map((const int8_t *)(p->blob + l->param_off), n_out, x, g);
   } else if (l->kind == TSR_NET_SOFTMAX) {
     /* The golden model's own parameters, derived from the scales by separate code. */
     tsr_softmax_params_t sp;
@@ -128,11 +132,6 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   f->mismatches = count_diff(y, g, n_out);
   free(g);
   return TSR_OK;
-}
-
-static bool on_chip(uint32_t kind) {
-  return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV ||
-         kind == TSR_NET_DWCONV || kind == TSR_NET_ADD;
 }
 
 /* Copy between a tensor's dense host copy and its storage image with a border (pixel rows
@@ -280,7 +279,7 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
       const uint32_t root = p->tensors[k == 0u ? l->in : l->in2].alias;
       bool made = false;
       for (uint32_t j = from; j < li; j++) {
-        made = made || (on_chip(p->layers[j].kind) && p->tensors[p->layers[j].out].alias == root);
+        made = made || (tsr_net_kind_on_chip(p->layers[j].kind) && p->tensors[p->layers[j].out].alias == root);
       }
       if (!made && !r->on_dev[root]) {
         if ((st = put_tensor(r, root)) != TSR_OK) {
@@ -350,7 +349,7 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
   for (uint32_t li = from; li <= to && st == TSR_OK; li++) {
     const tsr_net_layer_t *l = &p->layers[li];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
-    if (on_chip(l->kind)) {
+    if (tsr_net_kind_on_chip(l->kind)) {
       r->on_dev[y->alias] = true;
       st = get_tensor(r, y->alias);
     }
@@ -367,7 +366,7 @@ static uint32_t segment_end(const tsr_net_prog_t *p, uint32_t from) {
     if (k == TSR_NET_QUANTIZE || k == TSR_NET_DEQUANTIZE) {
       break;
     }
-    if (on_chip(k)) {
+    if (tsr_net_kind_on_chip(k)) {
       end = i;
     }
   }
@@ -381,7 +380,7 @@ static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net
     tessera_net_layer_fig_t *f = &res->layers[i];
     f->op_index = l->op_index;
     f->kind = l->kind;
-    f->on_chip = on_chip(l->kind);
+    f->on_chip = tsr_net_kind_on_chip(l->kind);
     tsr_status_t st = TSR_OK;
     if (f->on_chip) {
       const uint32_t to = per_layer ? i : segment_end(p, i);
@@ -392,7 +391,7 @@ static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net
         tessera_net_layer_fig_t *g = &res->layers[j];
         g->op_index = p->layers[j].op_index;
         g->kind = p->layers[j].kind;
-        g->on_chip = on_chip(g->kind);
+        g->on_chip = tsr_net_kind_on_chip(g->kind);
         g->measured = per_layer;
         g->cnt.cmds = p->layers[j].cmd_count;
         if (g->on_chip && check) {

@@ -250,6 +250,27 @@ def synthetic(rng, name, in_shape, k, n, per_channel, act, in_zp, layers=1):
     return b.finish([x], [cur], name)
 
 
+def synthetic_act(rng, name, code, in_shape, in_zp, after_fc) -> bytes:
+    """One activation (LOGISTIC, TANH, HARD_SWISH, RELU, RELU6) on the graph input or after a
+    FULLY_CONNECTED, with the output quantization TFLite requires or a random one."""
+    b = Builder()
+    in_scale = f32(0.05)
+    x = b.tensor("input", T.INT8, in_shape, in_scale, in_zp)
+    cur, cur_scale, shape = x, in_scale, list(in_shape)
+    if after_fc:
+        k, n = in_shape[-1], 21
+        w, bias = rng.normal(0, 1, (n, k)), rng.normal(0, 2, n)
+        yr = ((rng.integers(-128, 128, (256, k)) - in_zp) * in_scale) @ w.T + bias
+        cur_scale, cur_zp = act_qparams(float(yr.min()) * 0.5, float(yr.max()) * 0.5)
+        shape = [int(np.prod(in_shape)) // k, n]
+        cur = fc(b, x, in_scale, w, bias, True, cur_scale, cur_zp, ACT.NONE, shape, "fc")
+    fixed = {S.LOGISTIC: (1.0 / 256.0, -128), S.TANH: (1.0 / 128.0, 0)}
+    out_scale, out_zp = fixed.get(code) or (f32(cur_scale * rng.uniform(0.3, 2.0)), int(rng.integers(-128, 0)))
+    y = b.tensor("y", T.INT8, shape, out_scale, out_zp)
+    b.op(code, [cur], [y])
+    return b.finish([x], [y], name)
+
+
 def bad_avgpool() -> bytes:
     b = Builder()
     x = b.tensor("input", T.INT8, [1, 4, 4, 2], 0.1, 0)
@@ -590,6 +611,12 @@ def main() -> None:
                                               True), "int8")
     for kind in ("residual", "branches", "fc", "resblock"):
         models[f"add_{kind}"] = (synthetic_add(rng, f"add_{kind}", kind), "int8")
+    # The activations TFLite Micro computes in integer arithmetic, each after a
+    # FULLY_CONNECTED and on the graph input (a last dimension not a multiple of N).
+    for an, code in (("logistic", S.LOGISTIC), ("tanh", S.TANH), ("hard_swish", S.HARD_SWISH),
+                     ("relu", S.RELU), ("relu6", S.RELU6)):
+        models[f"act_{an}_fc"] = (synthetic_act(rng, f"act_{an}_fc", code, [3, 30], 9, True), "int8")
+        models[f"act_{an}_in"] = (synthetic_act(rng, f"act_{an}_in", code, [2, 5, 7], -20, False), "int8")
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
     # held-out split is every fifth image.
     from sklearn.datasets import load_digits
