@@ -5,6 +5,10 @@
 #                    HARD_SWISH, RELU, RELU6) against TFLite Micro's interpreter on every input
 #                    byte, 200 random quantizations each (tests/net/check_luts.py, ~15 s)
 #   TSR_SEED=<n> make test-net-luts    other quantizations
+#   make test-net-mlperf  the MLPerf Tiny architectures and the attention block
+#                    (tools/gen_mlperf_tiny.py) on the chip against TFLite Micro: 10 inputs
+#                    each at N = 8, 3 at N = 4 and 16, every output byte, and one input a layer
+#                    at a time against the golden model (tests/net/check_mlperf.py, ~2 min)
 #   make net-vela    write the network models (tests/net/gen_net_models.py, as make test-net
 #                    does, and the MLPerf Tiny architectures and the attention block,
 #                    tools/gen_mlperf_tiny.py), compile each with Vela (PyPI ethos-u-vela, pinned) for an Ethos-U55
@@ -26,6 +30,16 @@ test-net-luts: $(NET_LUT_TABLES) ## the compiler's activation tables (LOGISTIC, 
 	@$(PYTHON) -c 'import tflite_micro, ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
 	  { echo "test-net-luts: tflite-micro or ai-edge-litert not found: make deps (tools/install-deps.sh pins them)"; exit 1; }
 	$(PYTHON) tests/net/check_luts.py $(NET_LUT_TABLES) $(if $(TSR_SEED),--seed $(TSR_SEED))
+
+NET_MLPERF_DIR := $(BUILD)/tests/net/mlperf
+
+.PHONY: test-net-mlperf
+test-net-mlperf: $(SW_BIN) $(SW_LIB_SO) ## the MLPerf Tiny models and an attention block on the chip at N = 4, 8, 16, byte for byte against TFLite Micro (~2 min)
+	@$(PYTHON) -c 'import tflite_micro, ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
+	  { echo "test-net-mlperf: tflite-micro or ai-edge-litert not found: make deps (tools/install-deps.sh pins them)"; exit 1; }
+	@for d in 4 8 16; do $(MAKE) --no-print-directory sim DIM=$$d || exit 1; done
+	$(PYTHON) tools/gen_mlperf_tiny.py $(NET_MLPERF_DIR)
+	TESSERA_LIB=$(SW_LIB_SO) TSR_SIM_LIB_DIR=$(BUILD)/lib $(PYTHON) tests/net/check_mlperf.py $(NET_MLPERF_DIR) $(SW_BIN)
 
 VELA_DIR  := $(BUILD)/net-vela
 VELA_MLPERF_DIR := $(VELA_DIR)/mlperf
