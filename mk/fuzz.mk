@@ -54,7 +54,7 @@ $(FUZZ_CLI_BIN): tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SRCS) $(wildcard sw/cli/*.h sw
 	@mkdir -p $(@D)
 	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -Isw/cli -o $@ tests/fuzz/fuzz_cli.c $(FUZZ_CLI_SRCS) -ldl -lm
 
-$(FUZZ_NET_BIN): tests/fuzz/fuzz_net.c $(SW_LIB_SRCS) $(wildcard sw/lib/*.h) mk/fuzz.mk
+$(FUZZ_NET_BIN): tests/fuzz/fuzz_net.c tests/common/tsr_tsr_forge.h $(SW_LIB_SRCS) $(wildcard sw/lib/*.h) mk/fuzz.mk
 	$(FUZZ_NEED_CLANG)
 	@mkdir -p $(@D)
 	$(FUZZ_CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_net.c $(SW_LIB_SRCS) -ldl -lm

@@ -60,7 +60,7 @@ NET_PROG_CHECK  := $(NET_DIR)/net_prog_check
 
 # The container and the compiler without a device, built from the library's sources so that
 # SAN='-fsanitize=...' reaches them.
-$(NET_PROG_CHECK): tests/net/net_prog_check.c $(SW_LIB_SRCS) $(wildcard sw/lib/*.h) $(UNIT_FLAGS_FILE)
+$(NET_PROG_CHECK): tests/net/net_prog_check.c tests/common/tsr_tsr_forge.h $(SW_LIB_SRCS) $(wildcard sw/lib/*.h) $(UNIT_FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(CC) $(NET_CFLAGS) -o $@ tests/net/net_prog_check.c $(SW_LIB_SRCS) -ldl -lm
 

@@ -21,21 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/tsr_tsr_forge.h"
 #include "tsr_net_prog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* The .tsr checksum (FNV-1a of the file with header word 13 read as zero, docs/networks.md),
- * written into word 13. The harness's own copy: it forges files, it does not check them. */
-static void fix_checksum(uint8_t *b, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) {
-    h = (h ^ (i >= 52u && i < 56u ? 0u : b[i])) * 16777619u;
-  }
-  for (int i = 0; i < 4; i++) {
-    b[52 + i] = (uint8_t)(h >> (8 * i));
-  }
-}
 
 static void fail(const char *what, const char *err) {
   fprintf(stderr, "fuzz_net: %s%s%s\n", what, err != NULL ? ": " : "", err != NULL ? err : "");
@@ -111,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(b, data, size);
   one(b, size, &target);
   if (tsr_net_is_tsr(b, size) && size >= 56u) {
-    fix_checksum(b, size);
+    tsr_tsr_fix_checksum(b, size);
     one(b, size, &target);
   }
   free(b);

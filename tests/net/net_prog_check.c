@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/tsr_tsr_forge.h"
 #include "tsr_net_prog.h"
 
 /*
@@ -56,17 +57,6 @@ static int one_line(const char *err) {
   return err[0] != '\0' && strchr(err, '\n') == NULL;
 }
 
-/* The FNV-1a checksum of the format (header word 13 read as zero), to forge valid files. */
-static void fix_checksum(uint8_t *b, size_t n) {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < n; i++) {
-    h = (h ^ (i >= 52u && i < 56u ? 0u : b[i])) * 16777619u;
-  }
-  for (int i = 0; i < 4; i++) {
-    b[52 + i] = (uint8_t)(h >> (8 * i));
-  }
-}
-
 static unsigned g_refused, g_loaded, g_progs;
 
 static void check_bytes(const char *name, const uint8_t *good, size_t n) {
@@ -99,7 +89,7 @@ static void check_bytes(const char *name, const uint8_t *good, size_t n) {
         continue;
       }
       b[i] = vals[v];
-      fix_checksum(b, n);
+      tsr_tsr_fix_checksum(b, n);
       tsr_net_prog_t *p = NULL;
       err[0] = '\0';
       tsr_status_t st = tsr_net_load(b, n, &p, err, sizeof err);
