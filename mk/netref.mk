@@ -5,6 +5,9 @@
 #                    HARD_SWISH, RELU, RELU6) against TFLite Micro's interpreter on every input
 #                    byte, 200 random quantizations each (tests/net/check_luts.py, ~15 s)
 #   TSR_SEED=<n> make test-net-luts    other quantizations
+#   make test-net-bad   bad models give one line and exit 2: truncated, offsets outside the
+#                    buffer, a float model, an unsupported operator, a tensor past the device
+#                    memory a program may use (tests/net/check_bad_models.py, ~3 s)
 #   make test-net-mlperf  the MLPerf Tiny architectures and the attention block
 #                    (tools/gen_mlperf_tiny.py) on the chip against TFLite Micro: 10 inputs
 #                    each at N = 8, 3 at N = 4 and 16, every output byte, and one input a layer
@@ -30,6 +33,12 @@ test-net-luts: $(NET_LUT_TABLES) ## the compiler's activation tables (LOGISTIC, 
 	@$(PYTHON) -c 'import tflite_micro, ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
 	  { echo "test-net-luts: tflite-micro or ai-edge-litert not found: make deps (tools/install-deps.sh pins them)"; exit 1; }
 	$(PYTHON) tests/net/check_luts.py $(NET_LUT_TABLES) $(if $(TSR_SEED),--seed $(TSR_SEED))
+
+.PHONY: test-net-bad
+test-net-bad: $(SW_BIN) ## bad models (truncated, offsets outside, float, unsupported operator, too big) give one line and exit 2 (~3 s)
+	@$(PYTHON) -c 'import ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
+	  { echo "test-net-bad: ai-edge-litert not found: make deps (tools/install-deps.sh pins it)"; exit 1; }
+	$(PYTHON) tests/net/check_bad_models.py $(SW_BIN)
 
 NET_MLPERF_DIR := $(BUILD)/tests/net/mlperf
 

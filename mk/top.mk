@@ -18,7 +18,7 @@ TEST_STEPS ?= test-prebuild synth-check formal test-block \
               test-xrand:test-prebuild test-uart:test-prebuild test-lanes:test-prebuild \
               test-nosfu:test-prebuild soak-short:test-prebuild sim-smoke:test-prebuild \
               test-readme:test-prebuild test-python:test-prebuild \
-              test-net:test-prebuild test-net-luts test-net-mlperf:test-prebuild
+              test-net:test-prebuild test-net-luts test-net-bad test-net-mlperf:test-prebuild
 TEST_FULL_STEPS ?= $(TEST_STEPS) soak:test-prebuild formal-full test-block-dma-sweep coverage
 
 .PHONY: test-prebuild soak-short test-full
