@@ -183,6 +183,11 @@ static const char *shape_json(const tsr_net_tensor_t *t, char *buf, size_t len) 
   return buf;
 }
 
+/* Useful MACs over the array's MACs in `cycles` (0 without cycles). */
+static double utilization(uint64_t macs, uint32_t dim, uint64_t cycles) {
+  return cycles ? (double)macs / ((double)dim * dim * (double)cycles) : 0.0;
+}
+
 static void print_json(const char *model, const tsr_net_prog_t *p, const tessera_info_t *info,
                        const tessera_net_result_t *res) {
   char s1[128];
@@ -195,11 +200,14 @@ static void print_json(const char *model, const tsr_net_prog_t *p, const tessera
   }
   fprintf(g_cli_out,
           "\", \"dim\": %u, \"input\": {\"dtype\": \"%s\", \"shape\": %s}, \"output\": "
-          "{\"dtype\": \"%s\", \"shape\": %s}, \"cycles\": %" PRIu64 ", \"commands\": %" PRIu64
-          ", \"macs\": %" PRIu64 ", \"streams\": %u, \"wall_seconds\": %.6f",
+          "{\"dtype\": \"%s\", \"shape\": %s}, \"cycles\": %" PRIu64
+          ", \"latency_us_at_100mhz\": %.2f, \"commands\": %" PRIu64 ", \"macs\": %" PRIu64
+          ", \"utilization\": %.4f, \"dram_read_bytes\": %" PRIu64 ", \"dram_write_bytes\": %" PRIu64
+          ", \"arena_bytes\": %u, \"streams\": %u, \"wall_seconds\": %.6f",
           info->dim, type_of(ti), shape_json(ti, s1, sizeof s1), type_of(to),
-          shape_json(to, s2, sizeof s2), res->cycles, res->cmds, res->macs, res->streams,
-          res->wall_seconds);
+          shape_json(to, s2, sizeof s2), res->cycles, (double)res->cycles / 100.0, res->cmds,
+          res->macs, utilization(res->macs, info->dim, res->cycles), res->dma_rd, res->dma_wr,
+          p->arena_bytes, res->streams, res->wall_seconds);
   if (res->checked) {
     fprintf(g_cli_out, ", \"bit_exact\": %s, \"mismatches\": %" PRIu64,
             res->mismatches ? "false" : "true", res->mismatches);
@@ -207,13 +215,18 @@ static void print_json(const char *model, const tsr_net_prog_t *p, const tessera
   fprintf(g_cli_out, ", \"layers\": [");
   for (uint32_t i = 0; i < res->n_layers; i++) {
     const tessera_net_layer_fig_t *f = &res->layers[i];
+    const tsr_counters_t *c = &f->cnt;
     fprintf(g_cli_out,
-            "%s{\"op\": %u, \"kind\": \"%s\", \"on_chip\": %s, \"cycles\": %" PRIu64
-            ", \"commands\": %" PRIu64 ", \"macs\": %" PRIu64 ", \"bus_read_bytes\": %" PRIu64
-            ", \"bus_write_bytes\": %" PRIu64 ", \"host_reg_accesses\": %" PRIu64
-            ", \"streamed\": %s",
-            i ? ", " : "", f->op_index, tsr_net_kind_name(f->kind), f->on_chip ? "true" : "false",
-            f->cnt.cycles, f->cnt.cmds, f->cnt.macs, f->cnt.dma_rd, f->cnt.dma_wr,
+            "%s{\"op\": %u, \"kind\": \"%s\", \"shape\": %s, \"on_chip\": %s, \"cycles\": %" PRIu64
+            ", \"commands\": %" PRIu64 ", \"macs\": %" PRIu64 ", \"utilization\": %.4f"
+            ", \"bus_read_bytes\": %" PRIu64 ", \"bus_write_bytes\": %" PRIu64
+            ", \"time\": {\"compute\": %" PRIu64 ", \"fill\": %" PRIu64 ", \"load_wait\": %" PRIu64
+            ", \"store\": %" PRIu64 ", \"sfu\": %" PRIu64 ", \"control\": %" PRIu64 "}"
+            ", \"host_reg_accesses\": %" PRIu64 ", \"streamed\": %s",
+            i ? ", " : "", f->op_index, tsr_net_kind_name(f->kind),
+            shape_json(&p->tensors[p->layers[i].out], s1, sizeof s1), f->on_chip ? "true" : "false",
+            c->cycles, c->cmds, c->macs, utilization(c->macs, info->dim, c->cycles), c->dma_rd,
+            c->dma_wr, c->array, c->fill, c->load_wait, c->store, c->sfu, c->ctrl,
             f->host_reg_accesses, f->streamed ? "true" : "false");
     if (f->checked) {
       fprintf(g_cli_out, ", \"mismatches\": %" PRIu64, f->mismatches);

@@ -244,6 +244,7 @@ typedef struct tessera_net_result {
   uint32_t n_layers;
   tessera_net_layer_fig_t *layers;  /**< n_layers (owned: tessera_net_result_free) */
   uint64_t cycles, cmds, macs;      /**< the chip's counters over the run (FENCEs included) */
+  uint64_t dma_rd, dma_wr;          /**< bytes the DMA read and wrote over the run (DRAM traffic) */
   uint64_t host_reg_accesses;
   uint32_t streams;                 /**< command streams submitted (1 unless per layer) */
   double wall_seconds;

@@ -411,6 +411,8 @@ static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net
       res->cycles += fig.cnt.cycles;
       res->cmds += fig.cnt.cmds;
       res->macs += fig.cnt.macs;
+      res->dma_rd += fig.cnt.dma_rd;
+      res->dma_wr += fig.cnt.dma_wr;
       res->wall_seconds += fig.wall_seconds;
       res->host_reg_accesses += fig.host_reg_accesses;
       res->streams++;

@@ -222,7 +222,14 @@ def main() -> int:
         ok = (p.returncode == 0 and j["bit_exact"] is True and j["dim"] == a.dim and len(chip) == 3
               and sum(layer["commands"] for layer in j["layers"]) == j["commands"] > 0
               and sum(layer["cycles"] for layer in j["layers"]) == j["cycles"] > 0
-              and all(layer["mismatches"] == 0 and layer["streamed"] for layer in chip))
+              and all(layer["mismatches"] == 0 and layer["streamed"] for layer in chip)
+              and sum(layer["bus_read_bytes"] for layer in j["layers"]) == j["dram_read_bytes"] > 0
+              and sum(layer["bus_write_bytes"] for layer in j["layers"]) == j["dram_write_bytes"] > 0
+              and abs(j["latency_us_at_100mhz"] - j["cycles"] / 100) < 0.01
+              and j["arena_bytes"] > 0
+              and all(0 < sum(layer["time"].values()) <= layer["cycles"] for layer in chip)
+              and all(abs(layer["utilization"] - layer["macs"] / (a.dim ** 2 * layer["cycles"])) <= 5e-5
+                      for layer in chip))
     except (ValueError, KeyError) as e:
         ok = False
         p.stderr += f" ({e})"
