@@ -35,7 +35,6 @@ import tessera  # noqa: E402
 
 # Models the compiler does not take yet, with the part of its one-line refusal that says why.
 KNOWN_REFUSED = {
-    "resnet8": "ADD): reading the input of a padded CONV_2D",
     "attention": "keep_num_dims = true is not supported",
 }
 
