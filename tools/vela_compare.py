@@ -111,33 +111,37 @@ def compare(binary: str, model: pathlib.Path, dim: int, work: pathlib.Path) -> d
         layers.append({"op": lay["op"], "operator": kinds.get(lay["op"], lay["kind"]),
                        "macs": lay["macs"], "tessera_cycles": lay["cycles"],
                        "vela_npu_cycles": per_op.get(lay["op"])})
-    macs = whole["macs"]
-    return vela_fig | {"macs": macs, "tessera_cycles": whole["cycles"],
+    # Utilization counts the network's MACs (Vela's count), not the chip's: the chip also
+    # counts the zeros it multiplies (K padded to N, a depthwise layer's block diagonal).
+    macs = vela_fig["vela_macs"]
+    return vela_fig | {"macs": macs, "chip_macs": whole["macs"], "tessera_cycles": whole["cycles"],
+                       "tessera_dram_bytes": whole["dram_read_bytes"] + whole["dram_write_bytes"],
                        "tessera_utilization": macs / (dim * dim * whole["cycles"]) if whole["cycles"] else 0.0,
                        "ratio": whole["cycles"] / vela_fig["vela_npu_cycles"], "layers": layers}
 
 
 def markdown(results: list[dict]) -> str:
-    out = ["| model | N | MACs | Tessera cycles | utilization | Vela | Vela NPU cycles | Tessera ÷ Vela |",
-           "|---|--:|--:|--:|--:|---|--:|--:|"]
+    out = ["MACs are the network's (Vela's count); utilization is MACs ÷ N² ÷ Tessera's cycles.", "",
+           "| model | N | MACs | Tessera cycles | utilization | Tessera DRAM bytes | Vela | Vela NPU cycles | Tessera ÷ Vela |",
+           "|---|--:|--:|--:|--:|--:|---|--:|--:|"]
     refused = [r for r in results if "refused" in r]
     for r in results:
         if "refused" in r:
-            out.append(f"| {r['model']} | {r['dim']} | {r['vela_macs']:,} | refused ¹ | - | "
+            out.append(f"| {r['model']} | {r['dim']} | {r['vela_macs']:,} | refused ¹ | - | - | "
                        f"{r['vela_accelerator']} | {r['vela_npu_cycles']:,} | - |")
             continue
         out.append(f"| {r['model']} | {r['dim']} | {r['macs']:,} | {r['tessera_cycles']:,} | "
-                   f"{100 * r['tessera_utilization']:.1f} % | {r['vela_accelerator']} | "
+                   f"{100 * r['tessera_utilization']:.1f} % | {r['tessera_dram_bytes']:,} | {r['vela_accelerator']} | "
                    f"{r['vela_npu_cycles']:,} | {r['ratio']:.2f} |")
     if refused:
-        out += ["", "¹ not compiled by `tessera` (MACs are Vela's count):", ""]
+        out += ["", "¹ not compiled by `tessera`:", ""]
         out += sorted({f"- {r['model']}: {r['refused']}" for r in refused})
     for r in results:
         if "refused" in r:
             continue
         out += ["", f"{r['model']}, N = {r['dim']} against {r['vela_accelerator']}, per layer "
                 "(Tessera: each chip layer its own stream):", "",
-                "| op | operator | MACs | Tessera cycles | Vela NPU cycles |", "|--:|---|--:|--:|--:|"]
+                "| op | operator | chip MACs | Tessera cycles | Vela NPU cycles |", "|--:|---|--:|--:|--:|"]
         for lay in r["layers"]:
             v = "-" if lay["vela_npu_cycles"] is None else f"{lay['vela_npu_cycles']:,}"
             out.append(f"| {lay['op']} | {lay['operator']} | {lay['macs']:,} | "
