@@ -43,6 +43,9 @@ typedef struct conv_view {
   const tsr_conv_desc_t *d;
   tsr_conv_geom_t g;
   bool dense_out;  /* the output has no border: C is a plain row-major matrix */
+  bool flat_in;    /* consecutive output pixels read input bytes pix_stride apart across output
+                      rows and images too (stride-1 1x1 kernels of an input without a border):
+                      a tile's rows are one run */
 } conv_view_t;
 
 static uint32_t in_pix(const tsr_conv_desc_t *d) { return d->in_pix != 0u ? d->in_pix : d->in_c; }
@@ -77,6 +80,11 @@ static uint32_t run_len(const tsr_conv_desc_t *d, uint32_t m, uint32_t end) {
   return min32(left, end - m);
 }
 
+/* Rows [m, end) whose input addresses advance by one pixel stride each. */
+static uint32_t load_run_len(const conv_view_t *v, uint32_t m, uint32_t end) {
+  return v->flat_in ? end - m : run_len(v->d, m, end);
+}
+
 static tsr_status_t conv_load_a(tsr_dev_t *dev, const void *ctx, uint32_t first_deps, uint32_t m0,
                                 uint32_t mrows, uint32_t k0, uint32_t kcur, uint32_t abase) {
   const conv_view_t *v = ctx;
@@ -86,7 +94,7 @@ static tsr_status_t conv_load_a(tsr_dev_t *dev, const void *ctx, uint32_t first_
   const uint32_t kb0 = k0 / dim;
   const uint32_t kb1 = (k0 + kcur) / dim;
   const uint32_t pix_stride = d->stride_w * in_pix(d);
-  const bool one_run = run_len(d, m0, m0 + mrows) == mrows;
+  const bool one_run = load_run_len(v, m0, m0 + mrows) == mrows;
   uint32_t deps = first_deps;
   tsr_status_t st = TSR_OK;
   for (uint32_t kb = kb0; kb < kb1 && st == TSR_OK;) {
@@ -105,7 +113,7 @@ static tsr_status_t conv_load_a(tsr_dev_t *dev, const void *ctx, uint32_t first_
     }
     const uint32_t cols = min32(dim, v->g.seg_bytes - q * dim);
     for (uint32_t m = m0; m < m0 + mrows && st == TSR_OK;) {
-      const uint32_t len = run_len(d, m, m0 + mrows);
+      const uint32_t len = load_run_len(v, m, m0 + mrows);
       st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD, a_addr(v, m, seg) + q * dim, pix_stride, len,
                             cols, local + (m - m0));
       deps = 0u;
@@ -225,6 +233,12 @@ tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_ge
   }
   v.dense_out = out_pix(d) == d->out_c && d->out_row == d->out_w * d->out_c &&
                 d->out_img == d->out_h * d->out_row;
+  /* From the last pixel of an output row to the first of the next, the input address moves
+   * stride_h input rows back by out_w - 1 pixel strides: one pixel stride exactly when a
+   * row of output pixels spans stride_h input rows, and likewise from image to image. */
+  const uint64_t pix_stride = (uint64_t)d->stride_w * in_pix(d);
+  v.flat_in = (uint64_t)d->stride_h * d->in_row == d->out_w * pix_stride &&
+              (uint64_t)d->in_img == (uint64_t)d->out_h * d->stride_h * d->in_row;
   const tsr_gemm_view_t view = {conv_load_a, conv_store_c, &v};
   return tsr_gemm_run_view(dev, &d->gemm, plan, &view, NULL, NULL);
 }
