@@ -184,15 +184,16 @@ $(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tests/comm
 #   make test-soc         soc-lint, soc-formal, fw-elf, then for each configuration of SOC_CONFIGS (N, or
 #                         N/bus-width in bits): the model and tests/soc/test_soc.sh (hello,
 #                         GEMMs bit-exact against the golden model, the interrupt path, core and
-#                         DMA sharing the memory with and without stalls, the fault cases), then
-#                         soc-waves-check; not in make test
+#                         DMA sharing the memory with and without stalls, the fault cases), and
+#                         for the 64-bit bus tests/soc/test_soc_cli.sh (tessera --hal soc: random
+#                         GEMMs, every SFU function, fc_two_layers.tflite, faults), then soc-waves-check
 SOC_CONFIGS ?= 4 8 4/32 8/128
 # The network of test_soc_cli.sh (tests/net/gen_net_models.py, as make test-net writes them; ~6 s).
 SOC_NET_MODELS = $(if $(wildcard $(NET_MODELS_DIR)/fc_two_layers.tflite),true,$(PYTHON) tests/net/gen_net_models.py $(NET_MODELS_DIR))
 SOC_DIMS    := $(sort $(foreach c,$(SOC_CONFIGS),$(firstword $(subst /, ,$(c)))))
 
 .PHONY: test-soc
-test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/GEMM/IRQ/shared-memory/fault runs for N = 4, 8 and buses of 32..128 bits (SOC_CONFIGS)
+test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/GEMM/IRQ/shared-memory/fault runs for N = 4, 8 and buses of 32..128 bits (SOC_CONFIGS); tessera --hal soc: 20 random GEMMs, the SFU functions, a network, faults at N = 4, 8
 	@set -u; start=$$(date +%s%N); times=""; \
 	  step() { name=$$1; shift; t0=$$(date +%s%N); \
 	    "$$@" || { echo "test-soc: FAILED: $$name"; exit 1; }; \
