@@ -128,7 +128,7 @@ SOC_FW_NEED_GCC = @command -v $(FW_RV_PREFIX)gcc >/dev/null || \
   { echo "fw-elf: $(FW_RV_PREFIX)gcc not found: apt-get install gcc-riscv64-unknown-elf"; exit 1; }
 
 .PHONY: fw-elf
-fw-elf: $(SOC_FW_ELFS) $(SOC_FW_ELFS:.elf=.bin) $(SOC_FW_ELFS:.elf=.hex) ## RV32IM programs for the SoC (tests/soc/*.c + fw/rt runtime + fw + driver + HAL): build/fw/elf/
+fw-elf: $(SOC_FW_ELFS) $(SOC_FW_ELFS:.elf=.bin) $(SOC_FW_ELFS:.elf=.hex) ## RV32IM programs for the SoC (tessera.elf, the firmware image of --hal soc; tests/soc/*.c) with the fw/rt runtime, fw, driver, HAL: build/fw/elf/
 	@for e in $(SOC_FW_ELFS); do $(FW_RV_PREFIX)size $$e | tail -n 1 | \
 	  awk -v e=$$e '{ printf "fw-elf: %-28s %6d bytes of code, %5d of data and bss\n", e, $$1, $$2 + $$3 }'; done
 
