@@ -199,9 +199,22 @@ static void relay_progress(void *user, uint32_t done, uint32_t total) {
   r->fn(r->user, done, total, tsr_hal_cycles(r->hal));
 }
 
+/* The driver on the host runs the plan through the backend. */
 static tsr_status_t gemm_run_host(tessera_dev_t *dev, const tsr_gemm_desc_t *d,
                                   const tessera_gemm_opts_t *opts, tessera_gemm_result_t *res,
-                                  char *err, size_t errlen);
+                                  char *err, size_t errlen) {
+  progress_relay_t relay = {opts->progress, opts->progress_user, &dev->hal};
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const uint64_t cyc0 = tsr_hal_cycles(&dev->hal);
+  tsr_status_t st =
+      tsr_gemm_run(&dev->dev, d, &res->plan, opts->progress != NULL ? relay_progress : NULL, &relay);
+  if (st != TSR_OK) {
+    tsr_lib_dev_err(dev, "", err, errlen);
+    return st;
+  }
+  return tsr_lib_end(dev, &t0, cyc0, &res->fig, err, errlen);
+}
 
 tsr_status_t tessera_gemm_run(tessera_dev_t *dev, const tessera_gemm_t *job,
                               const tessera_gemm_opts_t *opts, void *out,
@@ -273,24 +286,6 @@ tsr_status_t tessera_gemm_run(tessera_dev_t *dev, const tessera_gemm_t *job,
                                      : (double)job->m * (double)job->k * (double)job->n /
                                            (dim * dim * (double)cycles);
   return TSR_OK;
-}
-
-/* The driver on the host runs the plan through the backend. */
-static tsr_status_t gemm_run_host(tessera_dev_t *dev, const tsr_gemm_desc_t *d,
-                                  const tessera_gemm_opts_t *opts, tessera_gemm_result_t *res,
-                                  char *err, size_t errlen) {
-  const tessera_gemm_opts_t o = *opts;
-  tsr_status_t st;
-  progress_relay_t relay = {o.progress, o.progress_user, &dev->hal};
-  struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  const uint64_t cyc0 = tsr_hal_cycles(&dev->hal);
-  st = tsr_gemm_run(&dev->dev, d, &res->plan, o.progress != NULL ? relay_progress : NULL, &relay);
-  if (st != TSR_OK) {
-    tsr_lib_dev_err(dev, "", err, errlen);
-    return st;
-  }
-  return tsr_lib_end(dev, &t0, cyc0, &res->fig, err, errlen);
 }
 
 tsr_status_t tessera_gemm_fold_a_zp(uint32_t k, uint32_t n, const int8_t *b, const int32_t *bias,
