@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_soc_cli.sh: `tessera --hal soc` end to end: random GEMMs, every SFU function and a compiled network, each run by the firmware image on the SoC's core and checked bit for bit.
-# Usage: tests/soc/test_soc_cli.sh <tessera> <N> <models dir or -> <dir of the .bin images> [--seed S] [--gemms G]
+# Usage: tests/soc/test_soc_cli.sh <tessera> <N> <models dir or -> <dir of the .bin and .elf images> [--seed S] [--gemms G]
 #   The models dir holds gen_net_models.py's fc_two_layers.tflite (make test-net writes it);
 #   "-" skips the network. Each check prints one line; the first failure prints the run's
 #   output and the seed, and exits 1. TSR_SEED=S or --seed S replays the random shapes.
@@ -126,11 +126,17 @@ fault() {
   printf 'test-soc: N=%s %-44s ok  %s\n' "$dim" "$name" "$(cut -c1-60 <<<"$out")"
   pass=$((pass + 1))
 }
+# The PCs the lines must name, from the ELF files (as test_soc.sh finds them).
+. "$(dirname "$0")/soc_elf_addr.sh"
+ill_pc=$(addr "$images/illegal.elf" '\.word[ \t]+0x00000000') || exit 1
+lw_pc=$(addr "$images/nodev.elf" 'lw[ \t].*0x60000000|lw[ \t]+[a-z0-9]+,0\(') || exit 1
+nop_pc=$(addr "$images/hang.elf" '[ \t]nop$') || exit 1
+j_pc=$(printf '0x%08x' $((nop_pc + 4)))
 chip='chip STATUS=0x[0-9a-f]{8}'
 fault "fault: trap -> one line" illegal.bin \
-  "^tessera: soc: the firmware exited with 132 after [0-9]+ cycles: trap: illegal instruction \\(IRQ 1, word 0x00000000\\) at PC=0x[0-9a-f]{8}, $chip$"
+  "^tessera: soc: the firmware exited with 132 after [0-9]+ cycles: trap: illegal instruction \\(IRQ 1, word 0x00000000\\) at PC=$ill_pc, $chip$"
 fault "fault: bus fault -> one line" nodev.bin \
-  "^tessera: soc: bus fault: nothing answers at 0x60000000, PC=0x[0-9a-f]{8} after [0-9]+ cycles; $chip ERR_CODE=0 irq_o=0$"
+  "^tessera: soc: bus fault: nothing answers at 0x60000000, PC=$lw_pc after [0-9]+ cycles; $chip ERR_CODE=0 irq_o=0$"
 fault "fault: hang -> watchdog, one line" hang.bin \
-  "^tessera: soc: watchdog: no exit after 300000 cycles, PC=0x[0-9a-f]{8}; $chip ERR_CODE=0 irq_o=0$"
+  "^tessera: soc: watchdog: no exit after 300000 cycles, PC=($nop_pc|$j_pc); $chip ERR_CODE=0 irq_o=0$"
 echo "test-soc: N=$dim: all $pass tessera --hal soc checks passed"
