@@ -15,7 +15,10 @@ bool tsr_net_cmd_addr(const tsr_cmd_t *c, uint32_t *addr) {
 }
 
 void tsr_net_relocate(const tsr_cmd_t *in, uint32_t from_base, uint32_t to_base, tsr_cmd_t *out) {
-  *out = *in;
+  /* Word by word: a struct copy can become a memcpy call, which the firmware does not link. */
+  for (unsigned i = 0u; i < TSR_CMD_WORDS; i++) {
+    out->w[i] = in->w[i];
+  }
   uint32_t a = 0;
   if (!tsr_net_cmd_addr(in, &a)) {
     return;

@@ -53,7 +53,7 @@ struct tsr_lib_soc {
   soc_api_t api;
   tsr_ssim_cfg_t cfg;
   tsr_ssim_t *sim;       /* the SoC of the next (or the last) job */
-  bool spent;            /* sim has run: the next upload starts a fresh one */
+  bool spent;            /* sim has run: the next upload or job resets it first */
   uint8_t *image;        /* the firmware, loaded at RAM address 0 */
   size_t image_bytes;
   uint64_t max_cycles;
