@@ -92,14 +92,19 @@ static bool plan_consistent(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d
 /* The scratchpad LOADs of group g: the first waits for its buffers to be
  * free, the last tells compute the data is there. */
 static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
-                                     const tsr_gemm_plan_t *p, uint32_t g) {
+                                     const tsr_gemm_plan_t *p, const tsr_gemm_view_t *view,
+                                     uint32_t g) {
   tsr_gemm_group_t x;
   tsr_gemm_group_at(d, p, g, &x);
   uint32_t first_deps = g >= p->spad_bufs ? TSR_DEP_POP_NEXT : 0u;
   tsr_status_t st;
   if (!p->a_resident || x.jg == 0u) {
-    st = tsr_fw_push_load(dev, first_deps, TSR_LOAD_SPAD, d->a_addr + x.m0 * d->lda + x.k0, d->lda,
-                          x.mrows, x.kcur, x.abase);
+    if (view != NULL) {
+      st = view->load_a(dev, view->ctx, first_deps, x.m0, x.mrows, x.k0, x.kcur, x.abase);
+    } else {
+      st = tsr_fw_push_load(dev, first_deps, TSR_LOAD_SPAD, d->a_addr + x.m0 * d->lda + x.k0,
+                            d->lda, x.mrows, x.kcur, x.abase);
+    }
     if (st != TSR_OK) {
       return st;
     }
@@ -161,7 +166,8 @@ static tsr_status_t push_group_matmuls(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
  * gives the store stage one token; the first STORE takes it and the others
  * follow it in the store stage's order; the last frees the tile buffer. */
 static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
-                                     const tsr_gemm_plan_t *p, uint32_t g) {
+                                     const tsr_gemm_plan_t *p, const tsr_gemm_view_t *view,
+                                     uint32_t g) {
   const uint32_t dim = p->dim;
   const uint32_t esize = d->requant ? 1u : 4u;
   tsr_gemm_group_t x;
@@ -197,6 +203,10 @@ static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
     if (jj + 1u == x.nblk && x.unit + p->acc_bufs < p->units) {
       sdeps |= TSR_DEP_PUSH_PREV;
     }
+    if (view != NULL) {
+      st = view->store_c(dev, view->ctx, sdeps, &sa, x.m0, n0);
+      continue;
+    }
     tsr_cmd_t cmd;
     st = tsr_cmd_store(dev, sdeps, &sa, &cmd);
     if (st == TSR_OK) {
@@ -208,7 +218,14 @@ static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
 
 tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
                           tsr_gemm_progress_fn progress, void *user) {
-  if (dev == NULL || d == NULL || p == NULL || dev->info.dim == 0u) {
+  return tsr_gemm_run_view(dev, d, p, NULL, progress, user);
+}
+
+tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
+                               const tsr_gemm_view_t *view, tsr_gemm_progress_fn progress,
+                               void *user) {
+  if (dev == NULL || d == NULL || p == NULL || dev->info.dim == 0u ||
+      (view != NULL && (view->load_a == NULL || view->store_c == NULL))) {
     return TSR_BAD_ARG;
   }
   const char *why = "";
@@ -235,7 +252,7 @@ tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_ge
   uint32_t loaded = 0u; /* groups whose LOADs were issued */
   for (uint32_t g = 0u; g < p->groups; g++) {
     for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
-      if ((st = push_group_loads(dev, d, p, loaded)) != TSR_OK) {
+      if ((st = push_group_loads(dev, d, p, view, loaded)) != TSR_OK) {
         return st;
       }
     }
@@ -243,7 +260,7 @@ tsr_status_t tsr_gemm_run(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_ge
       return st;
     }
     if ((g + 1u) % p->k_chunks == 0u) {
-      if ((st = push_tile_stores(dev, d, p, g)) != TSR_OK) {
+      if ((st = push_tile_stores(dev, d, p, view, g)) != TSR_OK) {
         return st;
       }
       if (progress != NULL) { /* one call per STORE */

@@ -94,4 +94,34 @@ static inline uint32_t tsr_gemm_sub_cols(const tsr_gemm_desc_t *d, const tsr_gem
   return min32(dim, d->n - (x->n0 + jj * dim));
 }
 
+/*
+ * The seam for how a job's A tiles are loaded and its C tiles stored. With no
+ * view (tsr_gemm_run) A and C are the descriptor's row-major matrices: one
+ * LOAD per A chunk, one STORE per sub-tile. A view replaces those two commands
+ * and nothing else: the plan, the W and parameter LOADs, the MATMULs and every
+ * dependency token stay the job's. fw/tsr_conv.c's im2col view is the user.
+ *
+ *   load_a   put A rows [m0, m0 + mrows) x columns [k0, k0 + kcur) (kcur a
+ *            multiple of N) where the plain LOAD would: element (r, j) in byte
+ *            j mod N of scratchpad row abase + (j div N) * mrows + r. Its first
+ *            command carries first_deps (a POP_NEXT or 0); none other takes a
+ *            token (the W LOAD that follows gives compute its token).
+ *   store_c  what the STORE `sa` does for C rows [m0, m0 + sa->rows) and
+ *            columns [n0, n0 + sa->cols), through one or more STOREs; the
+ *            first carries sa's POP_PREV, the last sa's PUSH_PREV (deps).
+ *            It may change *sa (the caller's scratch copy).
+ */
+typedef struct tsr_gemm_view {
+  tsr_status_t (*load_a)(tsr_dev_t *dev, const void *ctx, uint32_t first_deps, uint32_t m0,
+                         uint32_t mrows, uint32_t k0, uint32_t kcur, uint32_t abase);
+  tsr_status_t (*store_c)(tsr_dev_t *dev, const void *ctx, uint32_t deps, tsr_store_args_t *sa,
+                          uint32_t m0, uint32_t n0);
+  const void *ctx;
+} tsr_gemm_view_t;
+
+/* tsr_gemm_run with A loaded and C stored through `view` (NULL: tsr_gemm_run itself). */
+tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
+                               const tsr_gemm_view_t *view, tsr_gemm_progress_fn progress,
+                               void *user);
+
 #endif /* TSR_GEMM_INT_H */

@@ -2,13 +2,18 @@
 # (sw/lib/tsr_net_compile.c), the .tsr program (sw/lib/tsr_net_prog.c) and the runtime
 # (sw/lib/tsr_net_run.c) under `tessera compile` / `tessera run` and Device.run.
 #
-#   make test-net [DIM=N]    write the digits MLP and synthetic FULLY_CONNECTED models
+#   make test-net [DIM=N]    write the digits MLP, the synthetic FULLY_CONNECTED, CONV_2D,
+#                            DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MEAN, PAD and ADD models
 #                            (tests/net/gen_net_models.py, scikit-learn + TFLite's schema module)
-#                            under $(NET_MODELS_DIR), run each on TFLite Micro and on the chip
-#                            (Device.run, tessera run .tflite/.tsr --check) and require every
-#                            output byte equal; the digits accuracy; refused models and
-#                            malformed .tsr files give one line and exit 2 (~10 s at N = 8)
+#                            and copy the committed digits CNN under $(NET_MODELS_DIR), run each on
+#                            TFLite Micro and on the chip (Device.run, tessera run .tflite/.tsr
+#                            --check) and require every output byte equal; the digits accuracies
+#                            (MLP, and the CNN on its 360 held-out images); refused models and
+#                            malformed .tsr files give one line and exit 2 (~80 s at N = 8)
 #   TSR_SEED=<n> make test-net      other random inputs for the synthetic models
+#   make digits-cnn          retrain the digits CNN with JAX (tools/train_digits_cnn.py, ~30 s) and
+#                            write tests/net/models/digits_cnn.tflite, the committed model that
+#                            make test-net runs (make test never trains)
 #   make test-net SAN='-fsanitize=address,undefined -fno-omit-frame-pointer'
 #                            the container checks (every truncation, flip and forged byte of
 #                            a .tsr) under the sanitizers
@@ -60,10 +65,16 @@ $(NET_PROG_CHECK): tests/net/net_prog_check.c $(SW_LIB_SRCS) $(wildcard sw/lib/*
 	$(CC) $(NET_CFLAGS) -o $@ tests/net/net_prog_check.c $(SW_LIB_SRCS) -ldl -lm
 
 .PHONY: test-net
-test-net: $(SW_BIN) $(SW_LIB_SO) $(NET_PROG_CHECK) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/libtsrsim_d$(DIM).so) ## int8 MLPs (digits, synthetic FULLY_CONNECTED) on the chip byte for byte against TFLite Micro, refusals, malformed .tsr (~10 s)
+test-net: $(SW_BIN) $(SW_LIB_SO) $(NET_PROG_CHECK) $(if $(filter $(BUILD)/lib,$(CLI_SIM_LIB_DIR)),$(BUILD)/lib/libtsrsim_d$(DIM).so) ## int8 networks (digits MLP and CNN, synthetic FULLY_CONNECTED and CONV_2D) on the chip byte for byte against TFLite Micro, refusals, malformed .tsr (~80 s)
 	@$(PYTHON) -c 'import tflite_micro, sklearn, ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
 	  { echo "test-net: tflite-micro, scikit-learn or ai-edge-litert not found: make deps (tools/install-deps.sh pins them)"; exit 1; }
 	$(PYTHON) tests/net/gen_net_models.py $(NET_MODELS_DIR)
 	$(UNIT_RUN_ENV) TSR_SIM_LIB_DIR=$(CLI_SIM_LIB_DIR) $(NET_PROG_CHECK) $(NET_MODELS_DIR)
 	TESSERA_LIB=$(SW_LIB_SO) TSR_SIM_LIB_DIR=$(CLI_SIM_LIB_DIR) \
 	  $(PYTHON) tests/net/check_net.py $(NET_MODELS_DIR) $(SW_BIN) $(DIM)
+
+.PHONY: digits-cnn
+digits-cnn: ## retrain the digits CNN (JAX, ~30 s) into the committed tests/net/models/digits_cnn.tflite
+	@$(PYTHON) -c 'import jax, sklearn, ai_edge_litert.schema_py_generated, flatbuffers' 2>/dev/null || \
+	  { echo "digits-cnn: jax, scikit-learn or ai-edge-litert not found: make deps (tools/install-deps.sh pins them)"; exit 1; }
+	$(PYTHON) tools/train_digits_cnn.py tests/net/models/digits_cnn.tflite

@@ -75,6 +75,13 @@ if [ "$(pyver tflite-micro)" != 0.dev20261023182759 ] || [ "$(pyver scikit-learn
   "$PY" -m pip install -q tflite-micro==0.dev20261023182759 scikit-learn==1.9.1 ||
     { echo "deps: pip could not install tflite-micro==0.dev20261023182759 scikit-learn==1.9.1"; exit 1; }
 fi
+# jax (pinned, the CPU wheel: jaxlib 0.10.2 comes with it): trains the digits CNN
+# (`make digits-cnn`, tools/train_digits_cnn.py). make test does not train: the model is committed.
+if [ "$(pyver jax)" != 0.10.2 ] || [ "$(pyver jaxlib)" != 0.10.2 ]; then
+  echo "deps: installing jax 0.10.2 (CPU) for $PY (pip)"
+  "$PY" -m pip install -q jax==0.10.2 jaxlib==0.10.2 ||
+    { echo "deps: pip could not install jax==0.10.2 jaxlib==0.10.2"; exit 1; }
+fi
 # pythondata-cpu-picorv32 (pinned): the RV32IM core of the co-simulation SoC (rtl/soc/tsr_soc.v,
 # `make test-soc`); its Verilog is YosysHQ/picorv32 at 87c89acc, found by tools/picorv32_path.py.
 if [ "$(pyver pythondata-cpu-picorv32)" != 1.0.post218 ]; then

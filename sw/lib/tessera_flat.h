@@ -183,7 +183,7 @@ tsr_status_t tessera_flat_reduce(tessera_flat_t *h, uint32_t rows, uint32_t len,
  *  not checked), wall seconds. */
 #define TESSERA_FLAT_NET_LAYER_FIGS 10u
 
-/** The name of layer kind k ("GEMM", "SOFTMAX", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "?"). */
+/** The name of layer kind k ("GEMM", "SOFTMAX", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "CONV", "DWCONV", "ADD", "?"). */
 const char *tessera_flat_net_kind(unsigned k);
 
 /** What a model (.tflite bytes, compiled for N = dim, or .tsr bytes) takes and gives, into

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tsr_conv.h"
 #include "tsr_lib_internal.h"
 #include "tsr_net_prog.h"
 #include "tsr_sfu.h"
@@ -106,15 +107,139 @@ static void layer_gemm_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, u
   d->act_max = l->act_max;
 }
 
+/* A CONV layer's descriptor: its GEMM's B and quantization, and the tensors' geometry with
+ * their borders. */
+static void layer_conv_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t base,
+                            tsr_conv_desc_t *d) {
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  memset(d, 0, sizeof *d);
+  layer_gemm_desc(p, l, base, &d->gemm);
+  d->batch = x->shape[0];
+  d->in_h = x->shape[1];
+  d->in_w = x->shape[2];
+  d->in_c = x->shape[3];
+  d->in_addr = base + x->dev_off + (uint32_t)tsr_net_interior_off(x);
+  d->in_row = (x->shape[2] + x->pad[2] + x->pad[3]) * x->shape[3];
+  d->in_img = (x->shape[1] + x->pad[0] + x->pad[1]) * d->in_row;
+  d->out_h = y->shape[1];
+  d->out_w = y->shape[2];
+  d->out_c = y->shape[3];
+  d->out_addr = base + y->dev_off + (uint32_t)tsr_net_interior_off(y);
+  d->out_row = (y->shape[2] + y->pad[2] + y->pad[3]) * y->shape[3];
+  d->out_img = (y->shape[1] + y->pad[0] + y->pad[1]) * d->out_row;
+  d->kh = l->kh;
+  d->kw = l->kw;
+  d->stride_h = l->stride_h;
+  d->stride_w = l->stride_w;
+  d->dil_h = l->dil_h;
+  d->dil_w = l->dil_w;
+  d->pad_t = l->pad_t;
+  d->pad_l = l->pad_l;
+}
+
+/* A DWCONV layer: one convolution per channel group (group_c input channels of pixels in_c
+ * apart, group_c * depth_mult output channels), a FENCE between two. */
+static tsr_status_t capture_dwconv(tsr_dev_t *dev, const tsr_net_prog_t *p,
+                                   const tsr_net_layer_t *l, uint32_t base, const char **why) {
+  const uint32_t ic = p->tensors[l->in].shape[3];
+  const uint32_t groups = (ic + l->group_c - 1u) / l->group_c;
+  tsr_status_t st = TSR_OK;
+  for (uint32_t g = 0; g < groups && st == TSR_OK; g++) {
+    const uint32_t c0 = g * l->group_c;
+    const uint32_t gc = ic - c0 < l->group_c ? ic - c0 : l->group_c;
+    const uint32_t o0 = c0 * l->depth_mult;
+    tsr_conv_desc_t d;
+    tsr_gemm_plan_t plan;
+    layer_conv_desc(p, l, base, &d);
+    d.in_c = gc;
+    d.in_pix = ic;
+    d.in_addr += c0;
+    d.out_c = gc * l->depth_mult;
+    d.out_pix = ic * l->depth_mult;
+    d.out_addr += o0;
+    d.gemm.b_addr = base + l->b_off + g * l->k * l->n;
+    d.gemm.ldb = l->n;
+    d.gemm.bias_addr += 4u * o0;
+    d.gemm.mult_addr += 4u * o0;
+    d.gemm.shift_addr += 4u * o0;
+    if (g != 0u) {
+      tsr_cmd_t fence;
+      if ((st = tsr_cmd_fence(dev, false, &fence)) != TSR_OK ||
+          (st = tsr_submit(dev, &fence)) != TSR_OK) {
+        break;
+      }
+    }
+    if ((st = tsr_conv_plan(&dev->info, &d, &plan, why)) == TSR_OK) {
+      st = tsr_conv_run(dev, &d, &plan);
+    }
+  }
+  return st;
+}
+
 static void layer_sfu_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t base,
                            tsr_sfu_desc_t *d) {
   memset(d, 0, sizeof *d);
-  d->func = TSR_FUNC_SOFTMAX;
+  d->func = l->kind == TSR_NET_ADD ? TSR_FUNC_ADD : TSR_FUNC_SOFTMAX;
   d->rows = l->rows;
   d->len = l->len;
   d->in_addr = base + p->tensors[l->in].dev_off;
+  if (l->kind == TSR_NET_ADD) {
+    d->in2_addr = base + p->tensors[l->in2].dev_off;
+  }
   d->param_addr = base + l->param_off;
   d->out_addr = base + p->tensors[l->out].dev_off;
+}
+
+/* An ADD one of whose tensors has a border: its rows are not one dense block. */
+static bool add_by_rows(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
+  return tsr_net_padded(&p->tensors[l->in]) || tsr_net_padded(&p->tensors[l->in2]) ||
+         tsr_net_padded(&p->tensors[l->out]);
+}
+
+/* The address of pixel row (b, y) of an NHWC tensor's interior. */
+static uint32_t row_addr(const tsr_net_tensor_t *t, uint32_t base, uint32_t b, uint32_t y) {
+  const uint32_t row = (t->shape[2] + t->pad[2] + t->pad[3]) * t->shape[3];
+  const uint32_t img = (t->shape[1] + t->pad[0] + t->pad[1]) * row;
+  return base + t->dev_off + (uint32_t)tsr_net_interior_off(t) + b * img + y * row;
+}
+
+/* Such an ADD as one SFU job per pixel row (W x C elements), a FENCE between two. */
+static tsr_status_t capture_add_rows(tsr_dev_t *dev, const tsr_net_prog_t *p,
+                                     const tsr_net_layer_t *l, uint32_t base, const char **why) {
+  const tsr_net_tensor_t *a = &p->tensors[l->in];
+  const tsr_net_tensor_t *b2 = &p->tensors[l->in2];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  if (!dev->info.has_sfu) {
+    *why = "the target has no SFU (CONFIG.SFU = 0)";
+    return TSR_UNSUPPORTED;
+  }
+  tsr_status_t st = TSR_OK;
+  for (uint32_t b = 0; b < y->shape[0] && st == TSR_OK; b++) {
+    for (uint32_t r = 0; r < y->shape[1] && st == TSR_OK; r++) {
+      tsr_sfu_desc_t d;
+      tsr_sfu_plan_t plan;
+      memset(&d, 0, sizeof d);
+      d.func = TSR_FUNC_ADD;
+      d.rows = 1u;
+      d.len = y->shape[2] * y->shape[3];
+      d.in_addr = row_addr(a, base, b, r);
+      d.in2_addr = row_addr(b2, base, b, r);
+      d.param_addr = base + l->param_off;
+      d.out_addr = row_addr(y, base, b, r);
+      if (b != 0u || r != 0u) {
+        tsr_cmd_t fence;
+        if ((st = tsr_cmd_fence(dev, false, &fence)) != TSR_OK ||
+            (st = tsr_submit(dev, &fence)) != TSR_OK) {
+          break;
+        }
+      }
+      if ((st = tsr_sfu_plan(&dev->info, &d, &plan, why)) == TSR_OK) {
+        st = tsr_sfu_run(dev, &d, &plan);
+      }
+    }
+  }
+  return st;
 }
 
 tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
@@ -144,7 +269,18 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       } else {
         st = tsr_gemm_run(&dev, &d, &plan, NULL, NULL);
       }
-    } else if (l->kind == TSR_NET_SOFTMAX) {
+    } else if (l->kind == TSR_NET_CONV) {
+      tsr_conv_desc_t d;
+      tsr_gemm_plan_t plan;
+      layer_conv_desc(p, l, base, &d);
+      if ((st = tsr_conv_plan(&dev.info, &d, &plan, &why)) == TSR_OK) {
+        st = tsr_conv_run(&dev, &d, &plan);
+      }
+    } else if (l->kind == TSR_NET_DWCONV) {
+      st = capture_dwconv(&dev, p, l, base, &why);
+    } else if (l->kind == TSR_NET_ADD && add_by_rows(p, l)) {
+      st = capture_add_rows(&dev, p, l, base, &why);
+    } else if (l->kind == TSR_NET_SOFTMAX || l->kind == TSR_NET_ADD) {
       tsr_sfu_desc_t d;
       tsr_sfu_plan_t plan;
       layer_sfu_desc(p, l, base, &d);

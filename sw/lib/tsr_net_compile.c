@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tsr_lib_internal.h"
+#include "tsr_net_compile_int.h"
 #include "tsr_net_prog.h"
 #include "tsr_sfu.h"
 #include "tsr_tflite.h"
@@ -33,7 +34,7 @@ static const char *const k_op_names[] = {
     "WHILE", "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5", "SCATTER_ND", "SELECT_V2",
     "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL"};
 
-enum { OP_DEQUANTIZE = 6, OP_QUANTIZE = 114 };
+enum { OP_DEQUANTIZE = 6, OP_PAD = 34, OP_MEAN = 40, OP_QUANTIZE = 114 };
 
 const char *tsr_net_op_name(int32_t code) {
   if (code >= 0 && (size_t)code < sizeof k_op_names / sizeof k_op_names[0]) {
@@ -42,19 +43,8 @@ const char *tsr_net_op_name(int32_t code) {
   return NULL;
 }
 
-/* What the compiler builds up. */
-typedef struct cc {
-  const tsr_tflite_t *m;
-  tsr_net_prog_t *p;
-  int32_t *map;        /* tflite tensor -> program tensor, -1 none */
-  uint32_t cap_t, cap_l, cap_b;
-  char *err;
-  size_t errlen;
-  uint32_t op;         /* the operator being compiled */
-  char opname[48];
-} cc_t;
 
-static tsr_status_t oom(cc_t *c) {
+tsr_status_t tsr_nc_oom(cc_t *c) {
   tsr_lib_err(c->err, c->errlen, "out of memory");
   return TSR_NO_MEMORY;
 }
@@ -70,7 +60,7 @@ static void name_op(cc_t *c, int32_t code) {
 }
 
 /* One line: "<operator>: <what> is not supported (supported: ...)". */
-static tsr_status_t unsupported(cc_t *c, const char *what) {
+tsr_status_t tsr_nc_unsupported(cc_t *c, const char *what) {
   tsr_lib_err(c->err, c->errlen, "%s: %s is not supported (supported: %s)", c->opname, what,
               TSR_NET_SUPPORTED);
   return TSR_UNSUPPORTED;
@@ -90,7 +80,7 @@ static tsr_status_t blob_add(cc_t *c, const void *src, size_t n, uint32_t *off) 
     }
     uint8_t *b = realloc(c->p->blob, cap);
     if (b == NULL) {
-      return oom(c);
+      return tsr_nc_oom(c);
     }
     memset(b + c->cap_b, 0, cap - c->cap_b);
     c->p->blob = b;
@@ -113,18 +103,18 @@ static tsr_status_t add_tensor(cc_t *c, uint32_t ti, int32_t *id) {
   if (t.type != TSR_TFLITE_INT8 && t.type != TSR_TFLITE_FLOAT32) {
     char what[96];
     snprintf(what, sizeof what, "tensor %u of type %s", ti, tsr_tflite_type_name(t.type));
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   if (t.rank < 1u || t.rank > TSR_NET_MAX_RANK) {
     char what[96];
     snprintf(what, sizeof what, "tensor %u of rank %u (1..%u)", ti, t.rank, TSR_NET_MAX_RANK);
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   if (c->p->n_tensors == c->cap_t) {
     c->cap_t = c->cap_t ? 2u * c->cap_t : 8u;
     tsr_net_tensor_t *nt = realloc(c->p->tensors, c->cap_t * sizeof *nt);
     if (nt == NULL) {
-      return oom(c);
+      return tsr_nc_oom(c);
     }
     c->p->tensors = nt;
   }
@@ -154,7 +144,7 @@ static tsr_status_t add_tensor(cc_t *c, uint32_t ti, int32_t *id) {
     if (!t.has_quant || t.scale.count != 1u || t.zero_point.count != 1u) {
       char what[96];
       snprintf(what, sizeof what, "int8 tensor %u without one scale and zero point", ti);
-      return unsupported(c, what);
+      return tsr_nc_unsupported(c, what);
     }
     x->scale = tsr_tflite_f32(t.scale, 0);
     const int64_t zp = tsr_tflite_i64(t.zero_point, 0);
@@ -171,27 +161,27 @@ static tsr_status_t add_tensor(cc_t *c, uint32_t ti, int32_t *id) {
 }
 
 /* The program tensor of an operator's input `slot`; it must exist already and be `type`. */
-static tsr_status_t known_input(cc_t *c, const tsr_tflite_op_t *op, uint32_t slot, uint32_t type,
+tsr_status_t tsr_nc_known_input(cc_t *c, const tsr_tflite_op_t *op, uint32_t slot, uint32_t type,
                                 uint32_t *id) {
   const int32_t ti = tsr_tflite_i32(op->inputs, slot);
   if (slot >= op->inputs.count || ti < 0 || c->map[ti] < 0) {
-    return unsupported(c, "an input that is a constant or absent");
+    return tsr_nc_unsupported(c, "an input that is a constant or absent");
   }
   *id = (uint32_t)c->map[ti];
   if (c->p->tensors[*id].type != type) {
     char what[64];
     snprintf(what, sizeof what, "an input of type %s",
              tsr_tflite_type_name((int32_t)c->p->tensors[*id].type));
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   return TSR_OK;
 }
 
 /* The operator's only output as a new tensor of `type`. */
-static tsr_status_t new_output(cc_t *c, const tsr_tflite_op_t *op, uint32_t type, uint32_t *id) {
+tsr_status_t tsr_nc_new_output(cc_t *c, const tsr_tflite_op_t *op, uint32_t type, uint32_t *id) {
   const int32_t ti = op->outputs.count == 1u ? tsr_tflite_i32(op->outputs, 0) : -1;
   if (ti < 0 || c->map[ti] >= 0) {
-    return unsupported(c, "an operator without exactly one new output");
+    return tsr_nc_unsupported(c, "an operator without exactly one new output");
   }
   int32_t x = -1;
   tsr_status_t st = add_tensor(c, (uint32_t)ti, &x);
@@ -202,7 +192,7 @@ static tsr_status_t new_output(cc_t *c, const tsr_tflite_op_t *op, uint32_t type
     char what[64];
     snprintf(what, sizeof what, "an output of type %s",
              tsr_tflite_type_name((int32_t)c->p->tensors[x].type));
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   *id = (uint32_t)x;
   return TSR_OK;
@@ -214,7 +204,7 @@ static tsr_status_t new_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
     c->cap_l = c->cap_l ? 2u * c->cap_l : 8u;
     tsr_net_layer_t *nl = realloc(c->p->layers, c->cap_l * sizeof *nl);
     if (nl == NULL) {
-      return oom(c);
+      return tsr_nc_oom(c);
     }
     c->p->layers = nl;
   }
@@ -228,7 +218,7 @@ static tsr_status_t new_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
 }
 
 /* A constant tensor's data, checked to be `type` with `count` elements of `esize` bytes. */
-static tsr_status_t const_data(cc_t *c, const tsr_tflite_tensor_t *t, const char *what,
+tsr_status_t tsr_nc_const_data(cc_t *c, const tsr_tflite_tensor_t *t, const char *what,
                                size_t count, size_t esize, const uint8_t **data) {
   tsr_tflite_buffer_t b;
   if (tsr_tflite_buffer(c->m, t->buffer, &b, c->err, c->errlen) != TSR_TFLITE_OK) {
@@ -254,7 +244,7 @@ static tsr_status_t act_range(cc_t *c, int32_t act, float scale, int32_t zp, int
   if (act != TSR_TFLITE_ACT_RELU && act != TSR_TFLITE_ACT_RELU6) {
     char what[48];
     snprintf(what, sizeof what, "fused activation %" PRId32, act);
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   const int32_t z = zp + (int32_t)roundf(0.0f / scale);
   *lo = z > -128 ? z : -128;
@@ -266,40 +256,155 @@ static tsr_status_t act_range(cc_t *c, int32_t act, float scale, int32_t zp, int
   return TSR_OK;
 }
 
-static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
-  const tsr_tflite_fc_opts_t *o = &op->opt.fc;
-  if (op->options_decoded && o->keep_num_dims) {
-    return unsupported(c, "keep_num_dims = true");
+/* gemm_layer with B `bt` of bt_bytes (several jobs' B) and the bias (fold_n output channels)
+ * folded with the columns of fold_b (fold_k x fold_n): a depthwise convolution's; fold_b NULL:
+ * no folding (an average pool sums the raw values). */
+tsr_status_t tsr_nc_gemm_layer_folded(cc_t *c, uint32_t kind, uint32_t in, uint32_t out,
+                                      uint32_t m, uint32_t k, uint32_t n, const int8_t *bt,
+                                      size_t bt_bytes, uint32_t fold_k, uint32_t fold_n,
+                                      const int8_t *fold_b, const uint8_t *bdata,
+                                      const tsr_tflite_tensor_t *w, int32_t act,
+                                      tsr_net_layer_t **lp) {
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  const float a_scale = x->scale;
+  const int32_t a_zp = x->zp;
+  const float y_scale = c->p->tensors[out].scale;
+  const int32_t y_zp = c->p->tensors[out].zp;
+  tsr_status_t st = TSR_OK;
+  int32_t *bias = calloc(fold_n, sizeof *bias);
+  int32_t *mult = calloc(fold_n, sizeof *mult);
+  int32_t *shift = calloc(fold_n, sizeof *shift);
+  double *ws = calloc(w->scale.count, sizeof *ws);
+  if (bias == NULL || mult == NULL || shift == NULL || ws == NULL) {
+    st = tsr_nc_oom(c);
+    goto out;
   }
-  if (op->options_decoded && o->weights_format != 0) {
-    return unsupported(c, "a shuffled weights format");
+  for (uint32_t j = 0; j < fold_n && bdata != NULL; j++) {
+    memcpy(&bias[j], bdata + 4u * j, 4u);
   }
-  uint32_t in = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
+  for (uint32_t i = 0; i < w->scale.count; i++) {
+    ws[i] = (double)tsr_tflite_f32(w->scale, i);
+  }
+  char why[TESSERA_ERRLEN];
+  if ((fold_b != NULL &&
+       tessera_gemm_fold_a_zp(fold_k, fold_n, fold_b, bias, a_zp, bias, why, sizeof why) != TSR_OK) ||
+      tessera_gemm_quantize_scales(fold_n, (double)a_scale, ws, w->scale.count, (double)y_scale, mult,
+                                   shift, why, sizeof why) != TSR_OK) {
+    tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
+    st = TSR_UNSUPPORTED;
+    goto out;
+  }
+  tsr_net_layer_t *l = NULL;
+  if ((st = new_layer(c, kind, in, out, &l)) != TSR_OK) {
+    goto out;
+  }
+  *lp = l;
+  l->m = m;
+  l->k = k;
+  l->n = n;
+  l->a_zp = a_zp;
+  l->out_zp = y_zp;
+  l->per_channel = w->scale.count > 1u;
+  l->mult = mult[0];
+  l->shift = shift[0];
+  if ((st = act_range(c, act, y_scale, y_zp, &l->act_min, &l->act_max)) != TSR_OK ||
+      (st = blob_add(c, bt, bt_bytes, &l->b_off)) != TSR_OK ||
+      (st = blob_add(c, bias, 4u * fold_n, &l->bias_off)) != TSR_OK) {
+    goto out;
+  }
+  if (l->per_channel && ((st = blob_add(c, mult, 4u * fold_n, &l->mult_off)) != TSR_OK ||
+                         (st = blob_add(c, shift, 4u * fold_n, &l->shift_off)) != TSR_OK)) {
+    goto out;
+  }
+out:
+  free(bias);
+  free(mult);
+  free(shift);
+  free(ws);
+  return st;
+}
+
+/* The layer of a GEMM C (m, n) = A (m, k) x B (k, n) from tensor `in` to `out` with B `bt`
+ * (the chip's layout), the int32 bias `bdata` (n, or NULL) with the input zero point folded
+ * in, the multipliers from the scales of `w` and the fused activation `act`. */
+static tsr_status_t gemm_layer(cc_t *c, uint32_t kind, uint32_t in, uint32_t out, uint32_t m,
+                               uint32_t k, uint32_t n, const int8_t *bt, const uint8_t *bdata,
+                               const tsr_tflite_tensor_t *w, int32_t act, tsr_net_layer_t **lp) {
+  return tsr_nc_gemm_layer_folded(c, kind, in, out, m, k, n, bt, (size_t)k * n, k, n, bt, bdata, w, act,
+                           lp);
+}
+
+/* The weights of a FULLY_CONNECTED (rank 2, shape[0] = N), CONV_2D (rank 4, shape[0] =
+ * output channels) or DEPTHWISE_CONV_2D (rank 4, shape[3] = output channels; axis 3):
+ * constant int8, symmetric, per tensor or per output channel; and the constant int32 bias
+ * (or none). */
+tsr_status_t tsr_nc_weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_t rank,
+                                     uint32_t axis, tsr_tflite_tensor_t *w, const uint8_t **wdata,
+                                     const uint8_t **bdata) {
+  const int32_t wi = tsr_tflite_i32(op->inputs, 1);
+  const int32_t bi = op->inputs.count > 2u ? tsr_tflite_i32(op->inputs, 2) : -1;
+  tsr_tflite_tensor_t b;
+  if (op->inputs.count < 2u || wi < 0 || c->map[wi] >= 0 ||
+      tsr_tflite_tensor(c->m, (uint32_t)wi, w, c->err, c->errlen) != TSR_TFLITE_OK) {
+    return tsr_nc_unsupported(c, "weights that are not a constant tensor");
+  }
+  uint64_t count = 1;
+  bool shape_ok = w->rank == rank;
+  for (uint32_t d = 0; d < w->rank && shape_ok; d++) {
+    shape_ok = w->shape[d] >= 1 && w->shape[d] <= (1 << 24);
+    count *= shape_ok ? (uint64_t)w->shape[d] : 1u;
+  }
+  if (w->type != TSR_TFLITE_INT8 || !shape_ok || !w->has_quant || count > (1u << 28)) {
+    return tsr_nc_unsupported(c, rank == 2u   ? "weights that are not quantized int8 (N, K)"
+                          : axis == 0u ? "weights that are not quantized int8 (O, KH, KW, I)"
+                                       : "weights that are not quantized int8 (1, KH, KW, O)");
+  }
+  const uint32_t n = (uint32_t)w->shape[axis];
+  if (w->scale.count != 1u && (w->scale.count != n || w->quantized_dimension != (int32_t)axis)) {
+    return tsr_nc_unsupported(c, "a weight quantization that is neither per tensor nor per output channel");
+  }
+  for (uint32_t i = 0; i < w->zero_point.count; i++) {
+    if (tsr_tflite_i64(w->zero_point, i) != 0) {
+      return tsr_nc_unsupported(c, "asymmetric weights (a non-zero weight zero point)");
+    }
+  }
+  tsr_status_t st = tsr_nc_const_data(c, w, "weights", (size_t)count, 1u, wdata);
   if (st != TSR_OK) {
     return st;
   }
-  const int32_t wi = tsr_tflite_i32(op->inputs, 1);
-  const int32_t bi = op->inputs.count > 2u ? tsr_tflite_i32(op->inputs, 2) : -1;
-  tsr_tflite_tensor_t w, b;
-  if (wi < 0 || c->map[wi] >= 0 ||
-      tsr_tflite_tensor(c->m, (uint32_t)wi, &w, c->err, c->errlen) != TSR_TFLITE_OK) {
-    return unsupported(c, "weights that are not a constant tensor");
+  *bdata = NULL;
+  if (bi >= 0) {
+    if (c->map[bi] >= 0 ||
+        tsr_tflite_tensor(c->m, (uint32_t)bi, &b, c->err, c->errlen) != TSR_TFLITE_OK ||
+        b.type != TSR_TFLITE_INT32) {
+      return tsr_nc_unsupported(c, "a bias that is not a constant int32 tensor");
+    }
+    return tsr_nc_const_data(c, &b, "bias", n, 4u, bdata);
   }
-  if (w.type != TSR_TFLITE_INT8 || w.rank != 2u || !w.has_quant || w.shape[0] < 1 ||
-      w.shape[1] < 1 || w.shape[0] > (1 << 24) || w.shape[1] > (1 << 24)) {
-    return unsupported(c, "weights that are not quantized int8 (N, K)");
+  return TSR_OK;
+}
+
+static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
+  const tsr_tflite_fc_opts_t *o = &op->opt.fc;
+  if (op->options_decoded && o->keep_num_dims) {
+    return tsr_nc_unsupported(c, "keep_num_dims = true");
+  }
+  if (op->options_decoded && o->weights_format != 0) {
+    return tsr_nc_unsupported(c, "a shuffled weights format");
+  }
+  uint32_t in = 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK) {
+    return st;
+  }
+  tsr_tflite_tensor_t w;
+  const uint8_t *wdata = NULL;
+  const uint8_t *bdata = NULL;
+  if ((st = tsr_nc_weights_and_bias(c, op, 2u, 0u, &w, &wdata, &bdata)) != TSR_OK) {
+    return st;
   }
   const uint32_t n = (uint32_t)w.shape[0];
   const uint32_t k = (uint32_t)w.shape[1];
-  if (w.scale.count != 1u && (w.scale.count != n || w.quantized_dimension != 0)) {
-    return unsupported(c, "a weight quantization that is neither per tensor nor per output channel");
-  }
-  for (uint32_t i = 0; i < w.zero_point.count; i++) {
-    if (tsr_tflite_i64(w.zero_point, i) != 0) {
-      return unsupported(c, "asymmetric weights (a non-zero weight zero point)");
-    }
-  }
   const tsr_net_tensor_t *x = &c->p->tensors[in];
   if (x->elems % k != 0u) {
     tsr_lib_err(c->err, c->errlen, "%s: the input's %u elements are not rows of K = %u", c->opname,
@@ -307,10 +412,8 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
     return TSR_UNSUPPORTED;
   }
   const uint32_t m = x->elems / k;
-  const float a_scale = x->scale;
-  const int32_t a_zp = x->zp;
   uint32_t out = 0;
-  if ((st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
     return st;
   }
   const tsr_net_tensor_t *y = &c->p->tensors[out];
@@ -319,102 +422,44 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
                 y->elems, m, n);
     return TSR_UNSUPPORTED;
   }
-  const uint8_t *wdata = NULL;
-  const uint8_t *bdata = NULL;
-  if ((st = const_data(c, &w, "weights", (size_t)n * k, 1u, &wdata)) != TSR_OK) {
-    return st;
-  }
-  if (bi >= 0) {
-    if (c->map[bi] >= 0 ||
-        tsr_tflite_tensor(c->m, (uint32_t)bi, &b, c->err, c->errlen) != TSR_TFLITE_OK ||
-        b.type != TSR_TFLITE_INT32) {
-      return unsupported(c, "a bias that is not a constant int32 tensor");
-    }
-    if ((st = const_data(c, &b, "bias", n, 4u, &bdata)) != TSR_OK) {
-      return st;
-    }
-  }
-  /* B (k, n) = W^T; the bias with the input zero point folded in; the multipliers. */
+  /* B (k, n) = W^T. */
   int8_t *bt = malloc((size_t)k * n);
-  int32_t *bias = calloc(n, sizeof *bias);
-  int32_t *mult = calloc(n, sizeof *mult);
-  int32_t *shift = calloc(n, sizeof *shift);
-  double *ws = calloc(w.scale.count, sizeof *ws);
-  if (bt == NULL || bias == NULL || mult == NULL || shift == NULL || ws == NULL) {
-    st = oom(c);
-    goto out;
+  if (bt == NULL) {
+    return tsr_nc_oom(c);
   }
   for (uint32_t j = 0; j < n; j++) {
     for (uint32_t i = 0; i < k; i++) {
       bt[(size_t)i * n + j] = (int8_t)wdata[(size_t)j * k + i];
     }
-    if (bdata != NULL) {
-      memcpy(&bias[j], bdata + 4u * j, 4u);
-    }
-  }
-  for (uint32_t i = 0; i < w.scale.count; i++) {
-    ws[i] = (double)tsr_tflite_f32(w.scale, i);
-  }
-  char why[TESSERA_ERRLEN];
-  if (tessera_gemm_fold_a_zp(k, n, bt, bias, a_zp, bias, why, sizeof why) != TSR_OK ||
-      tessera_gemm_quantize_scales(n, (double)a_scale, ws, w.scale.count, (double)y->scale, mult,
-                                   shift, why, sizeof why) != TSR_OK) {
-    tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
-    st = TSR_UNSUPPORTED;
-    goto out;
   }
   tsr_net_layer_t *l = NULL;
-  if ((st = new_layer(c, TSR_NET_GEMM, in, out, &l)) != TSR_OK) {
-    goto out;
-  }
-  l->m = m;
-  l->k = k;
-  l->n = n;
-  l->a_zp = a_zp;
-  l->out_zp = y->zp;
-  l->per_channel = w.scale.count > 1u;
-  l->mult = mult[0];
-  l->shift = shift[0];
-  if ((st = act_range(c, op->options_decoded ? o->fused_activation : 0, y->scale, y->zp,
-                      &l->act_min, &l->act_max)) != TSR_OK ||
-      (st = blob_add(c, bt, (size_t)k * n, &l->b_off)) != TSR_OK ||
-      (st = blob_add(c, bias, 4u * n, &l->bias_off)) != TSR_OK) {
-    goto out;
-  }
-  if (l->per_channel && ((st = blob_add(c, mult, 4u * n, &l->mult_off)) != TSR_OK ||
-                         (st = blob_add(c, shift, 4u * n, &l->shift_off)) != TSR_OK)) {
-    goto out;
-  }
-out:
+  st = gemm_layer(c, TSR_NET_GEMM, in, out, m, k, n, bt, bdata, &w,
+                  op->options_decoded ? o->fused_activation : 0, &l);
   free(bt);
-  free(bias);
-  free(mult);
-  free(shift);
-  free(ws);
   return st;
 }
 
 static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
   uint32_t in = 0;
   uint32_t out = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK || (st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
     return st;
   }
   const tsr_net_tensor_t *x = &c->p->tensors[in];
   const tsr_net_tensor_t *y = &c->p->tensors[out];
   if (y->scale != 1.0f / 256.0f || y->zp != -128) {
-    return unsupported(c, "an output quantization other than scale 1/256, zero point -128");
+    return tsr_nc_unsupported(c, "an output quantization other than scale 1/256, zero point -128");
   }
   if (y->elems != x->elems) {
-    return unsupported(c, "an output shape unlike the input's");
+    return tsr_nc_unsupported(c, "an output shape unlike the input's");
   }
   const float beta = op->options_decoded ? op->opt.softmax.beta : 1.0f;
   tsr_softmax_params_t sp;
   if (tsr_softmax_prepare(beta, x->scale, &sp) != 0) {
     char what[96];
     snprintf(what, sizeof what, "beta %g with input scale %g", (double)beta, (double)x->scale);
-    return unsupported(c, what);
+    return tsr_nc_unsupported(c, what);
   }
   tsr_net_layer_t *l = NULL;
   if ((st = new_layer(c, TSR_NET_SOFTMAX, in, out, &l)) != TSR_OK) {
@@ -424,23 +469,84 @@ static tsr_status_t compile_softmax(cc_t *c, const tsr_tflite_op_t *op) {
   l->rows = x->elems / l->len;
   l->beta = beta;
   if (l->len > TSR_SFU_LEN_MAX) {
-    return unsupported(c, "a row longer than 65535");
+    return tsr_nc_unsupported(c, "a row longer than 65535");
   }
   const int32_t words[TSR_SOFTMAX_PARAM_WORDS] = {sp.mult, sp.left_shift, sp.diff_min};
+  return blob_add(c, words, sizeof words, &l->param_off);
+}
+
+/* The rows x len an SFU job takes `elems` elements as: the longest row (up to 1024, so that a
+ * block of rows fits the scratchpad) that divides the count. */
+static void sfu_rows(uint32_t elems, uint32_t *rows, uint32_t *len) {
+  uint32_t l = elems < 1024u ? elems : 1024u;
+  while (elems % l != 0u) {
+    l--;
+  }
+  *len = l;
+  *rows = elems / l;
+}
+
+static tsr_status_t compile_add(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t in = 0;
+  uint32_t in2 = 0;
+  uint32_t out = 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = tsr_nc_known_input(c, op, 1, TSR_NET_INT8, &in2)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *a = &c->p->tensors[in];
+  const tsr_net_tensor_t *b = &c->p->tensors[in2];
+  bool same = a->rank == b->rank;
+  for (uint32_t d = 0; d < a->rank && same; d++) {
+    same = a->shape[d] == b->shape[d];
+  }
+  if (!same) {
+    return tsr_nc_unsupported(c, "inputs of different shapes (broadcasting)");
+  }
+  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  a = &c->p->tensors[in];
+  b = &c->p->tensors[in2];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  if (y->elems != a->elems) {
+    return tsr_nc_unsupported(c, "an output shape unlike the inputs'");
+  }
+  tsr_add_params_t ap;
+  if (tsr_add_prepare(a->scale, a->zp, b->scale, b->zp, y->scale, y->zp, &ap) != 0) {
+    return tsr_nc_unsupported(c, "these input and output scales (the output multiplier overflows)");
+  }
+  tsr_net_layer_t *l = NULL;
+  if ((st = new_layer(c, TSR_NET_ADD, in, out, &l)) != TSR_OK) {
+    return st;
+  }
+  l->in2 = in2;
+  l->a_zp = a->zp;
+  l->out_zp = y->zp;
+  sfu_rows(a->elems, &l->rows, &l->len);
+  if ((st = act_range(c, op->options_decoded ? op->opt.add.fused_activation : 0, y->scale, y->zp,
+                      &l->act_min, &l->act_max)) != TSR_OK) {
+    return st;
+  }
+  ap.act_min = l->act_min;
+  ap.act_max = l->act_max;
+  const int32_t words[TSR_ADD_PARAM_WORDS] = {ap.in1_offset, ap.in1_mult,  ap.in1_shift, ap.in2_offset,
+                                              ap.in2_mult,   ap.in2_shift, ap.out_mult,  ap.out_shift,
+                                              ap.out_offset, ap.act_min,   ap.act_max};
   return blob_add(c, words, sizeof words, &l->param_off);
 }
 
 static tsr_status_t compile_reshape(cc_t *c, const tsr_tflite_op_t *op) {
   uint32_t in = 0;
   uint32_t out = 0;
-  tsr_status_t st = known_input(c, op, 0, TSR_NET_INT8, &in);
-  if (st != TSR_OK || (st = new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
     return st;
   }
   tsr_net_tensor_t *x = &c->p->tensors[in];
   tsr_net_tensor_t *y = &c->p->tensors[out];
   if (y->elems != x->elems || y->scale != x->scale || y->zp != x->zp) {
-    return unsupported(c, "a reshape that changes the element count or the quantization");
+    return tsr_nc_unsupported(c, "a reshape that changes the element count or the quantization");
   }
   y->alias = x->alias;
   tsr_net_layer_t *l = NULL;
@@ -453,19 +559,19 @@ static tsr_status_t compile_edge(cc_t *c, const tsr_tflite_op_t *op, bool quanti
   const int32_t gout = tsr_tflite_i32(c->m->outputs, 0);
   uint32_t in = 0;
   uint32_t out = 0;
-  tsr_status_t st = known_input(c, op, 0, quantize ? TSR_NET_FLOAT32 : TSR_NET_INT8, &in);
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, quantize ? TSR_NET_FLOAT32 : TSR_NET_INT8, &in);
   if (st != TSR_OK) {
     return st;
   }
   if (quantize ? tsr_tflite_i32(op->inputs, 0) != gin : tsr_tflite_i32(op->outputs, 0) != gout) {
-    return unsupported(c, quantize ? "QUANTIZE inside the graph (only of the graph input)"
+    return tsr_nc_unsupported(c, quantize ? "QUANTIZE inside the graph (only of the graph input)"
                                    : "DEQUANTIZE inside the graph (only to the graph output)");
   }
-  if ((st = new_output(c, op, quantize ? TSR_NET_INT8 : TSR_NET_FLOAT32, &out)) != TSR_OK) {
+  if ((st = tsr_nc_new_output(c, op, quantize ? TSR_NET_INT8 : TSR_NET_FLOAT32, &out)) != TSR_OK) {
     return st;
   }
   if (c->p->tensors[in].elems != c->p->tensors[out].elems) {
-    return unsupported(c, "an output shape unlike the input's");
+    return tsr_nc_unsupported(c, "an output shape unlike the input's");
   }
   tsr_net_layer_t *l = NULL;
   return new_layer(c, quantize ? TSR_NET_QUANTIZE : TSR_NET_DEQUANTIZE, in, out, &l);
@@ -496,6 +602,24 @@ static tsr_status_t compile_ops(cc_t *c) {
       case TSR_TFLITE_OP_FULLY_CONNECTED:
         st = compile_fc(c, &op);
         break;
+      case TSR_TFLITE_OP_CONV_2D:
+        st = tsr_nc_compile_conv(c, &op);
+        break;
+      case TSR_TFLITE_OP_DEPTHWISE_CONV_2D:
+        st = tsr_nc_compile_dwconv(c, &op);
+        break;
+      case TSR_TFLITE_OP_ADD:
+        st = compile_add(c, &op);
+        break;
+      case TSR_TFLITE_OP_AVERAGE_POOL_2D:
+        st = tsr_nc_compile_avgpool(c, &op);
+        break;
+      case OP_MEAN:
+        st = tsr_nc_compile_mean(c, &op);
+        break;
+      case OP_PAD:
+        st = tsr_nc_compile_pad(c, &op);
+        break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);
         break;
@@ -525,6 +649,38 @@ static tsr_status_t compile_ops(cc_t *c) {
   return TSR_OK;
 }
 
+/* A tensor with a border (the input of a padded CONV_2D) is read only by a convolution or
+ * an ADD of NHWC tensors, written only by one of those or the host (the graph input,
+ * QUANTIZE), and shares its storage with no other tensor. */
+static tsr_status_t check_borders(cc_t *c) {
+  const tsr_net_prog_t *p = c->p;
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    const tsr_net_tensor_t *x = &p->tensors[l->in];
+    const tsr_net_tensor_t *y = &p->tensors[l->out];
+    /* An ADD of NHWC tensors goes a row at a time when one of them has a border. */
+    const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && y->rank == 4u &&
+                          memcmp(x->shape, y->shape, sizeof x->shape) == 0;
+    const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV || nhwc_add;
+    const bool bad_in = !conv && (tsr_net_padded(&p->tensors[x->alias]) ||
+                                  (l->kind == TSR_NET_ADD &&
+                                   tsr_net_padded(&p->tensors[p->tensors[l->in2].alias])));
+    const bool bad_out = !conv && l->kind != TSR_NET_QUANTIZE &&
+                         tsr_net_padded(&p->tensors[y->alias]);
+    if (bad_in || bad_out) {
+      tsr_tflite_op_t op;
+      c->op = l->op_index;
+      if (tsr_tflite_op(c->m, c->op, &op, c->err, c->errlen) != TSR_TFLITE_OK) {
+        return TSR_BAD_ARG;
+      }
+      name_op(c, op.builtin_code);
+      return tsr_nc_unsupported(c, bad_in ? "reading the input of a padded CONV_2D (it has a border)"
+                                   : "writing the input of a padded CONV_2D (it needs a border)");
+    }
+  }
+  return TSR_OK;
+}
+
 /* Device storage: the blob first, then every int8 tensor that owns its storage. */
 static tsr_status_t plan_arena(cc_t *c) {
   tsr_net_prog_t *p = c->p;
@@ -533,7 +689,7 @@ static tsr_status_t plan_arena(cc_t *c) {
     tsr_net_tensor_t *t = &p->tensors[i];
     if (t->type == TSR_NET_INT8 && t->alias == i) {
       t->dev_off = (uint32_t)at;
-      at = tsr_lib_align_up(at + t->elems, TESSERA_MEM_ALIGN);
+      at = tsr_lib_align_up(at + tsr_net_storage_bytes(t), TESSERA_MEM_ALIGN);
     }
   }
   for (uint32_t i = 0; i < p->n_tensors; i++) {
@@ -582,6 +738,9 @@ tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t
   c.p->target.id = 0u;
   c.p->target.version = 0u;
   tsr_status_t st = compile_ops(&c);
+  if (st == TSR_OK) {
+    st = check_borders(&c);
+  }
   if (st == TSR_OK) {
     st = plan_arena(&c);
   }

@@ -8,12 +8,13 @@
 
 #include "tsr_le.h"
 #include "tsr_lib_internal.h"
+#include "tsr_conv.h"
 #include "tsr_net_prog.h"
 
 /* Words (little-endian uint32) of each part. */
 #define HDR_WORDS 24u
-#define TENSOR_WORDS 12u
-#define LAYER_WORDS 24u
+#define TENSOR_WORDS 16u
+#define LAYER_WORDS 36u
 #define HDR_BYTES (4u * HDR_WORDS)
 
 void tsr_net_free(tsr_net_prog_t *p) {
@@ -40,9 +41,35 @@ const char *tsr_net_kind_name(uint32_t kind) {
       return "QUANTIZE";
     case TSR_NET_DEQUANTIZE:
       return "DEQUANTIZE";
+    case TSR_NET_CONV:
+      return "CONV";
+    case TSR_NET_DWCONV:
+      return "DWCONV";
+    case TSR_NET_ADD:
+      return "ADD";
     default:
       return "?";
   }
+}
+
+bool tsr_net_padded(const tsr_net_tensor_t *t) {
+  return (t->pad[0] | t->pad[1] | t->pad[2] | t->pad[3]) != 0u;
+}
+
+uint64_t tsr_net_storage_bytes(const tsr_net_tensor_t *t) {
+  if (!tsr_net_padded(t) || t->rank != 4u) {
+    return (uint64_t)t->elems * tsr_net_elem_bytes(t);
+  }
+  return (uint64_t)t->shape[0] * ((uint64_t)t->shape[1] + t->pad[0] + t->pad[1]) *
+         ((uint64_t)t->shape[2] + t->pad[2] + t->pad[3]) * t->shape[3];
+}
+
+uint64_t tsr_net_interior_off(const tsr_net_tensor_t *t) {
+  if (!tsr_net_padded(t) || t->rank != 4u) {
+    return 0u;
+  }
+  return ((uint64_t)t->pad[0] * ((uint64_t)t->shape[2] + t->pad[2] + t->pad[3]) + t->pad[2]) *
+         t->shape[3];
 }
 
 uint64_t tsr_net_mem_bytes(const tsr_net_prog_t *p) {
@@ -105,7 +132,8 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
     const tsr_net_tensor_t *x = &p->tensors[i];
     const uint32_t r[TENSOR_WORDS] = {x->type,     x->rank,      x->shape[0], x->shape[1],
                                       x->shape[2], x->shape[3],  x->elems,    fbits(x->scale),
-                                      (uint32_t)x->zp, x->alias, x->dev_off,  0u};
+                                      (uint32_t)x->zp, x->alias, x->dev_off,  x->pad[0],
+                                      x->pad[1],   x->pad[2],    x->pad[3],   0u};
     for (uint32_t j = 0; j < TENSOR_WORDS; j++) {
       tsr_le32_store(w + 4u * j, r[j]);
     }
@@ -117,7 +145,10 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
         l->k,        l->n,         l->b_off,  l->bias_off,     l->mult_off,
         l->shift_off, l->per_channel, (uint32_t)l->mult, (uint32_t)l->shift, (uint32_t)l->out_zp,
         (uint32_t)l->act_min, (uint32_t)l->act_max, (uint32_t)l->a_zp, l->rows, l->len,
-        l->param_off, fbits(l->beta), l->cmd_first, l->cmd_count};
+        l->param_off, fbits(l->beta), l->cmd_first, l->cmd_count, l->kh,
+        l->kw,       l->stride_h,  l->stride_w, l->dil_h,       l->dil_w,
+        l->pad_t,    l->pad_l,     l->depth_mult, l->group_c,  l->in2,
+        0u};
     for (uint32_t j = 0; j < LAYER_WORDS; j++) {
       tsr_le32_store(w + 4u * j, r[j]);
     }
@@ -146,6 +177,55 @@ static tsr_status_t bad(char *err, size_t errlen, const char *fmt, uint32_t a, u
   return TSR_BAD_ARG;
 }
 
+/* A CONV layer's geometry agrees with its tensors, the target's N and the blob, and every
+ * input pixel its kernel reaches lies in the image or its border. */
+static bool conv_fits(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  const bool dw = l->kind == TSR_NET_DWCONV;
+  /* DWCONV: groups of group_c input channels, n = group_c * depth_mult outputs each. */
+  if (dw && (l->depth_mult == 0u || l->group_c == 0u || l->group_c > x->shape[3] ||
+             (uint64_t)x->shape[3] * l->depth_mult != y->shape[3] ||
+             (uint64_t)l->group_c * l->depth_mult != l->n)) {
+    return false;
+  }
+  if ((dw && l->group_c > p->target.dim) || (!dw && (l->depth_mult != 0u || l->group_c != 0u))) {
+    return false;
+  }
+  const uint64_t groups = dw ? (x->shape[3] + l->group_c - 1u) / l->group_c : 1u;
+  if (x->type != TSR_NET_INT8 || y->type != TSR_NET_INT8 || x->rank != 4u || y->rank != 4u ||
+      x->alias == y->alias || x->shape[0] != y->shape[0] || (!dw && y->shape[3] != l->n) ||
+      l->stride_h == 0u || l->stride_w == 0u || l->dil_h == 0u || l->dil_w == 0u ||
+      l->stride_h > 65535u || l->stride_w > 65535u || l->dil_h > 65535u || l->dil_w > 65535u ||
+      l->pad_t > x->pad[0] || l->pad_l > x->pad[2] ||
+      (uint64_t)l->m != (uint64_t)y->shape[0] * y->shape[1] * y->shape[2]) {
+    return false;
+  }
+  tsr_conv_desc_t d;
+  memset(&d, 0, sizeof d);
+  d.kh = l->kh;
+  d.kw = l->kw;
+  d.in_c = dw ? l->group_c : x->shape[3];
+  d.in_pix = dw ? x->shape[3] : 0u;
+  d.dil_w = l->dil_w;
+  tsr_conv_geom_t g;
+  if (!tsr_conv_geom(&d, p->target.dim, &g) || g.k != l->k) {
+    return false;
+  }
+  /* The last pixel the kernel reaches, as (row, column) + pad in the stored image. */
+  const uint64_t y_end = (uint64_t)(y->shape[1] - 1u) * l->stride_h + (uint64_t)(l->kh - 1u) * l->dil_h;
+  const uint64_t x_end = (uint64_t)(y->shape[2] - 1u) * l->stride_w + (uint64_t)(l->kw - 1u) * l->dil_w;
+  const uint64_t kn = (uint64_t)l->k * l->n * groups;
+  const uint64_t n_all = y->shape[3];
+  return y_end < (uint64_t)x->shape[1] + x->pad[1] + l->pad_t &&
+         x_end < (uint64_t)x->shape[2] + x->pad[3] + l->pad_l && inside(l->b_off, kn, p->blob_bytes) &&
+         inside(l->bias_off, 4ull * n_all, p->blob_bytes) && l->per_channel <= 1u &&
+         (!l->per_channel || (inside(l->mult_off, 4ull * n_all, p->blob_bytes) &&
+                              inside(l->shift_off, 4ull * n_all, p->blob_bytes))) &&
+         l->out_zp >= -128 && l->out_zp <= 127 && l->act_min >= -128 &&
+         l->act_min <= l->act_max && l->act_max <= 127;
+}
+
 /* Every index, offset and size of a program agrees with the rest. */
 static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen) {
   const tsr_dev_info_t *tg = &p->target;
@@ -172,9 +252,21 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
         p->tensors[t->alias].alias != t->alias || p->tensors[t->alias].elems != t->elems) {
       return bad(err, errlen, "tensor %u has a bad type, shape or alias (%u)", i, t->alias);
     }
+    if (tsr_net_padded(t)) {
+      bool aliased = false;
+      for (uint32_t j = 0; j < p->n_tensors; j++) {
+        aliased = aliased || (j != i && p->tensors[j].alias == i);
+      }
+      if (t->type != TSR_NET_INT8 || t->rank != 4u || t->alias != i || aliased ||
+          t->pad[0] > 65535u || t->pad[1] > 65535u || t->pad[2] > 65535u || t->pad[3] > 65535u) {
+        return bad(err, errlen, "tensor %u has a border but is not an unaliased int8 NHWC tensor"
+                   " (rank %u)", i, t->rank);
+      }
+    }
     if (t->type == TSR_NET_INT8 &&
         (!(t->scale > 0.0f) || isinf(t->scale) || t->zp < -128 || t->zp > 127 ||
-         t->dev_off < p->blob_bytes || !inside(t->dev_off, t->elems, p->arena_bytes))) {
+         t->dev_off < p->blob_bytes ||
+         !inside(t->dev_off, tsr_net_storage_bytes(t), p->arena_bytes))) {
       return bad(err, errlen, "int8 tensor %u has a bad quantization or offset %u", i, t->dev_off);
     }
     if (t->type == TSR_NET_FLOAT32 && t->dev_off != TSR_NET_HOST_ONLY) {
@@ -183,12 +275,23 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
   }
   for (uint32_t i = 0; i < p->n_layers; i++) {
     const tsr_net_layer_t *l = &p->layers[i];
-    if (l->in >= p->n_tensors || l->out >= p->n_tensors) {
+    if (l->in >= p->n_tensors || l->out >= p->n_tensors || l->in2 >= p->n_tensors ||
+        (l->kind != TSR_NET_ADD && l->in2 != 0u)) {
       return bad(err, errlen, "layer %u names tensor %u", i, l->in >= p->n_tensors ? l->in : l->out);
     }
     const tsr_net_tensor_t *x = &p->tensors[l->in];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
     bool ok = x->elems == y->elems;
+    const tsr_net_tensor_t *x2 = &p->tensors[l->in2];
+    const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && x2->rank == 4u &&
+                          y->rank == 4u && memcmp(x->shape, y->shape, sizeof x->shape) == 0 &&
+                          memcmp(x2->shape, y->shape, sizeof x->shape) == 0;
+    if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
+        !nhwc_add &&
+        (tsr_net_padded(x) || (l->kind == TSR_NET_ADD && tsr_net_padded(x2)) ||
+         (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
+      return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
+    }
     switch (l->kind) {
       case TSR_NET_GEMM: {
         const uint64_t kn = (uint64_t)l->k * l->n;
@@ -202,11 +305,22 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
              l->act_min <= l->act_max && l->act_max <= 127;
         break;
       }
+      case TSR_NET_CONV:
+      case TSR_NET_DWCONV:
+        ok = conv_fits(p, l);
+        break;
       case TSR_NET_SOFTMAX:
         ok = ok && x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && l->len >= 1u &&
              l->len <= 65535u && l->rows >= 1u && (uint64_t)l->rows * l->len == x->elems &&
              inside(l->param_off, 12u, p->blob_bytes);
         break;
+      case TSR_NET_ADD: {
+        ok = ok && (!nhwc_add || (uint64_t)y->shape[2] * y->shape[3] <= 65535u) && x->type == TSR_NET_INT8 && x2->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 &&
+             x2->elems == y->elems && x->alias != y->alias && x2->alias != y->alias &&
+             l->len >= 1u && l->len <= 65535u && l->rows >= 1u &&
+             (uint64_t)l->rows * l->len == x->elems && inside(l->param_off, 44u, p->blob_bytes);
+        break;
+      }
       case TSR_NET_RESHAPE:
         ok = ok && x->alias == y->alias;
         break;
@@ -222,7 +336,8 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
     if (!ok) {
       return bad(err, errlen, "layer %u (%u) does not fit its tensors or the blob", i, l->kind);
     }
-    const bool chip = l->kind == TSR_NET_GEMM || l->kind == TSR_NET_SOFTMAX;
+    const bool chip = l->kind == TSR_NET_GEMM || l->kind == TSR_NET_SOFTMAX ||
+                      l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV || l->kind == TSR_NET_ADD;
     if (chip ? (l->cmd_count == 0u || !inside(l->cmd_first, l->cmd_count, p->n_cmds))
              : l->cmd_count != 0u) {
       return bad(err, errlen, "layer %u names commands outside the %u captured", i, p->n_cmds);
@@ -346,9 +461,12 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     t->zp = (int32_t)tsr_le32_load(r + 32);
     t->alias = tsr_le32_load(r + 36);
     t->dev_off = tsr_le32_load(r + 40);
-    if (tsr_le32_load(r + 44) != 0u) {
+    for (uint32_t d = 0; d < 4u; d++) {
+      t->pad[d] = tsr_le32_load(r + 44 + 4 * d);
+    }
+    if (tsr_le32_load(r + 60) != 0u) {
       tsr_net_free(p);
-      return bad(err, errlen, "tensor %u: reserved word %u is not zero", i, 11u);
+      return bad(err, errlen, "tensor %u: reserved word %u is not zero", i, 15u);
     }
   }
   for (uint32_t i = 0; i < p->n_layers; i++, r += 4u * LAYER_WORDS) {
@@ -381,6 +499,21 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     l->beta = bitsf(v[21]);
     l->cmd_first = v[22];
     l->cmd_count = v[23];
+    l->kh = v[24];
+    l->kw = v[25];
+    l->stride_h = v[26];
+    l->stride_w = v[27];
+    l->dil_h = v[28];
+    l->dil_w = v[29];
+    l->pad_t = v[30];
+    l->pad_l = v[31];
+    l->depth_mult = v[32];
+    l->group_c = v[33];
+    l->in2 = v[34];
+    if (v[35] != 0u) {
+      tsr_net_free(p);
+      return bad(err, errlen, "layer %u: reserved word %u is not zero", i, 35u);
+    }
   }
   for (uint32_t i = 0; i < p->n_cmds; i++) {
     for (uint32_t j = 0; j < TSR_CMD_WORDS; j++, r += 4) {

@@ -45,7 +45,7 @@ extern "C" {
 
 /** "TSRN" as a little-endian word: the first four bytes of a .tsr file. */
 #define TSR_NET_MAGIC 0x4e525354u
-#define TSR_NET_VERSION 1u
+#define TSR_NET_VERSION 2u
 /** Highest tensor rank a program keeps. */
 #define TSR_NET_MAX_RANK 4u
 /** The device address of the arena while the commands are captured. */
@@ -62,7 +62,10 @@ typedef enum tsr_net_kind {
   TSR_NET_SOFTMAX = 2,    /**< SOFTMAX: one SFU job on the chip */
   TSR_NET_RESHAPE = 3,    /**< RESHAPE: the output aliases the input; nothing runs */
   TSR_NET_QUANTIZE = 4,   /**< QUANTIZE float32 -> int8 on the host (graph input) */
-  TSR_NET_DEQUANTIZE = 5  /**< DEQUANTIZE int8 -> float32 on the host (graph output) */
+  TSR_NET_DEQUANTIZE = 5, /**< DEQUANTIZE int8 -> float32 on the host (graph output) */
+  TSR_NET_CONV = 6,       /**< CONV_2D: one GEMM job whose A is im2col by DMA addresses */
+  TSR_NET_DWCONV = 7,     /**< DEPTHWISE_CONV_2D: one such job per channel group */
+  TSR_NET_ADD = 8         /**< ADD of two int8 tensors of one shape: one SFU job */
 } tsr_net_kind_t;
 
 /** Element types of program tensors (the values of tsr_tflite_type_t). */
@@ -78,6 +81,11 @@ typedef struct tsr_net_tensor {
   int32_t zp;                         /**< int8: zero point */
   uint32_t alias;                     /**< the tensor whose storage this one is (itself if none) */
   uint32_t dev_off;                   /**< arena offset, or TSR_NET_HOST_ONLY */
+  /** A border of zero points around every image of an NHWC tensor (rank 4) that feeds a
+   *  padded convolution: rows before and after, columns before and after. The storage at
+   *  dev_off is then (H + pad[0] + pad[1]) x (W + pad[2] + pad[3]) pixels per image, and
+   *  the tensor's elements are its interior. All zero for a dense tensor. */
+  uint32_t pad[4];
 } tsr_net_tensor_t;
 
 /** A layer: one operator of the model. Offsets are arena offsets. */
@@ -95,8 +103,20 @@ typedef struct tsr_net_layer {
   /* SOFTMAX: rows x len, the 3-word parameter block at param_off */
   uint32_t rows, len, param_off;
   float beta;            /**< and in this layer's input scale (tensors[in].scale) */
-  /* GEMM and SOFTMAX: the layer's commands, cmds[cmd_first .. cmd_first + cmd_count - 1] */
+  /* GEMM, CONV and SOFTMAX: the layer's commands, cmds[cmd_first .. cmd_first + cmd_count - 1] */
   uint32_t cmd_first, cmd_count;
+  /* CONV: the GEMM above with m = batch * out_h * out_w, n = out_c and k = tsr_conv_geom's
+   * K for the target's N; the input and output shapes are the tensors'. */
+  uint32_t kh, kw, stride_h, stride_w, dil_h, dil_w;
+  uint32_t pad_t, pad_l;  /**< input pixels before the first the kernel reads */
+  /* DWCONV: output channel c * depth_mult + j reads input channel c. The channels go in
+   * groups of group_c input channels (the last may have fewer), each a CONV job of
+   * n = group_c * depth_mult output channels and K = kh * kw * seg_pad (one segment per
+   * tap), its B (K, its output channels) at b_off + group * k * n. */
+  uint32_t depth_mult, group_c;
+  /* ADD: the second input (the first is `in`); rows x len elements, the 11-word parameter
+   * block at param_off (act_min/act_max in it and above). */
+  uint32_t in2;
 } tsr_net_layer_t;
 
 /** A compiled network. */
@@ -118,8 +138,10 @@ typedef struct tsr_net_prog {
 
 /** The operators the compiler takes, for messages. */
 #define TSR_NET_SUPPORTED                                                                      \
-  "FULLY_CONNECTED (int8, fused NONE/RELU/RELU6), RESHAPE, SOFTMAX (int8), QUANTIZE at the "  \
-  "input, DEQUANTIZE at the output"
+  "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD of "   \
+  "two tensors of one shape), AVERAGE_POOL_2D (windows inside the image), MEAN (over height "  \
+  "and width), PAD (height and width), RESHAPE, SOFTMAX (int8), QUANTIZE at the input, "       \
+  "DEQUANTIZE at the output"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);
@@ -176,6 +198,15 @@ tsr_status_t tsr_net_from_bytes(const void *bytes, size_t len, const tsr_dev_inf
 /** Bytes of one element of a program tensor (1 or 4). */
 size_t tsr_net_elem_bytes(const tsr_net_tensor_t *t);
 
+/** Bytes of a program tensor's device storage (its border included). */
+uint64_t tsr_net_storage_bytes(const tsr_net_tensor_t *t);
+
+/** Offset of a program tensor's first element in its storage (past the border). */
+uint64_t tsr_net_interior_off(const tsr_net_tensor_t *t);
+
+/** Whether a program tensor has a border. */
+bool tsr_net_padded(const tsr_net_tensor_t *t);
+
 /** The name of a layer kind ("GEMM", "SOFTMAX", ...). */
 const char *tsr_net_kind_name(uint32_t kind);
 
@@ -187,7 +218,7 @@ uint64_t tsr_net_mem_bytes(const tsr_net_prog_t *p);
 /** What one layer did. */
 typedef struct tessera_net_layer_fig {
   uint32_t op_index, kind;
-  bool on_chip;               /**< GEMM and SOFTMAX; the rest ran on the host or not at all */
+  bool on_chip;               /**< GEMM, CONV, DWCONV, SOFTMAX and ADD; the rest ran on the host or not at all */
   bool measured;              /**< per layer: cnt holds the layer's own counters; else the
                                    layer ran in one stream with the others and cnt.cmds is
                                    only its captured command count */

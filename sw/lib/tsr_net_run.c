@@ -56,6 +56,11 @@ static uint64_t count_diff(const int8_t *a, const int8_t *b, size_t n) {
   return d;
 }
 
+static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                           uint32_t c0, uint32_t gc);
+static int golden_dwconv(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                         int8_t *g);
+
 /* The golden model of a chip layer from the same input; the count of differing outputs. */
 static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
   const tsr_net_prog_t *p = r->p;
@@ -68,7 +73,18 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
     return TSR_NO_MEMORY;
   }
   int rc = 0;
-  if (l->kind == TSR_NET_GEMM) {
+  int8_t *im2col = NULL;
+  if (l->kind == TSR_NET_DWCONV) {
+    rc = golden_dwconv(p, l, x, g);
+  } else if (l->kind == TSR_NET_CONV) {
+    if ((im2col = host_im2col(p, l, x, 0u, p->tensors[l->in].shape[3])) == NULL) {
+      free(g);
+      tsr_lib_err(r->err, r->errlen, "out of memory for the golden result");
+      return TSR_NO_MEMORY;
+    }
+    x = im2col;
+  }
+  if (l->kind == TSR_NET_GEMM || l->kind == TSR_NET_CONV) {
     tsr_gemm_params_t gp;
     memset(&gp, 0, sizeof gp);
     gp.bias = (const int32_t *)(const void *)(p->blob + l->bias_off);
@@ -82,7 +98,19 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
     gp.act_max = l->act_max;
     rc = tsr_golden_gemm(l->m, l->k, l->n, x, l->k, (const int8_t *)(p->blob + l->b_off), l->n, &gp,
                          NULL, g);
-  } else {
+  } else if (l->kind == TSR_NET_ADD) {
+    /* The golden model's own parameters, derived from the scales by separate code. */
+    const tsr_net_tensor_t *a = &p->tensors[l->in], *b = &p->tensors[l->in2];
+    const tsr_net_tensor_t *o = &p->tensors[l->out];
+    tsr_add_params_t ap;
+    rc = tsr_golden_add_params((double)a->scale, a->zp, (double)b->scale, b->zp, (double)o->scale,
+                               o->zp, &ap);
+    ap.act_min = l->act_min;
+    ap.act_max = l->act_max;
+    if (rc == 0) {
+      rc = tsr_golden_add(n_out, x, (const int8_t *)r->host[l->in2], &ap, g);
+    }
+  } else if (l->kind == TSR_NET_SOFTMAX) {
     /* The golden model's own parameters, derived from the scales by separate code. */
     tsr_softmax_params_t sp;
     rc = tsr_golden_softmax_params((double)l->beta, (double)p->tensors[l->in].scale, &sp);
@@ -90,6 +118,7 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
       rc = tsr_golden_softmax(l->rows, l->len, x, &sp, g);
     }
   }
+  free(im2col);
   if (rc != 0) {
     free(g);
     tsr_lib_err(r->err, r->errlen, "operator %u: the golden model rejected the layer", l->op_index);
@@ -101,7 +130,140 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   return TSR_OK;
 }
 
-static bool on_chip(uint32_t kind) { return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX; }
+static bool on_chip(uint32_t kind) {
+  return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV ||
+         kind == TSR_NET_DWCONV || kind == TSR_NET_ADD;
+}
+
+/* Copy between a tensor's dense host copy and its storage image with a border (pixel rows
+ * of W*C bytes at their place among (W + left + right)*C). */
+static void border_copy(const tsr_net_tensor_t *t, uint8_t *storage, uint8_t *dense, bool to_storage) {
+  const size_t c = t->shape[3];
+  const size_t row = (size_t)t->shape[2] * c;
+  const size_t srow = ((size_t)t->shape[2] + t->pad[2] + t->pad[3]) * c;
+  const size_t simg = ((size_t)t->shape[1] + t->pad[0] + t->pad[1]) * srow;
+  for (size_t b = 0; b < t->shape[0]; b++) {
+    for (size_t y = 0; y < t->shape[1]; y++) {
+      uint8_t *s = storage + b * simg + (y + t->pad[0]) * srow + t->pad[2] * c;
+      uint8_t *d = dense + (b * t->shape[1] + y) * row;
+      memcpy(to_storage ? s : d, to_storage ? d : s, row);
+    }
+  }
+}
+
+/* Tensor i's host copy to its device storage; with a border, the whole storage: the border
+ * filled with the zero point, the interior the host copy. */
+static tsr_status_t put_tensor(run_t *r, uint32_t i) {
+  const tsr_net_tensor_t *t = &r->p->tensors[i];
+  if (!tsr_net_padded(t)) {
+    return tessera_upload(r->dev, r->base + t->dev_off, r->host[i], t->elems, "a layer input",
+                          r->err, r->errlen);
+  }
+  const size_t n = (size_t)tsr_net_storage_bytes(t);
+  uint8_t *img = malloc(n);
+  if (img == NULL) {
+    tsr_lib_err(r->err, r->errlen, "out of memory for a tensor's border");
+    return TSR_NO_MEMORY;
+  }
+  memset(img, (int)(int8_t)t->zp, n);
+  border_copy(t, img, r->host[i], true);
+  tsr_status_t st = tessera_upload(r->dev, r->base + t->dev_off, img, n, "a layer input", r->err,
+                                   r->errlen);
+  free(img);
+  return st;
+}
+
+/* Tensor i's device storage (its interior) into its host copy. */
+static tsr_status_t get_tensor(run_t *r, uint32_t i) {
+  const tsr_net_tensor_t *t = &r->p->tensors[i];
+  if (!tsr_net_padded(t)) {
+    return tessera_download(r->dev, r->base + t->dev_off, r->host[i], t->elems, r->err, r->errlen);
+  }
+  const size_t n = (size_t)tsr_net_storage_bytes(t);
+  uint8_t *img = malloc(n);
+  if (img == NULL) {
+    tsr_lib_err(r->err, r->errlen, "out of memory for a tensor's border");
+    return TSR_NO_MEMORY;
+  }
+  tsr_status_t st = tessera_download(r->dev, r->base + t->dev_off, img, n, r->err, r->errlen);
+  if (st == TSR_OK) {
+    border_copy(t, img, r->host[i], false);
+  }
+  free(img);
+  return st;
+}
+
+/* im2col of a CONV layer's dense input in the K order of tsr_conv_geom (the golden model's
+ * A): pixels outside the image are the input zero point, the segments' padding is zero. */
+static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                           uint32_t c0, uint32_t gc) {
+  const tsr_net_tensor_t *t = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  const uint32_t ih = t->shape[1], iw = t->shape[2], ic = t->shape[3];
+  const uint32_t oh = y->shape[1], ow = y->shape[2];
+  const bool per_kh = (l->dil_w == 1u || l->kw == 1u) && l->kind == TSR_NET_CONV;
+  const uint32_t seg_bytes = per_kh ? l->kw * gc : gc;
+  const uint32_t segs = per_kh ? l->kh : l->kh * l->kw;
+  const uint32_t seg_pad = l->k / segs;
+  int8_t *a = calloc((size_t)l->m, l->k);
+  if (a == NULL) {
+    return NULL;
+  }
+  for (uint32_t m = 0; m < l->m; m++) {
+    const uint32_t b = m / (oh * ow), oy = m / ow % oh, ox = m % ow;
+    for (uint32_t s = 0; s < segs; s++) {
+      for (uint32_t o = 0; o < seg_bytes; o++) {
+        const uint32_t ky = per_kh ? s : s / l->kw;
+        const uint32_t kx = per_kh ? o / gc : s % l->kw;
+        const uint32_t ch = c0 + (per_kh ? o % gc : o);
+        const int64_t yy = (int64_t)oy * l->stride_h + (int64_t)ky * l->dil_h - l->pad_t;
+        const int64_t xx = (int64_t)ox * l->stride_w + (int64_t)kx * l->dil_w - l->pad_l;
+        const bool in = yy >= 0 && yy < ih && xx >= 0 && xx < iw;
+        a[(size_t)m * l->k + (size_t)s * seg_pad + o] =
+            in ? x[(((size_t)b * ih + (size_t)yy) * iw + (size_t)xx) * ic + ch] : (int8_t)t->zp;
+      }
+    }
+  }
+  return a;
+}
+
+/* The golden model of a DWCONV layer: each channel group's GEMM from its own im2col, its
+ * output channels put in place; 0, or -1 (out of memory or a rejected layer). */
+static int golden_dwconv(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                         int8_t *g) {
+  const uint32_t ic = p->tensors[l->in].shape[3];
+  const uint32_t oc = ic * l->depth_mult;
+  int8_t *part = malloc((size_t)l->m * l->n);
+  int rc = part == NULL ? -1 : 0;
+  for (uint32_t c0 = 0; c0 < ic && rc == 0; c0 += l->group_c) {
+    const uint32_t gc = ic - c0 < l->group_c ? ic - c0 : l->group_c;
+    const uint32_t n = gc * l->depth_mult, o0 = c0 * l->depth_mult;
+    int8_t *a = host_im2col(p, l, x, c0, gc);
+    if (a == NULL) {
+      rc = -1;
+      break;
+    }
+    tsr_gemm_params_t gp;
+    memset(&gp, 0, sizeof gp);
+    gp.bias = (const int32_t *)(const void *)(p->blob + l->bias_off) + o0;
+    gp.requant = 1;
+    gp.mult = l->per_channel ? (const int32_t *)(const void *)(p->blob + l->mult_off) + o0 : NULL;
+    gp.shift = l->per_channel ? (const int32_t *)(const void *)(p->blob + l->shift_off) + o0 : NULL;
+    gp.mult_scalar = l->mult;
+    gp.shift_scalar = l->shift;
+    gp.out_zp = l->out_zp;
+    gp.act_min = l->act_min;
+    gp.act_max = l->act_max;
+    const int8_t *b = (const int8_t *)(p->blob + l->b_off) + (size_t)(c0 / l->group_c) * l->k * l->n;
+    rc = tsr_golden_gemm(l->m, l->k, n, a, l->k, b, l->n, &gp, NULL, part);
+    for (uint32_t m = 0; m < l->m && rc == 0; m++) {
+      memcpy(g + (size_t)m * oc + o0, part + (size_t)m * n, n);
+    }
+    free(a);
+  }
+  free(part);
+  return rc;
+}
 
 /* The outputs of the chip layers [from, to] into their host copies. */
 static tsr_status_t download_outputs(run_t *r, uint32_t from, uint32_t to) {
@@ -111,8 +273,7 @@ static tsr_status_t download_outputs(run_t *r, uint32_t from, uint32_t to) {
     const tsr_net_tensor_t *y = &r->p->tensors[l->out];
     if (on_chip(l->kind)) {
       r->on_dev[y->alias] = true;
-      st = tessera_download(r->dev, r->base + y->dev_off, r->host[l->out], y->elems, r->err,
-                            r->errlen);
+      st = get_tensor(r, y->alias);
     }
   }
   return st;
@@ -124,14 +285,24 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
   const tsr_net_prog_t *p = r->p;
   tessera_dev_t *d = r->dev;
   const tsr_net_layer_t *first = &p->layers[from];
-  const tsr_net_tensor_t *x = &p->tensors[first->in];
   tsr_status_t st;
-  if (!r->on_dev[x->alias]) {
-    if ((st = tessera_upload(d, r->base + x->dev_off, r->host[first->in], x->elems,
-                             "a layer input", r->err, r->errlen)) != TSR_OK) {
-      return st;
+  /* Every input the device does not hold and no earlier layer of the stream computes: the
+   * graph input, a host QUANTIZE's output. */
+  for (uint32_t li = from; li <= to; li++) {
+    const tsr_net_layer_t *l = &p->layers[li];
+    for (uint32_t k = 0; k < (l->kind == TSR_NET_ADD ? 2u : 1u); k++) {
+      const uint32_t root = p->tensors[k == 0u ? l->in : l->in2].alias;
+      bool made = false;
+      for (uint32_t j = from; j < li; j++) {
+        made = made || (on_chip(p->layers[j].kind) && p->tensors[p->layers[j].out].alias == root);
+      }
+      if (!made && !r->on_dev[root]) {
+        if ((st = put_tensor(r, root)) != TSR_OK) {
+          return st;
+        }
+        r->on_dev[root] = true;
+      }
     }
-    r->on_dev[x->alias] = true;
   }
   if (d->soc != NULL) {
     /* The firmware on the SoC's core relocates and submits them (tsr_lib_soc.c). */
@@ -326,9 +497,15 @@ tsr_status_t tessera_net_run(tessera_dev_t *dev, const tsr_net_prog_t *p, const 
     r.host[i] = r.host[p->tensors[i].alias];
   }
   memcpy(r.host[p->input], in, need_in);
-  /* The weights once: the blob at the arena's start. */
-  if ((st = tessera_upload(dev, r.base, p->blob, p->blob_bytes, "the weights", err, errlen)) ==
-          TSR_OK &&
+  /* The weights once: the blob at the arena's start; and every border once, with the zero
+   * point (a chip layer stores only into its output's interior). */
+  st = tessera_upload(dev, r.base, p->blob, p->blob_bytes, "the weights", err, errlen);
+  for (uint32_t i = 0; i < p->n_tensors && st == TSR_OK; i++) {
+    if (tsr_net_padded(&p->tensors[i])) {
+      st = put_tensor(&r, i);
+    }
+  }
+  if (st == TSR_OK &&
       (st = run_layers(&r, check, per_layer, res)) == TSR_OK) {
     memcpy(out, r.host[p->output], need_out);
   } else {

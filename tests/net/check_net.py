@@ -13,9 +13,13 @@ model. Every output byte must be equal. Then:
 
   - the digits accuracy of the chip's int8 outputs (argmax against the labels)
     must be within 3 points of the float model's;
+  - the committed digits CNN runs the whole held-out split (360 images) on the
+    chip: every output equal to TFLite Micro's, top-1 >= 95 %, and equal to
+    LiteRT's accuracy;
   - LiteRT's interpreter (ai-edge-litert) is run as a cross-check and its
     agreement is reported (not required: its optimized kernels may round differently);
-  - refused models (CONV_2D, keep_num_dims) exit 2 with exactly one line
+  - refused models (AVERAGE_POOL_2D, keep_num_dims, a padded CONV_2D input that a
+    FULLY_CONNECTED reads too) exit 2 with exactly one line
     naming the operator, its index and the supported list;
   - a malformed .tsr (truncated, bad magic, a flipped byte) exits 2 with one line.
 
@@ -60,12 +64,15 @@ def micro(model: bytes, xs: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
-def litert(path: pathlib.Path, xs: list[np.ndarray]) -> list[np.ndarray] | None:
+def litert(path: pathlib.Path, xs: list[np.ndarray], ref: bool = False) -> list[np.ndarray] | None:
+    """LiteRT's outputs: its default (optimized) kernels, or with ref its reference ones
+    (the BUILTIN_REF resolver)."""
     try:
-        from ai_edge_litert.interpreter import Interpreter
+        from ai_edge_litert.interpreter import Interpreter, OpResolverType
     except ImportError:
         return None
-    it = Interpreter(model_path=str(path))
+    kw = {"experimental_op_resolver_type": OpResolverType.BUILTIN_REF} if ref else {}
+    it = Interpreter(model_path=str(path), **kw)
     it.allocate_tensors()
     di, do = it.get_input_details()[0], it.get_output_details()[0]
     out = []
@@ -119,6 +126,7 @@ def main() -> int:
     tmpdir = tempfile.TemporaryDirectory(prefix="tsr_net_")
     tmp = pathlib.Path(tmpdir.name)
     dx, dxf, dy = (np.load(d / f) for f in ("digits_test_x.npy", "digits_test_xf.npy", "digits_test_y.npy"))
+    cx, cy = np.load(d / "digits_cnn_test_x.npy"), np.load(d / "digits_cnn_test_y.npy")
     models = [line.split() for line in (d / "models.txt").read_text().split("\n") if line]
     n_inputs = n_bytes = n_models = 0
     lite_agree = lite_total = 0
@@ -131,6 +139,8 @@ def main() -> int:
             xs = [dx]
         elif name == "digits_mlp":
             xs = [dx[i:i + 1] for i in range(200)]
+        elif name == "digits_cnn":
+            xs = [cx[i] for i in range(len(cx))]  # the whole held-out split
         elif name == "digits_mlp_float":
             xs = [dxf[i:i + 1] for i in range(a.per_model)] + float_ties(blob, rng)
         else:
@@ -183,6 +193,17 @@ def main() -> int:
         n_bytes += sum(w.nbytes for w in want)
         print(f"  {name}: {len(xs)} input(s), {'bit-exact' if not bad else 'DIFFERENT'} vs TFLite Micro"
               f" ({sum(w.nbytes for w in want)} output bytes{lite})")
+        if name == "digits_cnn":
+            acc = float(np.mean([np.argmax(g_) == cy[i] for i, g_ in enumerate(got)]))
+            lr = litert(path, xs, ref=True)
+            acc_lite = float(np.mean([np.argmax(r_) == cy[i] for i, r_ in enumerate(lr)])) if lr else -1.0
+            same = sum(lr[i].tobytes() == want[i].tobytes() for i in range(len(xs))) if lr else 0
+            print(f"  digits CNN: int8 chip accuracy {acc:.4f} on the {len(cy)} held-out images "
+                  f"(LiteRT's reference kernels {acc_lite:.4f}, equal outputs on {same})")
+            if acc < 0.95:
+                fail(f"digits CNN accuracy {acc:.4f} is below 0.95")
+            if lr is not None and acc != acc_lite:
+                fail(f"digits CNN accuracy {acc:.4f} differs from LiteRT's {acc_lite:.4f}")
         if name == "digits_mlp_b200":
             acc = float((np.argmax(got[0].astype(np.int32), axis=1) == dy).mean())
             facc = float((d / "float_accuracy.txt").read_text())
@@ -216,10 +237,14 @@ def main() -> int:
     one_line_error(cli([a.tessera, "run", str(tmp / "other.tsr"), "--input", str(x0), "--dim",
                         str(a.dim)]), f"compiled for N = {other}", [f"compiled for N = {other}"])
     # Refusals.
-    one_line_error(cli([a.tessera, "compile", str(d / "bad_conv.tflite"), "-o", str(tmp / "c.tsr")]),
-                   "CONV_2D", ["operator 1 (CONV_2D)", "not supported", "supported: FULLY_CONNECTED"])
-    one_line_error(cli([a.tessera, "run", str(d / "bad_conv.tflite"), "--input", str(x0)]),
-                   "CONV_2D run", ["operator 1 (CONV_2D)", "supported: FULLY_CONNECTED"])
+    one_line_error(cli([a.tessera, "compile", str(d / "bad_avgpool.tflite"), "-o", str(tmp / "c.tsr")]),
+                   "AVERAGE_POOL_2D", ["operator 1 (AVERAGE_POOL_2D)", "not supported",
+                                       "supported: FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD"])
+    one_line_error(cli([a.tessera, "run", str(d / "bad_avgpool.tflite"), "--input", str(x0)]),
+                   "AVERAGE_POOL_2D run", ["operator 1 (AVERAGE_POOL_2D)", "supported: FULLY_CONNECTED"])
+    one_line_error(cli([a.tessera, "compile", str(d / "bad_padded_fc.tflite"), "-o", str(tmp / "p.tsr")]),
+                   "padded input read by FULLY_CONNECTED",
+                   ["operator 0 (RESHAPE)", "padded CONV_2D", "supported: FULLY_CONNECTED"])
     one_line_error(cli([a.tessera, "compile", str(d / "bad_keepdims.tflite"), "-o", str(tmp / "k.tsr")]),
                    "keep_num_dims", ["operator 0 (FULLY_CONNECTED)", "keep_num_dims", "supported: "])
     # Bad command lines and inputs: one line, exit 2.

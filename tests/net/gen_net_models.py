@@ -11,7 +11,25 @@ Writes, under OUTDIR:
   fc_*.tflite              synthetic FULLY_CONNECTED models: per-tensor and per-channel weights,
                            fused NONE / RELU / RELU6, non-zero input zero points, batch 4 with a
                            2-D input, a 3-D input that FULLY_CONNECTED flattens, two layers
-  bad_conv.tflite          a CONV_2D (refused by the compiler)
+  conv_*.tflite            synthetic CONV_2D models at awkward shapes (channels not a multiple
+                           of N, odd sizes with SAME and stride 2, dilation 2, VALID, batch 2,
+                           1x1, and a SAME convolution of a convolution)
+  digits_cnn.tflite        the committed digits CNN (tools/train_digits_cnn.py), with its held-out
+                           split: digits_cnn_test_x.npy (int8 [360,1,8,8,1]), digits_cnn_test_y.npy
+  dw_*.tflite              synthetic DEPTHWISE_CONV_2D models (channels not a multiple of N,
+                           SAME stride 2 at odd sizes, multiplier 2 with dilation 2, VALID batch
+                           2 per tensor, a depthwise-separable block)
+  mean_hw_*.tflite         MEAN over height and width (keep_dims): 5x7x10, batch 2, after a SAME
+                           stride-2 convolution (5x5), 7x7 into another scale
+  pad_*.tflite             PAD of height and width: alone (batch 2), before a VALID convolution
+  add_*.tflite             ADD of two tensors of one shape, with different scales: a residual ADD
+                           of the input and a 1x1 convolution of it (RELU), two convolution
+                           branches, two FULLY_CONNECTED outputs (RELU6), a ResNet block (the
+                           ADD between SAME convolutions: its tensors have borders)
+  avgpool_*.tflite         AVERAGE_POOL_2D: 2x2, 3x3 stride 2 at odd sizes, after a convolution
+                           (SAME that pads nothing), global 5x7
+  bad_avgpool.tflite       an AVERAGE_POOL_2D with SAME padding that pads (refused)
+  bad_padded_fc.tflite     a SAME CONV_2D whose input a FULLY_CONNECTED reads too (refused)
   bad_keepdims.tflite      a FULLY_CONNECTED with keep_num_dims (refused)
   digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
   digits_test_xf.npy       the same as float32 [200,64] (pixel values 0..16)
@@ -232,19 +250,268 @@ def synthetic(rng, name, in_shape, k, n, per_channel, act, in_zp, layers=1):
     return b.finish([x], [cur], name)
 
 
-def bad_conv() -> bytes:
+def bad_avgpool() -> bytes:
     b = Builder()
     x = b.tensor("input", T.INT8, [1, 4, 4, 2], 0.1, 0)
-    w = b.tensor("w", T.INT8, [3, 3, 3, 2], [0.01] * 3, [0] * 3, axis=0, data=bytes(54))
-    bias = b.tensor("b", T.INT32, [3], [0.001] * 3, [0] * 3, data=bytes(12))
-    y = b.tensor("y", T.INT8, [1, 2, 2, 3], 0.1, 0)
+    y = b.tensor("y", T.INT8, [1, 2, 2, 2], 0.1, 0)
     xr = b.tensor("flat", T.INT8, [1, 32], 0.1, 0)
     st = b.tensor("shape", T.INT32, [2], data=np.array([1, 32], "<i4").tobytes())
     b.op(S.RESHAPE, [x, st], [xr], O.ReshapeOptions, tfl.ReshapeOptionsT())
+    opts = tfl.Pool2DOptionsT()  # SAME 3x3 stride 2 on 4x4: the windows reach past the image
+    opts.padding, opts.strideW, opts.strideH, opts.filterWidth, opts.filterHeight = tfl.Padding.SAME, 2, 2, 3, 3
+    b.op(S.AVERAGE_POOL_2D, [x], [y], O.Pool2DOptions, opts)
+    return b.finish([x], [y], "average pool")
+
+
+def bad_padded_fc() -> bytes:
+    """A SAME CONV_2D whose input (it needs a zero-point border) is also read by a
+    FULLY_CONNECTED through a RESHAPE: refused."""
+    b = Builder()
+    rng = np.random.default_rng(3)
+    x = b.tensor("input", T.INT8, [1, 4, 4, 2], 0.1, 0)
+    flat = reshape(b, x, [1, 32], 0.1, 0, "flat")
+    fc(b, flat, 0.1, rng.normal(0, 1, (3, 32)), rng.normal(0, 1, 3), False, 0.2, 0, ACT.NONE, [1, 3],
+       "fc")
+    y = conv2d(b, x, 0.1, [1, 4, 4, 2], rng.normal(0, 1, (3, 3, 3, 2)), rng.normal(0, 1, 3), True,
+               0.2, 0, ACT.NONE, 1, 1, 1, 1, True, "conv")
+    return b.finish([x], [y], "padded input read by FULLY_CONNECTED")
+
+
+# ---- CONV_2D ----
+
+def conv_out(n: int, k: int, s: int, d: int, same: bool) -> int:
+    eff = (k - 1) * d + 1
+    return (n + s - 1) // s if same else (n - eff + s) // s
+
+
+def conv_float(x: np.ndarray, w: np.ndarray, bias: np.ndarray, sh: int, sw: int, dh: int, dw: int,
+               same: bool) -> np.ndarray:
+    """NHWC x, OHWI w, float, TFLite's padding (the test's own plain reference for ranges)."""
+    n, h, wd, _ = x.shape
+    o, kh, kw, _ = w.shape
+    oh, ow = conv_out(h, kh, sh, dh, same), conv_out(wd, kw, sw, dw, same)
+    pt = max(((oh - 1) * sh + (kh - 1) * dh + 1 - h) // 2, 0)
+    pl = max(((ow - 1) * sw + (kw - 1) * dw + 1 - wd) // 2, 0)
+    y = np.zeros((n, oh, ow, o)) + bias
+    for ky in range(kh):
+        for kx in range(kw):
+            for oy in range(oh):
+                yy = oy * sh + ky * dh - pt
+                if not 0 <= yy < h:
+                    continue
+                for ox in range(ow):
+                    xx = ox * sw + kx * dw - pl
+                    if 0 <= xx < wd:
+                        y[:, oy, ox, :] += x[:, yy, xx, :] @ w[:, ky, kx, :].T
+    return y
+
+
+def conv2d(b: Builder, x: int, x_scale: float, x_shape, w: np.ndarray, bias: np.ndarray,
+           per_channel: bool, out_scale: float, out_zp: int, act: int, sh: int, sw: int, dh: int,
+           dw: int, same: bool, name: str) -> int:
+    o, kh, kw, i = w.shape
+    wq, ws = quant_weights(w.reshape(o, -1), per_channel)
+    bq = np.clip(np.round(bias / (np.float64(f32(x_scale)) * ws)), -2**31, 2**31 - 1).astype(np.int32)
+    wt = b.tensor(f"{name}/weights", T.INT8, w.shape, ws, [0] * len(ws), axis=0,
+                  data=wq.reshape(w.shape).tobytes())
+    bt = b.tensor(f"{name}/bias", T.INT32, [o], np.float64(f32(x_scale)) * ws, [0] * len(ws), axis=0,
+                  data=bq.astype("<i4").tobytes())
+    n, h, wd, _ = x_shape
+    y = b.tensor(name, T.INT8, [n, conv_out(h, kh, sh, dh, same), conv_out(wd, kw, sw, dw, same), o],
+                 out_scale, out_zp)
     opts = tfl.Conv2DOptionsT()
-    opts.padding, opts.strideW, opts.strideH = tfl.Padding.VALID, 1, 1
-    b.op(S.CONV_2D, [x, w, bias], [y], O.Conv2DOptions, opts)
-    return b.finish([x], [y], "conv")
+    opts.padding = tfl.Padding.SAME if same else tfl.Padding.VALID
+    opts.strideH, opts.strideW, opts.dilationHFactor, opts.dilationWFactor = sh, sw, dh, dw
+    opts.fusedActivationFunction = act
+    b.op(S.CONV_2D, [x, wt, bt], [y], O.Conv2DOptions, opts)
+    return y
+
+
+def dwconv_float(x, w, bias, sh, sw, dh, dw, same):
+    """Depthwise: w (1, KH, KW, C*dm); output channel c*dm + j reads input channel c."""
+    c = x.shape[3]
+    dm = w.shape[3] // c
+    ys = []
+    for ci in range(c):
+        wc = w[0, :, :, ci * dm:(ci + 1) * dm].transpose(2, 0, 1)[..., None]  # (dm, KH, KW, 1)
+        ys.append(conv_float(x[..., ci:ci + 1], wc, bias[ci * dm:(ci + 1) * dm], sh, sw, dh, dw, same))
+    return np.concatenate(ys, axis=3)
+
+
+def dwconv2d(b: Builder, x: int, x_scale: float, x_shape, w: np.ndarray, bias: np.ndarray,
+             per_channel: bool, out_scale: float, out_zp: int, act: int, sh: int, sw: int, dh: int,
+             dw: int, same: bool, name: str) -> int:
+    _, kh, kw, o = w.shape
+    wq, ws = quant_weights(w.reshape(-1, o).T, per_channel)  # per output channel: axis 3
+    wq = wq.T.reshape(w.shape)
+    bq = np.clip(np.round(bias / (np.float64(f32(x_scale)) * ws)), -2**31, 2**31 - 1).astype(np.int32)
+    wt = b.tensor(f"{name}/weights", T.INT8, w.shape, ws, [0] * len(ws), axis=3, data=wq.tobytes())
+    bt = b.tensor(f"{name}/bias", T.INT32, [o], np.float64(f32(x_scale)) * ws, [0] * len(ws), axis=0,
+                  data=bq.astype("<i4").tobytes())
+    n, h, wd, c = x_shape
+    y = b.tensor(name, T.INT8, [n, conv_out(h, kh, sh, dh, same), conv_out(wd, kw, sw, dw, same), o],
+                 out_scale, out_zp)
+    opts = tfl.DepthwiseConv2DOptionsT()
+    opts.padding = tfl.Padding.SAME if same else tfl.Padding.VALID
+    opts.strideH, opts.strideW, opts.dilationHFactor, opts.dilationWFactor = sh, sw, dh, dw
+    opts.depthMultiplier = o // c
+    opts.fusedActivationFunction = act
+    b.op(S.DEPTHWISE_CONV_2D, [x, wt, bt], [y], O.DepthwiseConv2DOptions, opts)
+    return y
+
+
+def add(b: Builder, x1: int, x2: int, shape, out_scale: float, out_zp: int, act: int, name: str) -> int:
+    y = b.tensor(name, T.INT8, shape, out_scale, out_zp)
+    opts = tfl.AddOptionsT()
+    opts.fusedActivationFunction = act
+    b.op(S.ADD, [x1, x2], [y], O.AddOptions, opts)
+    return y
+
+
+def avgpool(b: Builder, x: int, shape, scale, zp, fh, fw, sh, sw, same, act, name) -> int:
+    n, h, w, c = shape
+    y = b.tensor(name, T.INT8, [n, conv_out(h, fh, sh, 1, same), conv_out(w, fw, sw, 1, same), c], scale, zp)
+    opts = tfl.Pool2DOptionsT()
+    opts.padding = tfl.Padding.SAME if same else tfl.Padding.VALID
+    opts.strideH, opts.strideW, opts.filterHeight, opts.filterWidth = sh, sw, fh, fw
+    opts.fusedActivationFunction = act
+    b.op(S.AVERAGE_POOL_2D, [x], [y], O.Pool2DOptions, opts)
+    return y
+
+
+def synthetic_pool(rng, name: str, shape, in_zp, fh, fw, sh, sw, same, act, conv_first=False) -> bytes:
+    """AVERAGE_POOL_2D (VALID, or SAME that pads nothing); after a convolution with conv_first."""
+    b = Builder()
+    xs = f32(0.05)
+    x = b.tensor("input", T.INT8, shape, xs, in_zp)
+    cur, cs, cz = x, xs, in_zp
+    if conv_first:
+        cur = conv2d(b, x, xs, shape, rng.normal(0, 0.5, (12, 3, 3, shape[3])), rng.normal(0, 1, 12), True,
+                     f32(0.07), -11, ACT.RELU, 1, 1, 1, 1, True, "conv")
+        shape, cs, cz = [shape[0], shape[1], shape[2], 12], f32(0.07), -11
+    y = avgpool(b, cur, shape, cs, cz, fh, fw, sh, sw, same, act, "pool")
+    return b.finish([x], [y], name)
+
+
+def mean_hw(b: Builder, x: int, shape, scale, zp, name) -> int:
+    ax = b.tensor(f"{name}/axes", T.INT32, [2], data=np.array([1, 2], "<i4").tobytes())
+    y = b.tensor(name, T.INT8, [shape[0], 1, 1, shape[3]], scale, zp)
+    opts = tfl.ReducerOptionsT()
+    opts.keepDims = True
+    b.op(S.MEAN, [x, ax], [y], O.ReducerOptions, opts)
+    return y
+
+
+def synthetic_mean(rng, name: str, shape, in_zp, conv_first=False, out_q=None) -> bytes:
+    """MEAN over height and width (keep_dims); the output quantized as the input or out_q."""
+    b = Builder()
+    xs = f32(0.05)
+    x = b.tensor("input", T.INT8, shape, xs, in_zp)
+    cur, cs, cz = x, xs, in_zp
+    if conv_first:
+        cur = conv2d(b, x, xs, shape, rng.normal(0, 0.5, (11, 3, 3, shape[3])), rng.normal(0, 1, 11), True,
+                     f32(0.06), 13, ACT.NONE, 2, 2, 1, 1, True, "conv")
+        shape = list(b.tensors[cur].shape)
+        cs, cz = f32(0.06), 13
+    y = mean_hw(b, cur, shape, *(out_q or (cs, cz)), "mean")
+    return b.finish([x], [y], name)
+
+
+def pad_hw(b: Builder, x: int, shape, scale, zp, pads, name) -> int:
+    """PAD of height and width: pads ((top, bottom), (left, right))."""
+    (t, bo), (le, r) = pads
+    p = b.tensor(f"{name}/paddings", T.INT32, [4, 2],
+                 data=np.array([[0, 0], [t, bo], [le, r], [0, 0]], "<i4").tobytes())
+    y = b.tensor(name, T.INT8, [shape[0], shape[1] + t + bo, shape[2] + le + r, shape[3]], scale, zp)
+    b.op(S.PAD, [x, p], [y], O.PadOptions, tfl.PadOptionsT())
+    return y
+
+
+def synthetic_pad(rng, name: str, shape, in_zp, pads, conv_after: bool) -> bytes:
+    """PAD (with the zero point), alone or before a VALID 3x3 convolution."""
+    b = Builder()
+    xs = f32(0.05)
+    x = b.tensor("input", T.INT8, shape, xs, in_zp)
+    y = pad_hw(b, x, shape, xs, in_zp, pads, "pad")
+    if conv_after:
+        ps = list(b.tensors[y].shape)
+        y = conv2d(b, y, xs, ps, rng.normal(0, 0.5, (7, 3, 3, shape[3])), rng.normal(0, 1, 7), True,
+                   f32(0.08), -6, ACT.RELU, 1, 1, 1, 1, False, "conv")
+    return b.finish([x], [y], name)
+
+
+def synthetic_add(rng, name: str, kind: str) -> bytes:
+    """ADD of two int8 tensors of one shape (different scales and zero points): a residual
+    ADD of the graph input and a 1x1 convolution of it (fused RELU), two branches of
+    convolutions (NONE), two FULLY_CONNECTED outputs (RELU6), or a ResNet block whose ADD
+    reads and writes bordered tensors."""
+    b = Builder()
+    if kind == "residual":
+        shape, xs, xz = [1, 6, 7, 5], f32(0.05), 5
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        w = rng.normal(0, 0.5, (5, 1, 1, 5))
+        h = conv2d(b, x, xs, shape, w, rng.normal(0, 1, 5), True, f32(0.04), -20, ACT.RELU, 1, 1, 1,
+                   1, True, "conv")
+        y = add(b, x, h, shape, f32(0.08), -10, ACT.RELU, "add")
+    elif kind == "branches":
+        shape, xs, xz = [1, 8, 8, 3], f32(0.05), -3
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        h1 = conv2d(b, x, xs, shape, rng.normal(0, 0.6, (10, 3, 3, 3)), rng.normal(0, 1, 10), True,
+                    f32(0.09), 4, ACT.NONE, 1, 1, 1, 1, True, "conv1")
+        h2 = conv2d(b, h1, f32(0.09), [1, 8, 8, 10], rng.normal(0, 0.4, (10, 1, 1, 10)),
+                    rng.normal(0, 1, 10), False, f32(0.06), -7, ACT.NONE, 1, 1, 1, 1, True, "conv2")
+        y = add(b, h2, h1, [1, 8, 8, 10], f32(0.12), 2, ACT.NONE, "add")
+    elif kind == "resblock":
+        # A ResNet block: the input feeds a SAME convolution and the ADD, and the ADD's output
+        # feeds a SAME convolution: the ADD reads and writes tensors with borders.
+        shape, xs, xz = [1, 6, 7, 8], f32(0.05), -4
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        h = conv2d(b, x, xs, shape, rng.normal(0, 0.3, (8, 3, 3, 8)), rng.normal(0, 1, 8), True,
+                   f32(0.06), -30, ACT.RELU, 1, 1, 1, 1, True, "conv1")
+        h2 = conv2d(b, h, f32(0.06), shape, rng.normal(0, 0.3, (8, 3, 3, 8)), rng.normal(0, 1, 8), True,
+                    f32(0.07), 5, ACT.NONE, 1, 1, 1, 1, True, "conv2")
+        a = add(b, x, h2, shape, f32(0.09), -40, ACT.RELU, "add")
+        y = conv2d(b, a, f32(0.09), shape, rng.normal(0, 0.3, (5, 3, 3, 8)), rng.normal(0, 1, 5), True,
+                   f32(0.1), 0, ACT.NONE, 2, 2, 1, 1, True, "conv3")
+    else:
+        shape, xs, xz = [3, 20], f32(0.05), 9
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        f1 = fc(b, x, xs, rng.normal(0, 0.5, (12, 20)), rng.normal(0, 1, 12), True, f32(0.07), -5,
+                ACT.NONE, [3, 12], "fc1")
+        f2 = fc(b, x, xs, rng.normal(0, 0.5, (12, 20)), rng.normal(0, 1, 12), False, f32(0.05), 12,
+                ACT.NONE, [3, 12], "fc2")
+        y = add(b, f1, f2, [3, 12], f32(0.03), -100, ACT.RELU6, "add")
+    return b.finish([x], [y], name)
+
+
+def synthetic_conv(rng, name, in_shape, in_zp, layers) -> bytes:
+    """Random CONV_2D layers; each (kh, kw, out_c, sh, sw, dh, dw, same, per_channel, act)."""
+    b = Builder()
+    in_scale = f32(0.05)
+    x = b.tensor("input", T.INT8, in_shape, in_scale, in_zp)
+    cur, cur_scale, cur_shape, cur_zp = x, in_scale, list(in_shape), in_zp
+    xf = (rng.integers(-128, 128, (8, *in_shape[1:])) - in_zp) * in_scale
+    for li, (kh, kw, oc, sh, sw, dh, dw, same, pc, act, *depthwise) in enumerate(layers):
+        if depthwise:  # oc is the depth multiplier
+            oc = oc * cur_shape[3]
+            w = rng.normal(0, 1, (1, kh, kw, oc)) * rng.uniform(0.2, 2.0, (1, 1, 1, oc))
+        else:
+            w = rng.normal(0, 1, (oc, kh, kw, cur_shape[3])) * rng.uniform(0.2, 2.0, (oc, 1, 1, 1))
+        bias = rng.normal(0, 2, oc)
+        yf = (dwconv_float if depthwise else conv_float)(xf, w, bias, sh, sw, dh, dw, same)
+        out_scale, out_zp = act_qparams(float(yf.min()) * 0.7, float(yf.max()) * 0.7)
+        if act == ACT.RELU6:
+            out_scale, out_zp = f32(0.03), -100
+        cur = (dwconv2d if depthwise else conv2d)(b, cur, cur_scale, cur_shape, w, bias, pc, out_scale,
+                                                  out_zp, act, sh, sw, dh, dw, same, f"conv{li}")
+        cur_shape = list(b.tensors[cur].shape)
+        # The next layer's float input: this one's output, as the int8 would hold it.
+        lo, hi = (out_scale * (-128 - out_zp), out_scale * (127 - out_zp))
+        yf = np.clip(yf, lo, hi)
+        if act in (ACT.RELU, ACT.RELU6):
+            yf = np.maximum(yf, 0.0)
+        xf, cur_scale, cur_zp = yf, out_scale, out_zp
+    return b.finish([x], [cur], name)
 
 
 def bad_keepdims(rng) -> bytes:
@@ -275,11 +542,71 @@ def main() -> None:
     models["fc_flatten3d"] = (synthetic(rng, "fc_flatten3d", [2, 3, 16], 16, 5, False, ACT.NONE, 40), "int8")
     models["fc_two_layers"] = (synthetic(rng, "fc_two_layers", [3, 70], 70, 33, True, ACT.RELU6, -128,
                                          layers=2), "int8")
+    # CONV_2D at awkward shapes: channels not a multiple of N, odd sizes with SAME and stride 2,
+    # dilation 2, VALID, batch 2, a 1x1 kernel, and a SAME convolution of a convolution (its
+    # input, stored by the chip, needs a border).
+    #                    kh kw  oc sh sw dh dw  same  pc     act
+    conv_cases = {
+        "conv_same_s2_odd": ([1, 7, 9, 5], 17, [(3, 3, 11, 2, 2, 1, 1, True, True, ACT.RELU)]),
+        "conv_valid_b2": ([2, 6, 5, 3], -9, [(3, 2, 9, 1, 1, 1, 1, False, False, ACT.NONE)]),
+        "conv_dil2_same": ([1, 9, 8, 4], 3, [(3, 3, 6, 1, 1, 2, 2, True, True, ACT.RELU6)]),
+        "conv_dil2_s2_valid": ([1, 11, 10, 3], -128, [(3, 2, 10, 2, 1, 2, 3, False, True, ACT.NONE)]),
+        "conv_1x1_c20": ([1, 5, 5, 20], 0, [(1, 1, 13, 1, 1, 1, 1, True, True, ACT.RELU)]),
+        "conv_chain_same": ([1, 8, 8, 3], -20, [(3, 3, 12, 1, 1, 1, 1, True, True, ACT.RELU),
+                                                (5, 3, 7, 2, 2, 1, 1, True, True, ACT.NONE)]),
+    }
+    # DEPTHWISE_CONV_2D (the third field is the depth multiplier; "dw" marks it): channels
+    # not a multiple of N, odd sizes with SAME and stride 2, multiplier 2 with dilation 2,
+    # VALID with batch 2, and a depthwise-separable block (depthwise SAME, then 1x1).
+    conv_cases.update({
+        "dw_same_s2_odd": ([1, 7, 9, 10], 11, [(3, 3, 1, 2, 2, 1, 1, True, True, ACT.RELU, "dw")]),
+        "dw_dm2_dil2": ([1, 9, 8, 5], -7, [(3, 3, 2, 1, 1, 2, 2, True, True, ACT.RELU6, "dw")]),
+        "dw_valid_b2_pt": ([2, 6, 7, 3], 25, [(3, 2, 1, 1, 1, 1, 1, False, False, ACT.NONE, "dw")]),
+        "dw_separable": ([1, 8, 8, 6], -30, [(3, 3, 12, 1, 1, 1, 1, True, True, ACT.RELU),
+                                             (3, 3, 1, 2, 2, 1, 1, True, True, ACT.RELU, "dw"),
+                                             (1, 1, 9, 1, 1, 1, 1, True, True, ACT.NONE)]),
+    })
+    for nm, (shape, zp, layers) in conv_cases.items():
+        models[nm] = (synthetic_conv(rng, nm, shape, zp, layers), "int8")
+    # AVERAGE_POOL_2D: channels not a multiple of N, odd sizes, even and odd window counts
+    # (ties: sum / count = k + 1/2), after a SAME convolution, fused RELU6.
+    pools = {
+        "avgpool_2x2_c10": ([1, 8, 6, 10], 7, 2, 2, 2, 2, False, ACT.NONE, False),
+        "avgpool_3x3_s2_odd": ([2, 9, 7, 5], -30, 3, 3, 2, 2, False, ACT.RELU, False),
+        "avgpool_conv_same": ([1, 8, 8, 3], 0, 4, 4, 4, 4, True, ACT.RELU6, True),
+        "avgpool_global": ([1, 5, 7, 9], 100, 5, 7, 1, 1, False, ACT.NONE, False),
+    }
+    for nm, args in pools.items():
+        models[nm] = (synthetic_pool(rng, nm, *args), "int8")
+    # MEAN over height and width: channels not a multiple of N, batch 2, after a convolution.
+    models["mean_hw_c10"] = (synthetic_mean(rng, "mean_hw_c10", [1, 5, 7, 10], 100), "int8")
+    models["mean_hw_b2"] = (synthetic_mean(rng, "mean_hw_b2", [2, 4, 4, 8], -128), "int8")
+    models["mean_hw_conv"] = (synthetic_mean(rng, "mean_hw_conv", [1, 9, 9, 3], -5, conv_first=True), "int8")
+    models["mean_hw_7x7_rescale"] = (synthetic_mean(rng, "mean_hw_7x7_rescale", [1, 7, 7, 4], 3,
+                                                    out_q=(f32(0.018), -50)), "int8")
+    # PAD of height and width (zero point), alone with batch 2, and before a VALID convolution.
+    models["pad_b2"] = (synthetic_pad(rng, "pad_b2", [2, 4, 5, 3], 21, ((0, 1), (3, 0)), False), "int8")
+    models["pad_conv_valid"] = (synthetic_pad(rng, "pad_conv_valid", [1, 7, 6, 5], -60, ((1, 2), (2, 1)),
+                                              True), "int8")
+    for kind in ("residual", "branches", "fc", "resblock"):
+        models[f"add_{kind}"] = (synthetic_add(rng, f"add_{kind}", kind), "int8")
+    # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
+    # held-out split is every fifth image.
+    from sklearn.datasets import load_digits
+    models["digits_cnn"] = ((pathlib.Path(__file__).parent / "models" / "digits_cnn.tflite").read_bytes(),
+                            "int8")
+    dd = load_digits()
+    held = np.arange(len(dd.images)) % 5 == 0
+    xc = np.clip(np.round(dd.images[held].astype(np.float32) / np.float32(f32(16.0 / 255.0))) - 128,
+                 -128, 127).astype(np.int8)
+    np.save(out / "digits_cnn_test_x.npy", xc.reshape(-1, 1, 8, 8, 1))
+    np.save(out / "digits_cnn_test_y.npy", dd.target[held].astype(np.int64))
     lines = []
     for nm, (blob, dt) in models.items():
         (out / f"{nm}.tflite").write_bytes(blob)
         lines.append(f"{nm} {dt}")
-    (out / "bad_conv.tflite").write_bytes(bad_conv())
+    (out / "bad_avgpool.tflite").write_bytes(bad_avgpool())
+    (out / "bad_padded_fc.tflite").write_bytes(bad_padded_fc())
     (out / "bad_keepdims.tflite").write_bytes(bad_keepdims(rng))
     xq = np.clip(np.round(xte[:200] / np.float32(f32(16.0 / 255.0))) - 128, -128, 127).astype(np.int8)
     np.save(out / "digits_test_x.npy", xq.reshape(200, 8, 8))
@@ -287,7 +614,7 @@ def main() -> None:
     np.save(out / "digits_test_y.npy", yte[:200].astype(np.int64))
     (out / "models.txt").write_text("\n".join(lines) + "\n")
     (out / "float_accuracy.txt").write_text(f"{float_acc:.4f}\n")
-    print(f"gen_net_models: {len(models)} models, 2 refused ones, 200 digits test images "
+    print(f"gen_net_models: {len(models)} models, 3 refused ones, 200 digits test images "
           f"(float model accuracy {float_acc:.3f}) in {out}")
 
 

@@ -182,7 +182,9 @@ static void check_model(const char *dir, const char *name) {
               tsr_net_target_matches(p, &tg, NULL, 0),
           "%s: target check", name);
     check_relocation(name, p);
-    if (strcmp(name, "digits_mlp") == 0 || strcmp(name, "digits_mlp_float") == 0) {
+    if (strcmp(name, "digits_mlp") == 0 || strcmp(name, "digits_mlp_float") == 0 ||
+        strcmp(name, "conv_chain_same") == 0 || strcmp(name, "dw_dm2_dil2") == 0 ||
+        strcmp(name, "add_resblock") == 0) {
       check_bytes(name, b1, n1);
     }
     g_progs++;
@@ -197,9 +199,9 @@ static void check_model(const char *dir, const char *name) {
 static unsigned g_tfl_ok, g_tfl_refused;
 
 /* The compiler on corrupted .tflite files: a program or one line, nothing else. */
-static void check_corrupt_tflite(const char *dir) {
+static void check_corrupt_tflite(const char *dir, const char *name) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/digits_mlp.tflite", dir);
+  snprintf(path, sizeof path, "%s/%s.tflite", dir, name);
   size_t len = 0;
   uint8_t *good = slurp(path, &len);
   uint8_t *b = good != NULL ? malloc(len) : NULL;
@@ -217,11 +219,11 @@ static void check_corrupt_tflite(const char *dir) {
       tsr_net_prog_t *p = NULL;
       if (tsr_net_compile(b, len, &tg, &p, err, sizeof err) == TSR_OK) {
         g_tfl_ok++;
-        CHECK(p != NULL && p->n_layers > 0u, "digits_mlp.tflite byte %zu = 0x%02x: empty program",
+        CHECK(p != NULL && p->n_layers > 0u, "%s.tflite byte %zu = 0x%02x: empty program", name,
               i, vals[v]);
       } else {
         g_tfl_refused++;
-        CHECK(p == NULL && one_line(err), "digits_mlp.tflite byte %zu = 0x%02x: no one-line message",
+        CHECK(p == NULL && one_line(err), "%s.tflite byte %zu = 0x%02x: no one-line message", name,
               i, vals[v]);
       }
       tsr_net_free(p);
@@ -321,9 +323,12 @@ int main(int argc, char **argv) {
     }
   }
   fclose(f);
-  check_corrupt_tflite(argv[1]);
+  check_corrupt_tflite(argv[1], "digits_mlp");
+  check_corrupt_tflite(argv[1], "conv_same_s2_odd");
+  check_corrupt_tflite(argv[1], "dw_dm2_dil2");
   const int window = check_dma_window(argv[1]);
-  check_refused(argv[1], "bad_conv", "operator 1 (CONV_2D) is not supported");
+  check_refused(argv[1], "bad_avgpool", "operator 1 (AVERAGE_POOL_2D): SAME padding that pads");
+  check_refused(argv[1], "bad_padded_fc", "operator 0 (RESHAPE): reading the input of a padded");
   check_refused(argv[1], "bad_keepdims", "operator 0 (FULLY_CONNECTED): keep_num_dims");
   printf("net_prog_check: %u programs round-tripped and relocated; %u malformed files refused, %u "
          "forged ones loaded and saved back; corrupted .tflite: %u compiled, %u refused; DMA window"
