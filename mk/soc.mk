@@ -121,12 +121,14 @@ SOC_FW_DIR    := $(BUILD)/fw/elf
 SOC_FW_PROGS  := hello gemm irq share illegal assert hang nodev buserr halt
 SOC_FW_CFLAGS := $(FW_RV_FLAGS) $(CSTD) $(CWARN) -Isw/include -Isw/hal -Isw/driver -Ifw/include -Ifw/rt
 SOC_FWRT_OBJS   := $(SOC_FW_DIR)/obj/crt0.o $(SOC_FW_DIR)/obj/tsr_rt.o
-SOC_FW_ELFS   := $(SOC_FW_PROGS:%=$(SOC_FW_DIR)/%.elf)
+# tessera.elf, the firmware image `tessera --hal soc` runs (fw/rt/tsr_soc_main.c: one job of
+# fw/include/tsr_soc_job.h), and the test programs of tests/soc/.
+SOC_FW_ELFS   := $(SOC_FW_DIR)/tessera.elf $(SOC_FW_PROGS:%=$(SOC_FW_DIR)/%.elf)
 SOC_FW_NEED_GCC = @command -v $(FW_RV_PREFIX)gcc >/dev/null || \
   { echo "fw-elf: $(FW_RV_PREFIX)gcc not found: apt-get install gcc-riscv64-unknown-elf"; exit 1; }
 
 .PHONY: fw-elf
-fw-elf: $(SOC_FW_ELFS) $(SOC_FW_ELFS:.elf=.bin) $(SOC_FW_ELFS:.elf=.hex) ## RV32IM programs for the SoC (tests/soc/*.c + fw/rt runtime + fw + driver + HAL): build/fw/elf/
+fw-elf: $(SOC_FW_ELFS) $(SOC_FW_ELFS:.elf=.bin) $(SOC_FW_ELFS:.elf=.hex) ## RV32IM programs for the SoC (tessera.elf, the firmware image of --hal soc; tests/soc/*.c) with the fw/rt runtime, fw, driver, HAL: build/fw/elf/
 	@for e in $(SOC_FW_ELFS); do $(FW_RV_PREFIX)size $$e | tail -n 1 | \
 	  awk -v e=$$e '{ printf "fw-elf: %-28s %6d bytes of code, %5d of data and bss\n", e, $$1, $$2 + $$3 }'; done
 
@@ -139,6 +141,11 @@ $(SOC_FW_DIR)/obj/tsr_rt.o: fw/rt/tsr_rt.c fw/rt/tsr_rt.h mk/soc.mk
 	$(SOC_FW_NEED_GCC)
 	@mkdir -p $(@D)
 	$(FW_RV_PREFIX)gcc $(SOC_FW_CFLAGS) -c $< -o $@
+
+$(SOC_FW_DIR)/obj/tessera.o: fw/rt/tsr_soc_main.c fw/rt/tsr_rt.h mk/soc.mk
+	$(SOC_FW_NEED_GCC)
+	@mkdir -p $(@D)
+	$(FW_RV_PREFIX)gcc $(SOC_FW_CFLAGS) -MMD -MP -c $< -o $@
 
 $(SOC_FW_DIR)/obj/%.o: tests/soc/%.c fw/rt/tsr_rt.h mk/soc.mk
 	$(SOC_FW_NEED_GCC)
@@ -155,7 +162,7 @@ $(SOC_FW_DIR)/%.elf: $(SOC_FW_DIR)/obj/%.o $(SOC_FWRT_OBJS) $(SOC_FW_DIR)/libtsr
 	$(FW_RV_PREFIX)gcc $(FW_RV_FLAGS) -T fw/rt/tsr_soc.ld -Wl,--defsym=RAM_SIZE=$(SOC_RAM) \
 	  -Wl,--no-relax -Wl,--no-warn-rwx-segments -o $@ $(SOC_FWRT_OBJS) $< $(SOC_FW_DIR)/libtsrfw.a -lgcc
 
-.SECONDARY: $(SOC_FW_PROGS:%=$(SOC_FW_DIR)/obj/%.o)
+.SECONDARY: $(SOC_FW_DIR)/obj/tessera.o $(SOC_FW_PROGS:%=$(SOC_FW_DIR)/obj/%.o)
 
 $(SOC_FW_DIR)/%.bin: $(SOC_FW_DIR)/%.elf
 	$(FW_RV_PREFIX)objcopy -O binary $< $@
@@ -177,13 +184,16 @@ $(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tests/comm
 #   make test-soc         soc-lint, soc-formal, fw-elf, then for each configuration of SOC_CONFIGS (N, or
 #                         N/bus-width in bits): the model and tests/soc/test_soc.sh (hello,
 #                         GEMMs bit-exact against the golden model, the interrupt path, core and
-#                         DMA sharing the memory with and without stalls, the fault cases), then
-#                         soc-waves-check; not in make test
+#                         DMA sharing the memory with and without stalls, the fault cases), and
+#                         for the 64-bit bus tests/soc/test_soc_cli.sh (tessera --hal soc: random
+#                         GEMMs, every SFU function, fc_two_layers.tflite, faults), then soc-waves-check
 SOC_CONFIGS ?= 4 8 4/32 8/128
+# The network of test_soc_cli.sh (tests/net/gen_net_models.py, as make test-net writes them; ~6 s).
+SOC_NET_MODELS = $(if $(wildcard $(NET_MODELS_DIR)/fc_two_layers.tflite),true,$(PYTHON) tests/net/gen_net_models.py $(NET_MODELS_DIR))
 SOC_DIMS    := $(sort $(foreach c,$(SOC_CONFIGS),$(firstword $(subst /, ,$(c)))))
 
 .PHONY: test-soc
-test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/GEMM/IRQ/shared-memory/fault runs for N = 4, 8 and buses of 32..128 bits (SOC_CONFIGS)
+test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/GEMM/IRQ/shared-memory/fault runs for N = 4, 8 and buses of 32..128 bits (SOC_CONFIGS); tessera --hal soc: 20 random GEMMs, the SFU functions, a network, faults at N = 4, 8
 	@set -u; start=$$(date +%s%N); times=""; \
 	  step() { name=$$1; shift; t0=$$(date +%s%N); \
 	    "$$@" || { echo "test-soc: FAILED: $$name"; exit 1; }; \
@@ -192,13 +202,16 @@ test-soc: ## the firmware on a RISC-V core next to the RTL: lint, fw-elf, hello/
 	  step lint $(MAKE) --no-print-directory soc-lint; \
 	  step formal $(MAKE) --no-print-directory soc-formal; \
 	  step fw-elf $(MAKE) --no-print-directory fw-elf; \
-	  step runner $(MAKE) --no-print-directory $(SOC_RUN); \
+	  step runner $(MAKE) --no-print-directory $(SOC_RUN) $(SW_BIN); \
+	  step models $(SOC_NET_MODELS); \
 	  for c in $(SOC_CONFIGS); do \
 	    d=$${c%/*}; w=64; case $$c in */*) w=$${c#*/};; esac; \
 	    tag=d$$d; [ $$w = 64 ] || tag=d$${d}_axi$$w; \
 	    step "model $$c" $(MAKE) --no-print-directory soc-sim DIM=$$d SOC_AXI=$$w; \
 	    echo "test-soc: N=$$d, $$w-bit memory bus"; \
 	    step "runs $$c" $(SOC_NICE) tests/soc/test_soc.sh $(SOC_RUN) $(SOC_BUILD)/lib/libtsrsoc_$$tag.so $(SOC_FW_DIR); \
+	    if [ $$w = 64 ]; then \
+	      step "tessera $$c" $(SOC_NICE) tests/soc/test_soc_cli.sh $(SW_BIN) $$d $(NET_MODELS_DIR) $(SOC_FW_DIR); fi; \
 	  done; \
 	  step waves $(MAKE) --no-print-directory soc-waves-check; \
 	  echo "test-soc: time per step:$$times"; \

@@ -132,6 +132,19 @@ TSR_SSIM_API int tsr_ssim_mem_read(const tsr_ssim_t *s, uint64_t addr, void *dst
   return tsr_axi_mem_read(s->mem, addr, dst, n);
 }
 
+TSR_SSIM_API int tsr_ssim_reset(tsr_ssim_t *s) {
+  if (s->running && !s->out.exit_valid) {
+    return -1;
+  }
+  memset(&s->in, 0, sizeof s->in); /* rst_n = 0 */
+  s->running = false;
+  for (unsigned i = 0; i < RESET_CYCLES; i++) {
+    ssim_cycle(s);
+  }
+  s->cycles = 0u;
+  return 0;
+}
+
 TSR_SSIM_API tsr_ssim_end_t tsr_ssim_run(tsr_ssim_t *s, uint64_t max_cycles, tsr_ssim_result_t *res) {
   if (!s->running) {
     s->in.load_we = 0;

@@ -78,6 +78,12 @@ int tsr_ssim_load_ram(tsr_ssim_t *s, uint32_t addr, const void *src, size_t n);
 int tsr_ssim_mem_write(tsr_ssim_t *s, uint64_t addr, const void *src, size_t n);
 int tsr_ssim_mem_read(const tsr_ssim_t *s, uint64_t addr, void *dst, size_t n);
 
+/** Put the SoC back into reset (core, RAM contents kept, tsr_top, the console and exit
+ *  registers) so that tsr_ssim_load_ram and tsr_ssim_run can start another program; the
+ *  external memory keeps its contents. For a run that ended with EXIT (the chip idle, no
+ *  burst in flight): -1 after any other end. */
+int tsr_ssim_reset(tsr_ssim_t *s);
+
 /** Release reset (the first time) and run until the firmware writes EXIT, the core halts,
  *  it touches no device, or max_cycles more cycles pass. Fills *res; returns res->end. */
 tsr_ssim_end_t tsr_ssim_run(tsr_ssim_t *s, uint64_t max_cycles, tsr_ssim_result_t *res);

@@ -259,11 +259,13 @@ def write_doc(path, sweeps):
     lines += submission_section(sweeps)
     for meta, rows, plot, out in sweeps:
         lines += sweep_section(meta, rows, plot, out)
-    # Keep the simulation-speed section that `make bench-sim` maintains.
+    # Keep the sections maintained by hand or by other targets: the simulation speed
+    # (`make bench-sim`) and the firmware on the SoC's core (docs/soc.md).
     old = open(path).read() if os.path.exists(path) else ""
-    begin, end = "<!-- sim-speed:begin", "<!-- sim-speed:end -->"
-    if begin in old and end in old:
-        lines += [old[old.index(begin):old.index(end) + len(end)], ""]
+    for begin, end in (("<!-- sim-speed:begin", "<!-- sim-speed:end -->"),
+                       ("<!-- soc:begin", "<!-- soc:end -->")):
+        if begin in old and end in old:
+            lines += [old[old.index(begin):old.index(end) + len(end)], ""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
 

@@ -61,6 +61,12 @@ uint32_t tsr_rt_cycles(void) {
   return c;
 }
 
+uint32_t tsr_rt_instret(void) {
+  uint32_t n;
+  __asm__ volatile("rdinstret %0" : "=r"(n));
+  return n;
+}
+
 static void put_status(void) {
   tsr_rt_puts(", chip STATUS=");
   tsr_rt_puthex(CHIP_STATUS);

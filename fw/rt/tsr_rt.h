@@ -88,6 +88,9 @@ void tsr_rt_irq(uint32_t pc, uint32_t pending);
 /** Low 32 bits of the core's cycle counter (rdcycle). */
 uint32_t tsr_rt_cycles(void);
 
+/** picorv32's instructions retired (rdinstret), low 32 bits. */
+uint32_t tsr_rt_instret(void);
+
 #ifdef __cplusplus
 }
 #endif

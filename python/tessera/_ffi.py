@@ -6,7 +6,9 @@ Only functions of tessera_flat.h are declared; no C struct is mirrored. The libr
      folders above this package.
 The simulator models (libtsrsim_dN.so) are found by the library through
 $TSR_SIM_LIB_DIR; when it is not set, it is set here to the library's folder
-if a model is there, else to <repo>/build/lib.
+if a model is there, else to <repo>/build/lib. Device("soc:N") finds the SoC's models and its
+firmware image through $TSR_SOC_LIB_DIR and $TSR_SOC_FW_DIR, set here (when unset) to
+<repo>/build/soc/lib and <repo>/build/fw/elf.
 """
 import ctypes
 import glob
@@ -79,6 +81,9 @@ def lib():
         here = os.path.dirname(os.path.abspath(path))
         has_model = glob.glob(os.path.join(here, "libtsrsim_d*.so"))
         os.environ["TSR_SIM_LIB_DIR"] = here if has_model else os.path.join(REPO, "build", "lib")
+    # Device("soc:8"): the SoC's models and its firmware image (docs/soc.md) from the build tree.
+    os.environ.setdefault("TSR_SOC_LIB_DIR", os.path.join(REPO, "build", "soc", "lib"))
+    os.environ.setdefault("TSR_SOC_FW_DIR", os.path.join(REPO, "build", "fw", "elf"))
     loaded = ctypes.CDLL(path)
     try:
         _declare(loaded)

@@ -140,6 +140,9 @@ void print_link_note(const tessera_info_t *info);
  *  "sim_cycles_per_second": ..] */
 void print_wall_json(const tessera_figures_t *f, const tessera_info_t *info);
 
+/** --hal soc: the core's side of the job, one line (nothing for other backends). */
+void print_core_text(const tessera_figures_t *f);
+
 /* ---- Commands ------------------------------------------------------------------------------ */
 
 int cmd_gemm(const args_t *ar);        /* cli_gemm.c */

@@ -679,6 +679,7 @@ static void print_gemm_text(const gemm_run_t *g, bool checked) {
          c->cycles, 100.0 * g->res.fig.utilization, c->dma_rd, c->dma_wr, g->res.fig.wall_seconds);
   print_time_text(c);
   print_link_note(&g->info);
+  print_core_text(&g->res.fig);
 }
 
 int cmd_gemm(const args_t *ar) {

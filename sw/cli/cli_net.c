@@ -323,6 +323,9 @@ static int cmd_run(const args_t *ar, const char *model) {
     fprintf(g_cli_out,
             "  cycles: %" PRIu64 ", commands: %" PRIu64 ", MACs: %" PRIu64 ", %u command stream%s\n",
             res.cycles, res.cmds, res.macs, res.streams, res.streams == 1u ? "" : "s");
+    if (res.streams == 1u) {
+      print_core_text(&res.stream); /* --hal soc: the core's side of the stream */
+    }
     if (ar->set[O_LAYERS]) {
       print_layers_text(p, &res);
     }

@@ -443,6 +443,7 @@ static void sfu_print_text(const sfu_job_t *j, unsigned cmd, const tessera_info_
           c->cycles, cpe, c->dma_rd, c->dma_wr, res->fig.wall_seconds);
   print_time_text(c);
   print_link_note(info);
+  print_core_text(&res->fig);
 }
 
 /* sfu, softmax, layernorm, add, reduce: one SFU job through fw/tsr_sfu_ops.c. */

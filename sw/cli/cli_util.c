@@ -210,12 +210,18 @@ int cli_open(const args_t *ar, uint64_t mem_bytes, tessera_dev_t **dev, tessera_
   int64_t v = 0;
   const char *spec = ar->set[O_HAL] ? ar->val[O_HAL] : "sim";
   const bool uart = strncmp(spec, "uart:", 5) == 0 || strcmp(spec, "uart-sim") == 0;
-  if (!uart && strcmp(spec, "sim") != 0) {
-    die_line("--hal: unknown backend '%s' (sim, uart:PATH[,BAUD] or uart-sim)", spec);
+  /* soc: the firmware on the co-simulation SoC's core runs each job (docs/soc.md). */
+  const bool soc = strcmp(spec, "soc") == 0;
+  if (!uart && !soc && strcmp(spec, "sim") != 0) {
+    die_line("--hal: unknown backend '%s' (sim, soc, uart:PATH[,BAUD] or uart-sim)", spec);
     return -1;
   }
   if (ar->set[O_HAL] && !uart && ar->set[O_DEVICE]) {
-    die_line("--device does not apply to --hal sim");
+    die_line("--device does not apply to --hal %s", spec);
+    return -1;
+  }
+  if (soc && ar->set[O_MEM_BW]) {
+    die_line("--mem-bw does not apply to --hal soc (its memory model has no bandwidth cap)");
     return -1;
   }
   if (uart) {
@@ -372,6 +378,56 @@ void print_link_note(const tessera_info_t *info) {
   }
 }
 
+/* The core's side of a job on --hal soc (docs/soc.md, "Figures"): its cycles against the chip's,
+ * instructions per command, and whether it handed the commands over before the chip was done. */
+static void core_per_cmd(const tessera_figures_t *f, double *instr, double *cyc) {
+  const uint64_t cmds = f->cnt.cmds != 0u ? f->cnt.cmds : 1u;
+  *instr = (double)f->core.run_instret / (double)cmds;
+  *cyc = (double)f->core.submit_cycles / (double)cmds;
+}
+
+void print_core_text(const tessera_figures_t *f) {
+  if (!f->core.valid) {
+    return;
+  }
+  double instr = 0.0;
+  double cyc = 0.0;
+  core_per_cmd(f, &instr, &cyc);
+  const tessera_core_figures_t *c = &f->core;
+  if (c->plan_cycles != 0u) {
+    fprintf(g_cli_out, "  core: planned in %" PRIu32 " cycles (%" PRIu32 " instructions)\n", c->plan_cycles,
+            c->plan_instret);
+  }
+  fprintf(g_cli_out, "  core: %" PRIu32
+                     " cycles from the counters' clear to the last wait's end, the chip busy %" PRIu64
+                     " of them; %.1f instructions, %.1f cycles per command; all handed over after %" PRIu32
+                     " cycles (%s); %" PRIu32 " interrupt%s, %" PRIu32 " RING_TAIL writes; %" PRIu64
+                     " SoC cycles in all\n",
+          c->run_cycles, f->cnt.busy, instr, cyc, c->submit_cycles,
+          c->submit_cycles < f->cnt.busy ? "ahead of the chip" : "the chip waited on the core",
+          c->chip_irqs, c->chip_irqs == 1u ? "" : "s", c->ring_flushes, c->soc_cycles);
+}
+
+static void print_core_json(const tessera_figures_t *f) {
+  if (!f->core.valid) {
+    return;
+  }
+  double instr = 0.0;
+  double cyc = 0.0;
+  core_per_cmd(f, &instr, &cyc);
+  const tessera_core_figures_t *c = &f->core;
+  fprintf(g_cli_out,
+          ", \"core\": {\"soc_cycles\": %" PRIu64 ", \"plan_cycles\": %" PRIu32 ", \"plan_instructions\": %" PRIu32
+          ", \"run_cycles\": %" PRIu32 ", \"run_instructions\": %" PRIu32 ", \"chip_cycles\": %" PRIu64
+          ", \"chip_busy_cycles\": %" PRIu64 ", \"chip_idle_cycles\": %" PRIu64 ", \"commands\": %" PRIu64
+          ", \"instructions_per_command\": %.1f, \"submit_cycles\": %" PRIu32 ", \"submit_cycles_per_command\": %.1f"
+          ", \"ring_ahead\": %s, \"ring_flushes\": %" PRIu32 ", \"chip_irqs\": %" PRIu32 ", \"firmware_bytes\": %" PRIu32
+          "}",
+          c->soc_cycles, c->plan_cycles, c->plan_instret, c->run_cycles, c->run_instret, f->cnt.cycles, f->cnt.busy,
+          f->cnt.cycles - f->cnt.busy, f->cnt.cmds, instr, c->submit_cycles, cyc,
+          c->submit_cycles < f->cnt.busy ? "true" : "false", c->ring_flushes, c->chip_irqs, c->code_bytes);
+}
+
 void print_wall_json(const tessera_figures_t *f, const tessera_info_t *info) {
   fprintf(g_cli_out, ", \"submit\": \"%s\", \"host_reg_accesses\": %" PRIu64 ", \"wall_seconds\": %.3f",
           f->streamed ? "stream" : "regs", f->host_reg_accesses, f->wall_seconds);
@@ -382,4 +438,5 @@ void print_wall_json(const tessera_figures_t *f, const tessera_info_t *info) {
     fprintf(g_cli_out, ", \"sim_cycles\": %" PRIu64 ", \"sim_cycles_per_second\": %.0f",
             f->sim_cycles, f->wall_seconds > 0 ? (double)f->sim_cycles / f->wall_seconds : 0.0);
   }
+  print_core_json(f);
 }

@@ -156,6 +156,20 @@ typedef struct tessera_time_class {
 /** The six time classes of `c`, in that order. */
 void tessera_time_classes(const tsr_counters_t *c, tessera_time_class_t out[TESSERA_TIME_CLASSES]);
 
+/** What the job cost the SoC's core (`soc:N` devices: the firmware ran it, docs/soc.md). */
+typedef struct tessera_core_figures {
+  bool valid;              /**< the job ran on the core */
+  uint64_t soc_cycles;     /**< SoC clock cycles of the run, reset released to EXIT */
+  uint32_t plan_cycles;    /**< core cycles in the planner (GEMM, SFU) */
+  uint32_t plan_instret;   /**< instructions the planner retired */
+  uint32_t run_cycles;     /**< core cycles from the counters' clear to the end of the wait */
+  uint32_t run_instret;    /**< instructions the core retired in that time (asleep in waitirq: none) */
+  uint32_t submit_cycles;  /**< core cycles from the clear until the last command was handed over */
+  uint32_t chip_irqs;      /**< tsr_top interrupts the core took */
+  uint32_t ring_flushes;   /**< RING_TAIL writes the core made */
+  uint32_t code_bytes;     /**< the firmware image's size */
+} tessera_core_figures_t;
+
 /** What a job cost. */
 typedef struct tessera_figures {
   tsr_counters_t cnt;   /**< the chip's counters after the job (cleared before it) */
@@ -164,6 +178,7 @@ typedef struct tessera_figures {
   uint64_t sim_cycles;  /**< clock cycles the backend stepped (0 when it does not count) */
   uint64_t host_reg_accesses; /**< register reads and writes the host made for the job */
   bool streamed;        /**< the commands went through a command ring */
+  tessera_core_figures_t core; /**< `soc:N`: the core's side of the job */
 } tessera_figures_t;
 
 /** Called while a GEMM runs: tiles submitted of the total, backend cycles so far. */

@@ -89,6 +89,9 @@ static tsr_status_t open_hal(const char *spec, const tessera_open_opts_t *o, tes
   if (strncmp(spec, "sim", 3) == 0 && spec_dim(spec + 3, o->dim, &dim) == 0) {
     return open_sim(dim, o, d, err, errlen);
   }
+  if (strncmp(spec, "soc", 3) == 0 && spec_dim(spec + 3, o->dim, &dim) == 0) {
+    return tsr_lib_soc_open(dim, o, d, err, errlen);
+  }
   tsr_status_t st;
   if (strncmp(spec, "uart:", 5) == 0) {
     st = tsr_hal_uart_open(spec, &d->hal, err, errlen);
@@ -130,7 +133,7 @@ tsr_status_t tessera_open(const char *spec, const tessera_open_opts_t *opts, tes
   d->mem_hint = o.mem_hint != NULL ? o.mem_hint : "open the device with a DMA window (dma_spec)";
   d->submit = o.submit;
   tsr_status_t st = open_hal(spec, &o, d, err, errlen);
-  if (st == TSR_OK) {
+  if (st == TSR_OK && d->soc == NULL) {
     st = tsr_dev_open(&d->dev, &d->hal);
     if (st != TSR_OK) {
       const char *link = tsr_hal_uart_error(&d->hal);

@@ -199,6 +199,23 @@ static void relay_progress(void *user, uint32_t done, uint32_t total) {
   r->fn(r->user, done, total, tsr_hal_cycles(r->hal));
 }
 
+/* The driver on the host runs the plan through the backend. */
+static tsr_status_t gemm_run_host(tessera_dev_t *dev, const tsr_gemm_desc_t *d,
+                                  const tessera_gemm_opts_t *opts, tessera_gemm_result_t *res,
+                                  char *err, size_t errlen) {
+  progress_relay_t relay = {opts->progress, opts->progress_user, &dev->hal};
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const uint64_t cyc0 = tsr_hal_cycles(&dev->hal);
+  tsr_status_t st =
+      tsr_gemm_run(&dev->dev, d, &res->plan, opts->progress != NULL ? relay_progress : NULL, &relay);
+  if (st != TSR_OK) {
+    tsr_lib_dev_err(dev, "", err, errlen);
+    return st;
+  }
+  return tsr_lib_end(dev, &t0, cyc0, &res->fig, err, errlen);
+}
+
 tsr_status_t tessera_gemm_run(tessera_dev_t *dev, const tessera_gemm_t *job,
                               const tessera_gemm_opts_t *opts, void *out,
                               tessera_gemm_result_t *res, char *err, size_t errlen) {
@@ -250,21 +267,16 @@ tsr_status_t tessera_gemm_run(tessera_dev_t *dev, const tessera_gemm_t *job,
     return TSR_BAD_ARG;
   }
   const size_t out_bytes = (size_t)job->m * job->n * tessera_gemm_out_elem(job);
-  if ((st = gemm_upload(dev, job, &l, d, out, out_bytes, err, errlen)) != TSR_OK ||
-      (st = tsr_lib_begin(dev, l.end, res->plan.cmds, err, errlen)) != TSR_OK) {
+  if ((st = gemm_upload(dev, job, &l, d, out, out_bytes, err, errlen)) != TSR_OK) {
     return st;
   }
-  progress_relay_t relay = {o.progress, o.progress_user, &dev->hal};
-  struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  const uint64_t cyc0 = tsr_hal_cycles(&dev->hal);
-  st = tsr_gemm_run(&dev->dev, d, &res->plan, o.progress != NULL ? relay_progress : NULL, &relay);
-  if (st != TSR_OK) {
-    tsr_lib_dev_err(dev, "", err, errlen);
-    return st;
+  if (dev->soc != NULL) {
+    /* The firmware on the SoC's core plans and runs it (tsr_lib_soc.c). */
+    st = tsr_lib_soc_gemm(dev, d, &po, &res->plan, l.end, &res->fig, err, errlen);
+  } else if ((st = tsr_lib_begin(dev, l.end, res->plan.cmds, err, errlen)) == TSR_OK) {
+    st = gemm_run_host(dev, d, &o, res, err, errlen);
   }
-  if ((st = tsr_lib_end(dev, &t0, cyc0, &res->fig, err, errlen)) != TSR_OK ||
-      (st = tessera_download(dev, l.c, out, out_bytes, err, errlen)) != TSR_OK) {
+  if (st != TSR_OK || (st = tessera_download(dev, l.c, out, out_bytes, err, errlen)) != TSR_OK) {
     return st;
   }
   res->ran = true;

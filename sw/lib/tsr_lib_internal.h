@@ -25,6 +25,7 @@ struct tessera_dev {
   tessera_submit_t submit;
   tsr_ring_t ring;       /* the job's command ring while one runs (submit STREAM) */
   uint64_t reg_acc0;     /* tsr_host_reg_accesses at the job's start */
+  struct tsr_lib_soc *soc; /* "soc:N": the SoC whose core runs each job (tsr_lib_soc.c), else NULL */
 };
 
 /** Write one line into err (may be NULL / 0 long): newlines become spaces. */
@@ -71,6 +72,40 @@ tsr_status_t tsr_lib_begin(tessera_dev_t *d, uint64_t end, uint64_t cmds, char *
  *  register accesses; the ring, if any, is detached. */
 tsr_status_t tsr_lib_end(tessera_dev_t *d, const struct timespec *t0, uint64_t cyc0,
                          tessera_figures_t *fig, char *err, size_t errlen);
+
+/* ---- The SoC backend (tsr_lib_soc.c): the firmware on the SoC's core runs each job ---- */
+
+struct tsr_soc_job;
+
+/** Open "soc:N": load build/soc/lib/libtsrsoc_dN.so and the firmware image, run its INFO job
+ *  and fill d->hal (external memory only), d->dev.info and d->mem_bytes. */
+tsr_status_t tsr_lib_soc_open(unsigned dim, const tessera_open_opts_t *o, tessera_dev_t *d,
+                              char *err, size_t errlen);
+
+/** Run `job` (the host's half filled, kind GEMM, SFU or STREAM) on the core of a fresh SoC
+ *  whose memory holds what was uploaded since the last job; a command ring for `cmds`
+ *  commands after `end` unless submit is REGS. The firmware's half comes back in *job, the
+ *  figures in *fig. A fault, a watchdog or a failed job: one line in err. */
+tsr_status_t tsr_lib_soc_run(tessera_dev_t *d, struct tsr_soc_job *job, uint64_t end, uint64_t cmds,
+                             tessera_figures_t *fig, char *err, size_t errlen);
+
+/** A GEMM on the core: the firmware plans `desc` with the options `po` (as the host did into
+ *  `plan`, which must come out the same) and runs it. */
+tsr_status_t tsr_lib_soc_gemm(tessera_dev_t *d, const tsr_gemm_desc_t *desc, const tsr_gemm_opts_t *po,
+                              const tsr_gemm_plan_t *plan, uint64_t end, tessera_figures_t *fig, char *err,
+                              size_t errlen);
+
+/** An SFU job on the core (the host's `plan` for the ring's size and a check). */
+tsr_status_t tsr_lib_soc_sfu(tessera_dev_t *d, const tsr_sfu_desc_t *desc, const tsr_sfu_plan_t *plan,
+                             uint64_t end, tessera_figures_t *fig, char *err, size_t errlen);
+
+struct tsr_net_prog;
+
+/** Layers from..to of a network on the core: their captured commands uploaded after the arena
+ *  at `base`, relocated by the firmware (tsr_net_relocate), one FENCE between two layers, one
+ *  wait (tsr_net_run.c's chip_run on the host does the same). */
+tsr_status_t tsr_lib_soc_stream(tessera_dev_t *d, const struct tsr_net_prog *p, uint32_t from, uint32_t to,
+                                uint64_t base, tessera_figures_t *fig, char *err, size_t errlen);
 
 /* ---- The bench sweep's files (tsr_lib_bench.c, tsr_lib_roofline.c) ---- */
 

@@ -94,8 +94,17 @@ tsr_status_t tessera_sfu_run(tessera_dev_t *dev, const tessera_sfu_t *job, void 
     return st;
   }
   const size_t out_bytes = tessera_sfu_out_bytes(job);
-  if ((st = sfu_upload(dev, job, &l, out, out_bytes, err, errlen)) != TSR_OK ||
-      (st = tsr_lib_begin(dev, l.end, res->plan.cmds, err, errlen)) != TSR_OK) {
+  if ((st = sfu_upload(dev, job, &l, out, out_bytes, err, errlen)) != TSR_OK) {
+    return st;
+  }
+  if (dev->soc != NULL) {
+    /* The firmware on the SoC's core plans and runs it (tsr_lib_soc.c). */
+    if ((st = tsr_lib_soc_sfu(dev, d, &res->plan, l.end, &res->fig, err, errlen)) != TSR_OK) {
+      return st;
+    }
+    return tessera_download(dev, l.out, out, out_bytes, err, errlen);
+  }
+  if ((st = tsr_lib_begin(dev, l.end, res->plan.cmds, err, errlen)) != TSR_OK) {
     return st;
   }
   struct timespec t0;

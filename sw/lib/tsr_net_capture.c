@@ -325,37 +325,6 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
 }
 
 /* The address a LOAD or STORE moves external data at; false for other commands. */
-static bool ext_addr(const tsr_cmd_t *c, uint32_t *addr) {
-  const uint32_t op = TSR_CMD_GET(c->w[0], TSR_CMD_W0_OPCODE);
-  if (op == TSR_OP_LOAD) {
-    *addr = TSR_CMD_GET(c->w[1], TSR_CMD_LOAD_W1_ADDR);
-    return true;
-  }
-  if (op == TSR_OP_STORE) {
-    *addr = TSR_CMD_GET(c->w[1], TSR_CMD_STORE_W1_ADDR);
-    return true;
-  }
-  return false;
-}
-
-bool tsr_net_cmd_addr(const tsr_cmd_t *c, uint32_t *addr) { return ext_addr(c, addr); }
-
-void tsr_net_relocate(const tsr_cmd_t *in, uint32_t from_base, uint32_t to_base, tsr_cmd_t *out) {
-  *out = *in;
-  uint32_t a = 0;
-  if (!ext_addr(in, &a)) {
-    return;
-  }
-  const uint32_t moved = a - from_base + to_base;
-  if (TSR_CMD_GET(in->w[0], TSR_CMD_W0_OPCODE) == TSR_OP_LOAD) {
-    out->w[1] = (in->w[1] & ~(TSR_CMD_LOAD_W1_ADDR_MASK << TSR_CMD_LOAD_W1_ADDR_OFFSET)) |
-                TSR_CMD_PUT(TSR_CMD_LOAD_W1_ADDR, moved);
-  } else {
-    out->w[1] = (in->w[1] & ~(TSR_CMD_STORE_W1_ADDR_MASK << TSR_CMD_STORE_W1_ADDR_OFFSET)) |
-                TSR_CMD_PUT(TSR_CMD_STORE_W1_ADDR, moved);
-  }
-}
-
 /* The four token counters of docs/commands.md, "Dependency tokens". */
 enum { TOK_LC, TOK_CL, TOK_CS, TOK_SC, TOK_N };
 

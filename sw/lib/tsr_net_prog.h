@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "tessera.h"
+#include "tsr_cmd_reloc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -163,12 +164,8 @@ tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t
 /** Capture the commands of every chip layer of `p` (tsr_net_capture.c; tsr_net_compile calls it). */
 tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen);
 
-/** The external address of a LOAD or STORE into *addr (true); false for other commands. */
-bool tsr_net_cmd_addr(const tsr_cmd_t *c, uint32_t *addr);
-
-/** `in` with its external address (LOAD, STORE) moved from the arena at from_base to the
- *  arena at to_base; other commands are copied as they are. */
-void tsr_net_relocate(const tsr_cmd_t *in, uint32_t from_base, uint32_t to_base, tsr_cmd_t *out);
+/* tsr_net_cmd_addr and tsr_net_relocate: fw/include/tsr_cmd_reloc.h (freestanding; the SoC's
+ * firmware relocates too). */
 
 /**
  * The dependency tokens of n commands run in program order (docs/commands.md): 1 when no
@@ -250,6 +247,7 @@ typedef struct tessera_net_result {
   double wall_seconds;
   bool checked;
   uint64_t mismatches;              /**< sum over the layers */
+  tessera_figures_t stream;         /**< the last command stream's figures (soc:N: its `core` side) */
 } tessera_net_result_t;
 
 /**

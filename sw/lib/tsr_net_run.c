@@ -264,6 +264,20 @@ static int golden_dwconv(const tsr_net_prog_t *p, const tsr_net_layer_t *l, cons
   return rc;
 }
 
+/* The outputs of the chip layers [from, to] into their host copies. */
+static tsr_status_t download_outputs(run_t *r, uint32_t from, uint32_t to) {
+  tsr_status_t st = TSR_OK;
+  for (uint32_t li = from; li <= to && st == TSR_OK; li++) {
+    const tsr_net_layer_t *l = &r->p->layers[li];
+    const tsr_net_tensor_t *y = &r->p->tensors[l->out];
+    if (tsr_net_kind_on_chip(l->kind)) {
+      r->on_dev[y->alias] = true;
+      st = get_tensor(r, y->alias);
+    }
+  }
+  return st;
+}
+
 /* Layers [from, to] on the chip as one command stream: each chip layer's captured commands,
  * relocated to the arena, a FENCE between two layers, into one command ring; one wait. */
 static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figures_t *fig) {
@@ -288,6 +302,13 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
         r->on_dev[root] = true;
       }
     }
+  }
+  if (d->soc != NULL) {
+    /* The firmware on the SoC's core relocates and submits them (tsr_lib_soc.c). */
+    if ((st = tsr_lib_soc_stream(d, p, from, to, r->base, fig, r->err, r->errlen)) != TSR_OK) {
+      return st;
+    }
+    return download_outputs(r, from, to);
   }
   uint64_t cmds = 0;
   for (uint32_t i = from; i <= to; i++) {
@@ -346,15 +367,7 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
     tsr_lib_dev_err(d, "opening the DMA window again: ", r->err, r->errlen);
     return st;
   }
-  for (uint32_t li = from; li <= to && st == TSR_OK; li++) {
-    const tsr_net_layer_t *l = &p->layers[li];
-    const tsr_net_tensor_t *y = &p->tensors[l->out];
-    if (tsr_net_kind_on_chip(l->kind)) {
-      r->on_dev[y->alias] = true;
-      st = get_tensor(r, y->alias);
-    }
-  }
-  return st;
+  return download_outputs(r, from, to);
 }
 
 /* The last layer of the chip segment that starts at layer `from`: up to the last chip layer,
@@ -408,6 +421,7 @@ static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net
         f->wall_seconds = fig.wall_seconds;
       }
       f->streamed = fig.streamed;
+      res->stream = fig;
       res->cycles += fig.cnt.cycles;
       res->cmds += fig.cnt.cmds;
       res->macs += fig.cnt.macs;

@@ -5,7 +5,6 @@
 set -u
 run=$1 lib=$2 elfs=$3
 dim=$(basename "$lib" .so); dim=${dim#libtsrsoc_d}; dim=${dim%%_*}
-objdump=${OBJDUMP:-riscv64-unknown-elf-objdump}
 pass=0
 
 # check NAME WANT_RC PATTERN... -- ARGS: run soc_run ARGS, want exit status WANT_RC and every
@@ -51,13 +50,7 @@ check "gemm 8x12x8 int8, 40% memory stalls" 0 'int8 requant\+bias: bit-exact aga
   -- --max-cycles 20000000 --stall 40 --mem-seed 9 --gemm 8x12x8 --requant --seed 2 "$elfs/gemm.elf"
 
 # addr ELF PATTERN: the address of the first instruction of main whose disassembly matches PATTERN.
-addr() {
-  local a
-  a=$("$objdump" -d "$1" | awk -v pat="$2" '/<main>:/ { m = 1; next } m && /^$/ { exit }
-    m && $0 ~ pat { sub(":", "", $1); print $1; exit }')
-  [ -n "$a" ] || { echo "test-soc: FAIL: no /$2/ in main of $1" >&2; exit 1; }
-  printf '0x%08x' "0x$a"
-}
+. "$(dirname "$0")/soc_elf_addr.sh"
 chip='chip STATUS=0x[0-9a-f]{8}'
 ill_pc=$(addr "$elfs/illegal.elf" '\.word[ \t]+0x00000000') || exit 1
 check "illegal instruction -> trap" 132 \
