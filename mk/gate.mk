@@ -6,7 +6,9 @@
 #                     gate-level Verilog netlist (build/gate/d<N>-l<L>/tsr_top_netlist.v),
 #                     Verilated into the same C bench as the RTL (its own tree, b/ next to
 #                     the netlist), then GATE_GEMMS random GEMMs
-#                     (test_sys_gemm) and every error case (test_sys_errors) on it, all
+#                     (test_sys_gemm), every error case (test_sys_errors) and GATE_SFU
+#                     rounds of every SFU function (test_sys_sfu: MAP, REDUCE, SOFTMAX,
+#                     LAYERNORM, ADD, fused GEMM + table, its error paths) on it, all
 #                     bit-exact against the golden model. A mismatch between simulation
 #                     and synthesis semantics fails here and nowhere else.
 #
@@ -15,6 +17,7 @@
 GATE_DIM     ?= 4
 GATE_LANES   ?= $(GATE_DIM)
 GATE_GEMMS   ?= 20
+GATE_SFU     ?= 2
 GATE_DIR     := $(BUILD)/gate/d$(GATE_DIM)-l$(GATE_LANES)
 GATE_NETLIST := $(GATE_DIR)/tsr_top_netlist.v
 # The system test programs (mk/system.mk).
@@ -42,15 +45,17 @@ $(GATE_NETLIST): $(GATE_RTL) mk/gate.mk
 GATE_WFLAGS  :=
 
 .PHONY: gate-sim
-gate-sim: $(GATE_NETLIST) $(GATE_SYS)/test_sys_gemm $(GATE_SYS)/test_sys_errors ## gate-level simulation: the Yosys netlist of tsr_top (N=4) through the C bench, random GEMMs and every error case bit-exact
+gate-sim: $(GATE_NETLIST) $(GATE_SYS)/test_sys_gemm $(GATE_SYS)/test_sys_errors $(GATE_SYS)/test_sys_sfu ## gate-level simulation: the Yosys netlist of tsr_top (N=4) through the C bench, random GEMMs, every error case and every SFU function bit-exact
 	@$(MAKE) --no-print-directory BUILD=$(GATE_DIR)/b sim DIM=$(GATE_DIM) TB_RTL_SRCS=$(GATE_NETLIST) TB_PARAMS= \
 	  TB_WFLAGS="$(GATE_WFLAGS)"
 	@set -o pipefail; TSR_SIM_LIB_DIR=$(GATE_DIR)/b/lib $(GATE_SYS)/test_sys_gemm --dim $(GATE_DIM) \
 	  --count $(GATE_GEMMS) 2>&1 | tee $(GATE_DIR)/gemm.log
 	@set -o pipefail; TSR_SIM_LIB_DIR=$(GATE_DIR)/b/lib $(GATE_SYS)/test_sys_errors --dim $(GATE_DIM) \
 	  2>&1 | tee $(GATE_DIR)/errors.log
+	@set -o pipefail; TSR_SIM_LIB_DIR=$(GATE_DIR)/b/lib $(GATE_SYS)/test_sys_sfu --dim $(GATE_DIM) \
+	  --count $(GATE_SFU) 2>&1 | tee $(GATE_DIR)/sfu.log
 	@gemms=$$(sed -n 's/.*: all \([0-9]*\) cases bit-exact.*/\1/p' $(GATE_DIR)/gemm.log); \
 	  errs=$$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' $(GATE_DIR)/errors.log); \
 	  seed=$$(sed -n 's/.*, base seed \([0-9]*\) .*/\1/p' $(GATE_DIR)/gemm.log); \
 	  cells=$$(sed -n 's/^ *Number of cells: *\([0-9]*\)$$/\1/p' $(GATE_DIR)/yosys.log | tail -1); \
-	  echo "gate-sim: PASS: netlist of tsr_top (N = $(GATE_DIM), $(GATE_LANES) store lanes, $$cells cells): $$gemms random GEMMs and $$errs error cases bit-exact (base seed $$seed)"
+	  echo "gate-sim: PASS: netlist of tsr_top (N = $(GATE_DIM), $(GATE_LANES) store lanes, $$cells cells): $$gemms random GEMMs, $$errs error cases and $(GATE_SFU) rounds of every SFU function bit-exact (base seed $$seed)"
