@@ -458,6 +458,14 @@ module tsr_ctrl #(
   reg        ran_q, ran_d;              // something ran since the engine was last idle
   reg        irq_done, irq_error, irq_fence;
   reg        rd_start, mm_start, st_start, sfu_start, retire, unit_clr, aborting;
+  // A streaming MATMUL the front end has moved past (see "Back-to-back
+  // MATMULs" below): it retires, pushing its token, when its stream ends.
+  reg        mm_early;                  // the front end moves past the current MATMUL now
+  reg        mmx_v_q, mmx_v_d;          // such a MATMUL streams
+  reg        mmx_push_q, mmx_push_d;    // ... and pushes a token to the load stage
+  reg        mmx_irq_q, mmx_irq_d;      // ... and has IRQ_CMD
+  reg  [1:0] mmx_abank_q, mmx_abank_d;  // ... and reads its A rows from this scratchpad bank
+  wire       mmx_fire;                  // it retires this cycle
   reg        fail;
   reg [7:0]  fail_code;
   reg [31:0] fail_addr;
@@ -530,7 +538,7 @@ module tsr_ctrl #(
 
   // What a command waits for before it starts (the front end) or is queued.
   wire tokenless = !(pop_prev || pop_next || push_prev || push_next);
-  wire drained   = !lq_v && !sq_v;               // every earlier LOAD and STORE retired
+  wire drained   = !lq_v && !sq_v && !mmx_v_q;   // every earlier LOAD, STORE and MATMUL retired
   wire toks_in   = (!pop_prev || l2c_q != 9'd0) && (!pop_next || s2c_q != 9'd0);
   // Token protocol idle: every program-order counter is zero. A tokenless
   // command issued then is untokened (serial) code: it runs after all earlier ones.
@@ -577,6 +585,7 @@ module tsr_ctrl #(
     mm_start  = 1'b0;
     sfu_start = 1'b0;
     retire    = 1'b0;
+    mm_early  = 1'b0;
     unit_clr  = 1'b0;
     aborting  = 1'b0;
     lq_push   = 1'b0;
@@ -697,7 +706,13 @@ module tsr_ctrl #(
             end
           end
           // A token to the store stage waits for the write-back.
-          OpMatmul: if (started_q && (push_next ? mm_idle_i : mm_ready_i)) retire = 1'b1;
+          OpMatmul: begin
+            if (started_q && (push_next ? mm_idle_i : mm_ready_i)) begin
+              retire = 1'b1;
+            end else if (started_q && !push_next && !serial && !mmx_v_q) begin
+              mm_early = 1'b1;
+            end
+          end
           OpSfu: begin
             if (sfu_param_err_i) begin
               fail      = 1'b1;
@@ -713,6 +728,10 @@ module tsr_ctrl #(
           end
           default: retire = 1'b1;
         endcase
+        if (mm_early) begin
+          cmd_idx_d = cmd_idx_q + 32'd1;
+          state_d   = StIdle;
+        end
         if (retire) begin
           cmd_idx_d = cmd_idx_q + 32'd1;
           state_d   = StIdle;
@@ -751,6 +770,7 @@ module tsr_ctrl #(
     // retires, is queued or is fetched.
     if (bg_fail || soft_reset_i) begin
       retire    = 1'b0;
+      mm_early  = 1'b0;
       lq_push   = 1'b0;
       sq_push   = 1'b0;
       rd_start  = 1'b0;
@@ -816,7 +836,14 @@ module tsr_ctrl #(
                           pk_wbank != 2'b00 && cur_abank != 2'b00 && pk_wbank != cur_abank &&
                           (!peek_q[CmdPopPrevLsb +: CmdPopPrevWidth] || l2c_q != 9'd0) && (!(pk_tokenless && quiet) || drained);
   wire        in_matmul = (state_q == StExec) && (opcode == OpMatmul) && started_q;
-  wire        mm_pre    = in_matmul && pk_ready && !pre_sent_q && mm_pre_ready_i;
+  wire        pre_peek  = in_matmul && pk_ready && !pre_sent_q && mm_pre_ready_i;
+  // The MATMUL waiting in StDecode behind one the front end moved past
+  // (mmx_v_q): its own checks passed and its weight rows are ready.
+  wire [1:0]  dec_wbank = spad_bank(cmd_q[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth], cmd_q[CmdMatmulKLsb +: CmdMatmulKWidth]);
+  wire        pre_dec   = (state_q == StDecode) && (opcode == OpMatmul) && mmx_v_q && !mm_keep &&
+                          check_err == ErrNone && toks_in && ordered && dec_wbank != 2'b00 &&
+                          mmx_abank_q != 2'b00 && dec_wbank != mmx_abank_q && !pre_sent_q && mm_pre_ready_i;
+  wire        mm_pre    = pre_peek || pre_dec;
   wire [7:0]  q_op      = q_rdata[CmdOpcodeLsb +: CmdOpcodeWidth];
   wire        q_skip    = ((q_op == OpLoad && !q_rdata[CmdLoadDestLsb +: CmdLoadDestWidth]) || q_op == OpStore) &&
                           (q_rdata[CmdPopPrevLsb +: CmdPopPrevWidth] || q_rdata[CmdPopNextLsb +: CmdPopNextWidth] ||
@@ -851,6 +878,8 @@ module tsr_ctrl #(
       end
       if (mm_pre) begin
         pre_sent_q <= 1'b1;
+      end else if (mm_start) begin
+        pre_sent_q <= 1'b0;   // the preload went to this MATMUL: the next may have one
       end
     end
   end
@@ -858,6 +887,46 @@ module tsr_ctrl #(
     if (peek_rd_q && q_op == OpMatmul) begin
       peek_q     <= q_rdata;
       peek_src_q <= q_rsrc;
+    end
+  end
+
+  // Back-to-back MATMULs. A MATMUL that pushes no token to the store stage
+  // and runs in a tokened region need not hold the front end while it streams:
+  // once its unit has started, the front end moves past it (mm_early) and
+  // decodes what follows (LOADs into the load queue, and the next MATMUL,
+  // which waits in StDecode for the unit, preloading its weights meanwhile).
+  // The MATMUL retires when its last A row has been read (mm_ready_i), and
+  // only then pushes its token to the load stage, so no LOAD overwrites rows
+  // it still reads. drained counts it, so untokened code and precise errors
+  // still wait for it. One such MATMUL at a time: the next one starts only
+  // with mm_ready_i, the cycle this one retires.
+  assign mmx_fire = mmx_v_q && mm_ready_i && !bg_fail && !soft_reset_i;
+  always @(*) begin
+    mmx_v_d     = mmx_v_q && !mmx_fire;
+    mmx_push_d  = mmx_push_q;
+    mmx_irq_d   = mmx_irq_q;
+    mmx_abank_d = mmx_abank_q;
+    if (mm_early) begin
+      mmx_v_d     = 1'b1;
+      mmx_push_d  = push_prev;
+      mmx_irq_d   = cmd_q[CmdIrqCmdLsb +: CmdIrqCmdWidth];
+      mmx_abank_d = cur_abank;
+    end
+    if (stage_clr) begin
+      mmx_v_d = 1'b0;
+    end
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mmx_v_q     <= 1'b0;
+      mmx_push_q  <= 1'b0;
+      mmx_irq_q   <= 1'b0;
+      mmx_abank_q <= 2'b00;
+    end else begin
+      mmx_v_q     <= mmx_v_d;
+      mmx_push_q  <= mmx_push_d;
+      mmx_irq_q   <= mmx_irq_d;
+      mmx_abank_q <= mmx_abank_d;
     end
   end
 
@@ -941,7 +1010,7 @@ module tsr_ctrl #(
             {8'h0, front_start && stage == StageCompute && pop_prev};
     s2c_d = s2c_q + {8'h0, sq_retire && sq_push_prev} -
             {8'h0, front_start && stage == StageCompute && pop_next};
-    c2l_d = c2l_q + {8'h0, retire && stage == StageCompute && push_prev} -
+    c2l_d = c2l_q + {8'h0, retire && stage == StageCompute && push_prev} + {8'h0, mmx_fire && mmx_push_q} -
             {8'h0, lq_start && lq_pop_next};
     c2s_d = c2s_q + {8'h0, retire && stage == StageCompute && push_next} -
             {8'h0, sq_start && sq_pop_prev};
@@ -1114,7 +1183,8 @@ module tsr_ctrl #(
       cnt_macs_q   <= cnt_macs_q + {39'h0, macs_inc_q};
       cnt_rd_q     <= cnt_rd_q + (rd_beat_i ? AxiBytes64 : 64'h0);
       cnt_wr_q     <= cnt_wr_q + {{(64-WrBytesWidth){1'b0}}, wr_bytes_i};
-      cnt_cmds_q   <= cnt_cmds_q + {63'h0, retire} + {63'h0, lq_retire} + {63'h0, sq_retire};
+      cnt_cmds_q   <= cnt_cmds_q + {63'h0, retire} + {63'h0, lq_retire} + {63'h0, sq_retire} +
+                      {63'h0, mmx_fire};
     end
   end
 
@@ -1141,7 +1211,7 @@ module tsr_ctrl #(
   // Every command retires once: in the front end, or in the load or store stage.
   assign irq_cmd_o     = !bg_fail && !soft_reset_i &&
                          ((retire && cmd_q[CmdIrqCmdLsb +: CmdIrqCmdWidth]) || (lq_retire && lq_cmd[CmdIrqCmdLsb +: CmdIrqCmdWidth]) ||
-                          (sq_retire && sq_cmd[CmdIrqCmdLsb +: CmdIrqCmdWidth]));
+                          (sq_retire && sq_cmd[CmdIrqCmdLsb +: CmdIrqCmdWidth]) || (mmx_fire && mmx_irq_q));
   assign ring_ready_o  = ring_ready;
   assign halt_o        = (state_q == StError) || (state_q == StAbort);
   assign irq_clear_o   = (state_q == StAbort) && (state_d == StIdle);
@@ -1160,7 +1230,7 @@ module tsr_ctrl #(
   assign wr_abort_o    = aborting;
   assign mm_start_o    = mm_start;
   assign mm_pre_o      = mm_pre;
-  assign cmd_pre_o     = peek_q;
+  assign cmd_pre_o     = pre_dec ? cmd_q : peek_q;
   assign st_start_o    = st_start;
   assign sfu_start_o   = sfu_start;
 

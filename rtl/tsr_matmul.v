@@ -6,8 +6,12 @@
 //            bank the array is NOT computing with (rows >= K and columns >= N
 //            are written as zero). Skipped for KEEP_WEIGHTS.
 //   STREAM : M cycles; reads A rows A_ADDR.. and feeds one per cycle.
-// ready_o rises again as soon as the last A row has been read, so the next
-// MATMUL's weight load overlaps this one's drain through the array. Results
+// ready_o is high in StIdle and on the last A row of a STREAM: a start then
+// streams its first row in the next cycle when its weights are already in the
+// array (preloaded, or KEEP_WEIGHTS), with no idle row between the two, and
+// otherwise its weight load overlaps this one's drain through the array. Each
+// row carries the bank it was read for (st_bank_q), since bank_q flips as the
+// last row of the one before enters. Results
 // leave the array in order and are written (overwrite or read-modify-write
 // accumulate) to the accumulator; idle_o says nothing is left in flight.
 //
@@ -94,6 +98,7 @@ module tsr_matmul #(
   reg [15:0]            pl_k_q, pl_k_d;
   reg [15:0]            pl_n_q, pl_n_d;
   reg                   st_valid_q, st_valid_d;   // A row arriving from the scratchpad
+  reg                   st_bank_q;                // ... and the weight bank it was read for
   reg [AccAw:0]         st_tag_q, st_tag_d;       // {accumulate, acc row}
 
   reg              spad_re;
@@ -107,7 +112,32 @@ module tsr_matmul #(
   localparam [AgeW-1:0] AgeMax = N[AgeW-1:0];
   reg  [AgeW-1:0]  age_q [0:1];
   wire             spare_free = (age_q[~bank_q] == AgeMax);
-  wire             pre_ready  = (state_q == StStream) && !pl_busy_q && !pl_done_q && spare_free;
+  wire             last_row   = (state_q == StStream) && (cnt_q == m_q - 16'h1);
+  wire             pre_ready  = (state_q == StStream) && !last_row && !pl_busy_q && !pl_done_q && spare_free;
+  wire             ready      = ((state_q == StIdle) || last_row) && !pl_busy_q;
+
+  // A start (in StIdle, or on the last row of a STREAM: back to back).
+  task automatic accept;
+    begin
+      acc_mode_d = accumulate_i;
+      a_addr_d   = a_addr_i;
+      w_addr_d   = w_addr_i;
+      c_addr_d   = c_addr_i;
+      m_d        = m_i;
+      k_d        = k_i;
+      n_d        = n_i;
+      cnt_d      = 16'h0;
+      pl_done_d  = 1'b0;
+      if (keep_weights_i) begin
+        state_d = StStream;
+      end else if (pl_done_q) begin
+        bank_d  = ~bank_q;          // the preloaded bank
+        state_d = StStream;
+      end else begin
+        state_d = StWload;
+      end
+    end
+  endtask
 
   always @(*) begin
     state_d    = state_q;
@@ -140,23 +170,7 @@ module tsr_matmul #(
     case (state_q)
       StIdle: begin
         if (start_i) begin
-          acc_mode_d = accumulate_i;
-          a_addr_d   = a_addr_i;
-          w_addr_d   = w_addr_i;
-          c_addr_d   = c_addr_i;
-          m_d        = m_i;
-          k_d        = k_i;
-          n_d        = n_i;
-          cnt_d      = 16'h0;
-          pl_done_d  = 1'b0;
-          if (keep_weights_i) begin
-            state_d = StStream;
-          end else if (pl_done_q) begin
-            bank_d  = ~bank_q;          // the preloaded bank
-            state_d = StStream;
-          end else begin
-            state_d = StWload;
-          end
+          accept();
         end
       end
       StWload: if (spare_free) begin
@@ -182,6 +196,9 @@ module tsr_matmul #(
         st_tag_d   = {acc_mode_q, c_addr_q[AccAw-1:0] + cnt_q[AccAw-1:0]};
         if (cnt_q == m_q - 16'h1) begin
           state_d = StIdle;
+          if (start_i && !pl_busy_q) begin
+            accept();
+          end
         end else begin
           cnt_d = cnt_q + 16'h1;
         end
@@ -244,6 +261,7 @@ module tsr_matmul #(
       pl_k_q     <= 16'h0;
       pl_n_q     <= 16'h0;
       st_valid_q <= 1'b0;
+      st_bank_q  <= 1'b0;
       st_tag_q   <= {(AccAw+1){1'b0}};
     end else begin
       state_q    <= state_d;
@@ -268,6 +286,7 @@ module tsr_matmul #(
       pl_k_q     <= pl_k_d;
       pl_n_q     <= pl_n_d;
       st_valid_q <= st_valid_d;
+      st_bank_q  <= bank_q;   // a start on the last row flips bank_q as that row enters
       st_tag_q   <= st_tag_d;
     end
   end
@@ -318,7 +337,7 @@ module tsr_matmul #(
     .rst_ni      (rst_ni),
     .in_valid_i  (st_valid_q),
     .in_row_i    (spad_rdata_i),
-    .in_sel_i    (bank_q),
+    .in_sel_i    (st_bank_q),
     .in_tag_i    (st_tag_q),
     .w_we_i      (wl_valid_q),
     .w_row_i     (wl_row_q),
@@ -369,7 +388,7 @@ module tsr_matmul #(
     wb_last_q <= wb_sum;
   end
 
-  assign ready_o      = (state_q == StIdle) && !pl_busy_q;
+  assign ready_o      = ready;
   assign stream_o     = (state_q == StStream);
   assign idle_o       = (state_q == StIdle) && !pl_busy_q && !wl_valid_q && !st_valid_q && !array_busy &&
                         !out_valid && !wb_valid_q;

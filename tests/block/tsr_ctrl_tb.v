@@ -690,6 +690,10 @@ module tsr_ctrl_tb;
   reg [31:0] p_cmd_idx = 32'h0;
   integer    p_base = 0, cur_base;
   integer    ready_rise = 0;
+  // A MATMUL the front end moved past while it streamed (CMD_IDX moved on
+  // without mm_ready_i): it retires, pushing its load-stage token, in the
+  // first cycle with mm_ready_i (not in one that raises an error or soft-resets).
+  integer    mx_fi = -1;
   integer    li, fi;
   reg [255:0] fc;
   reg        any_busy;
@@ -831,6 +835,13 @@ module tsr_ctrl_tb;
                 `CHECK(sq_m_n <= StoreQ, ("%0d STOREs in the %0d-entry store queue", sq_m_n, StoreQ))
               end
             end
+          end else if (cmd_opcode(fc) == OpMatmul && !p_mm_ready) begin
+            `CHECK(ix_starts[fi] == 1 && !cmd_push_next(fc) && serial_cmd(p_base, fi) == 0 && mx_fi < 0,
+                   ("CMD_IDX moved past MATMUL %0d while it streams, but it has no start, pushes to the store stage, is token-free or another such MATMUL has not retired",
+                    p_cmd_idx))
+            if (!p_sreset) begin
+              mx_fi = fi;
+            end
           end else begin
             ix_ret_cyc[fi] = cyc - 1;
             n_retired = n_retired + 1;
@@ -874,6 +885,18 @@ module tsr_ctrl_tb;
         end
       end else if (cmd_idx_o != p_cmd_idx) begin
         `CHECK(cmd_idx_o == 32'd0 && p_irq_clear, ("CMD_IDX jumped from %0d to %0d", p_cmd_idx, cmd_idx_o))
+      end
+      // ---- a MATMUL moved past retires when its stream ends ----
+      if (mx_fi >= 0 && (p_sreset || abort_win)) begin
+        mx_fi = -1;
+      end else if (mx_fi >= 0 && p_mm_ready && !(error_o && !p_error)) begin
+        ix_ret_cyc[mx_fi] = cyc - 1;
+        n_retired = n_retired + 1;
+        m_cmds = m_cmds + 64'h1;
+        if (cmd_push_prev(prog[mx_fi])) begin
+          t_c2l = t_c2l + 1;
+        end
+        mx_fi = -1;
       end
       if (p_cnt_clear) begin
         m_cmds = 64'h0;                // the clear wins over the retires of its cycle

@@ -200,6 +200,7 @@ module tsr_matmul_tb_bench #(
 
   // ---- A sequence of commands ------------------------------------------------------------
   integer n_cmds = 0, n_keep = 0, n_pre = 0, n_acc = 0, n_fwd = 0;
+  integer n_b2b = 0;   // starts on the last row of a STREAM with the weights already in the array
   // Coverage, white-box: accumulating writes whose old row came from the forwarding path.
   integer n_fwd_hit = 0;
   always @(posedge clk) if (rst_n && acc_we && u_dut.wb_fwd_q && u_dut.wb_acc_q) n_fwd_hit = n_fwd_hit + 1;
@@ -207,7 +208,7 @@ module tsr_matmul_tb_bench #(
   task automatic run_seq;
     integer i, r, c, ncmd, ai, wi, ci, mi, ki, ni, last_ci, last_mi, t;
     integer nxt_wi, nxt_ki, nxt_ni;
-    reg have_pre, pre_sent, first, pre_next;
+    reg have_pre, pre_sent, first, pre_next, cur_pre, was_stream;
     reg [31:0] x;
     begin
       for (r = 0; r < Rows; r = r + 1) begin
@@ -222,6 +223,7 @@ module tsr_matmul_tb_bench #(
         pre_next = (i + 1 < ncmd) && (urand(3) == 0);
         mi = pre_next ? N + 2 + urand(16) : 1 + urand(20);
         ai = urand(Rows - mi + 1);
+        cur_pre = have_pre;
         if (have_pre) begin
           wi = nxt_wi; ki = nxt_ki; ni = nxt_ni;
         end else begin
@@ -255,9 +257,17 @@ module tsr_matmul_tb_bench #(
         x = ai; a_addr = x[23:0]; x = wi; w_addr = x[23:0]; x = ci; c_addr = x[23:0];
         x = mi; m = x[15:0]; x = ki; k = x[15:0]; x = ni; n = x[15:0];
         model_cmd(ai, wi, ci, mi, ki, ni, keep);
+        was_stream = stream;
         start = 1'b1;
         @(posedge clk); #1;
         start = 1'b0;
+        // Taken on the last row of a STREAM, a command whose weights are in the
+        // array (preloaded, or KEEP_WEIGHTS) streams its first row the next cycle.
+        if (was_stream && (keep || cur_pre)) begin
+          n_b2b = n_b2b + 1;
+          `CHECK(stream && u_dut.cnt_q == 16'h0,
+                 ("a start on the last row with the weights in the array left the array a cycle without a row"))
+        end
         n_cmds = n_cmds + 1;
         if (keep) n_keep = n_keep + 1;
         if (accumulate) n_acc = n_acc + 1;
@@ -312,13 +322,13 @@ module tsr_matmul_tb_bench #(
     repeat (2) @(posedge clk);
     #1 rst_n = 1'b1;
     for (seq = 0; seq < seqs; seq = seq + 1) run_seq();
-    if (seqs >= 40 && (n_keep == 0 || n_pre == 0 || n_fwd == 0)) begin
-      $display("FAIL tsr_matmul_tb N=%0d seed=%0d: too little coverage (%0d KEEP_WEIGHTS, %0d preloads, %0d overlapping, %0d forwarded)",
-               N, seed, n_keep, n_pre, n_fwd, n_fwd_hit);
+    if (seqs >= 40 && (n_keep == 0 || n_pre == 0 || n_fwd == 0 || n_b2b == 0)) begin
+      $display("FAIL tsr_matmul_tb N=%0d seed=%0d: too little coverage (%0d KEEP_WEIGHTS, %0d preloads, %0d overlapping, %0d forwarded, %0d back to back)",
+               N, seed, n_keep, n_pre, n_fwd, n_fwd_hit, n_b2b);
       $fatal(1);
     end
-    $display("- tsr_matmul_tb N=%0d: %0d commands (%0d accumulate, %0d KEEP_WEIGHTS, %0d preloaded, %0d overlapping the one before, %0d rows forwarded), %0d rows written, %0d checks",
-             N, n_cmds, n_acc, n_keep, n_pre, n_fwd, n_fwd_hit, q_rd, n_checks);
+    $display("- tsr_matmul_tb N=%0d: %0d commands (%0d accumulate, %0d KEEP_WEIGHTS, %0d preloaded, %0d overlapping the one before, %0d rows forwarded, %0d started on the last row), %0d rows written, %0d checks",
+             N, n_cmds, n_acc, n_keep, n_pre, n_fwd, n_fwd_hit, n_b2b, q_rd, n_checks);
     done = 1'b1;
   end
 endmodule
