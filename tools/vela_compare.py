@@ -117,7 +117,9 @@ def compare(binary: str, model: pathlib.Path, dim: int, work: pathlib.Path) -> d
     return vela_fig | {"macs": macs, "chip_macs": whole["macs"], "tessera_cycles": whole["cycles"],
                        "tessera_dram_bytes": whole["dram_read_bytes"] + whole["dram_write_bytes"],
                        "tessera_utilization": macs / (dim * dim * whole["cycles"]) if whole["cycles"] else 0.0,
-                       "ratio": whole["cycles"] / vela_fig["vela_npu_cycles"], "layers": layers}
+                       # Vela leaves a model it cannot map to the NPU to the CPU: no NPU cycles.
+                       "ratio": (whole["cycles"] / vela_fig["vela_npu_cycles"]
+                                 if vela_fig["vela_npu_cycles"] else None), "layers": layers}
 
 
 def markdown(results: list[dict]) -> str:
@@ -130,9 +132,10 @@ def markdown(results: list[dict]) -> str:
             out.append(f"| {r['model']} | {r['dim']} | {r['vela_macs']:,} | refused ¹ | - | - | "
                        f"{r['vela_accelerator']} | {r['vela_npu_cycles']:,} | - |")
             continue
+        ratio = "- (Vela: CPU only)" if r["ratio"] is None else f"{r['ratio']:.2f}"
         out.append(f"| {r['model']} | {r['dim']} | {r['macs']:,} | {r['tessera_cycles']:,} | "
                    f"{100 * r['tessera_utilization']:.1f} % | {r['tessera_dram_bytes']:,} | {r['vela_accelerator']} | "
-                   f"{r['vela_npu_cycles']:,} | {r['ratio']:.2f} |")
+                   f"{r['vela_npu_cycles']:,} | {ratio} |")
     if refused:
         out += ["", "¹ not compiled by `tessera`:", ""]
         out += sorted({f"- {r['model']}: {r['refused']}" for r in refused})

@@ -57,63 +57,107 @@ static tsr_status_t conv_border_at(cc_t *c, tsr_net_layer_t *l, bool given) {
 
 static tsr_status_t conv_border(cc_t *c, tsr_net_layer_t *l) { return conv_border_at(c, l, false); }
 
-tsr_status_t tsr_nc_compile_conv(cc_t *c, const tsr_tflite_op_t *op) {
-  const tsr_tflite_conv2d_opts_t *o = &op->opt.conv2d;
-  const bool same = !op->options_decoded || o->padding == TSR_TFLITE_PADDING_SAME;
-  if (op->options_decoded && o->padding != TSR_TFLITE_PADDING_SAME &&
-      o->padding != TSR_TFLITE_PADDING_VALID) {
+/* What CONV_2D and DEPTHWISE_CONV_2D share: their options (defaults when absent), the NHWC
+ * input, the weights (4-D, per-channel scales on w_axis) and the bias. */
+typedef struct conv_op {
+  bool same;
+  uint32_t sh, sw, dh, dw;
+  int32_t act;
+  uint32_t in, out;
+  tsr_tflite_tensor_t w;
+  const uint8_t *wdata, *bdata;
+  uint32_t batch, ih, iw, ic, kh, kw, oh, ow;
+} conv_op_t;
+
+static tsr_status_t conv_op_input(cc_t *c, const tsr_tflite_op_t *op, int32_t padding, int32_t sh,
+                                  int32_t sw, int32_t dh, int32_t dw, int32_t act, uint32_t w_axis,
+                                  conv_op_t *k) {
+  memset(k, 0, sizeof *k);
+  const bool decoded = op->options_decoded;
+  if (decoded && padding != TSR_TFLITE_PADDING_SAME && padding != TSR_TFLITE_PADDING_VALID) {
     return tsr_nc_unsupported(c, "a padding other than SAME or VALID");
   }
-  const int32_t sh = op->options_decoded ? o->stride_h : 1;
-  const int32_t sw = op->options_decoded ? o->stride_w : 1;
-  const int32_t dh = op->options_decoded ? o->dilation_h : 1;
-  const int32_t dw = op->options_decoded ? o->dilation_w : 1;
-  if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || sh > 255 || sw > 255 || dh > 255 || dw > 255) {
+  k->same = !decoded || padding == TSR_TFLITE_PADDING_SAME;
+  if (decoded && (sh < 1 || sw < 1 || dh < 1 || dw < 1 || sh > 255 || sw > 255 || dh > 255 ||
+                  dw > 255)) {
     return tsr_nc_unsupported(c, "a stride or dilation outside 1..255");
   }
-  uint32_t in = 0;
-  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  k->sh = decoded ? (uint32_t)sh : 1u;
+  k->sw = decoded ? (uint32_t)sw : 1u;
+  k->dh = decoded ? (uint32_t)dh : 1u;
+  k->dw = decoded ? (uint32_t)dw : 1u;
+  k->act = decoded ? act : 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &k->in);
   if (st != TSR_OK) {
     return st;
   }
-  if (c->p->tensors[in].rank != 4u) {
+  const tsr_net_tensor_t *x = &c->p->tensors[k->in];
+  if (x->rank != 4u) {
     return tsr_nc_unsupported(c, "an input that is not NHWC (rank 4)");
   }
-  tsr_tflite_tensor_t w;
-  const uint8_t *wdata = NULL;
-  const uint8_t *bdata = NULL;
-  if ((st = tsr_nc_weights_and_bias(c, op, 4u, 0u, &w, &wdata, &bdata)) != TSR_OK) {
+  if ((st = tsr_nc_weights_and_bias(c, op, 4u, w_axis, &k->w, &k->wdata, &k->bdata)) != TSR_OK) {
     return st;
   }
-  const uint32_t batch = c->p->tensors[in].shape[0];
-  const uint32_t ih = c->p->tensors[in].shape[1];
-  const uint32_t iw = c->p->tensors[in].shape[2];
-  const uint32_t ic = c->p->tensors[in].shape[3];
-  const uint32_t oc = (uint32_t)w.shape[0];
-  const uint32_t kh = (uint32_t)w.shape[1];
-  const uint32_t kw = (uint32_t)w.shape[2];
-  if ((uint32_t)w.shape[3] != ic) {
+  k->batch = x->shape[0];
+  k->ih = x->shape[1];
+  k->iw = x->shape[2];
+  k->ic = x->shape[3];
+  k->kh = (uint32_t)k->w.shape[1];
+  k->kw = (uint32_t)k->w.shape[2];
+  return TSR_OK;
+}
+
+/* The operator's output, which must be (batch, out_h, out_w, oc). */
+static tsr_status_t conv_op_output(cc_t *c, const tsr_tflite_op_t *op, uint32_t oc, conv_op_t *k) {
+  k->oh = conv_out_size(k->ih, k->kh, k->sh, k->dh, k->same);
+  k->ow = conv_out_size(k->iw, k->kw, k->sw, k->dw, k->same);
+  tsr_status_t st = tsr_nc_new_output(c, op, TSR_NET_INT8, &k->out);
+  if (st != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *y = &c->p->tensors[k->out];
+  if (k->oh == 0u || k->ow == 0u || y->rank != 4u || y->shape[0] != k->batch ||
+      y->shape[1] != k->oh || y->shape[2] != k->ow || y->shape[3] != oc) {
+    tsr_lib_err(c->err, c->errlen, "%s: the output is not (%u, %u, %u, %u)", c->opname, k->batch,
+                k->oh, k->ow, oc);
+    return TSR_UNSUPPORTED;
+  }
+  return TSR_OK;
+}
+
+/* The layer's kernel geometry, then its input's border. */
+static tsr_status_t conv_op_finish(cc_t *c, const conv_op_t *k, tsr_net_layer_t *l) {
+  l->kh = k->kh;
+  l->kw = k->kw;
+  l->stride_h = k->sh;
+  l->stride_w = k->sw;
+  l->dil_h = k->dh;
+  l->dil_w = k->dw;
+  return conv_border(c, l);
+}
+
+tsr_status_t tsr_nc_compile_conv(cc_t *c, const tsr_tflite_op_t *op) {
+  const tsr_tflite_conv2d_opts_t *o = &op->opt.conv2d;
+  conv_op_t k;
+  tsr_status_t st = conv_op_input(c, op, o->padding, o->stride_h, o->stride_w, o->dilation_h,
+                                  o->dilation_w, o->fused_activation, 0u, &k);
+  if (st != TSR_OK) {
+    return st;
+  }
+  const uint32_t ic = k.ic, kh = k.kh, kw = k.kw;
+  const uint32_t oc = (uint32_t)k.w.shape[0];
+  if ((uint32_t)k.w.shape[3] != ic) {
     return tsr_nc_unsupported(c, "weights whose input channels differ from the input's (groups)");
   }
-  const uint32_t oh = conv_out_size(ih, kh, (uint32_t)sh, (uint32_t)dh, same);
-  const uint32_t ow = conv_out_size(iw, kw, (uint32_t)sw, (uint32_t)dw, same);
-  uint32_t out = 0;
-  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+  if ((st = conv_op_output(c, op, oc, &k)) != TSR_OK) {
     return st;
-  }
-  const tsr_net_tensor_t *y = &c->p->tensors[out];
-  if (oh == 0u || ow == 0u || y->rank != 4u || y->shape[0] != batch || y->shape[1] != oh ||
-      y->shape[2] != ow || y->shape[3] != oc) {
-    tsr_lib_err(c->err, c->errlen, "%s: the output is not (%u, %u, %u, %u)", c->opname, batch, oh,
-                ow, oc);
-    return TSR_UNSUPPORTED;
   }
   tsr_conv_desc_t d;
   memset(&d, 0, sizeof d);
   d.kh = kh;
   d.kw = kw;
   d.in_c = ic;
-  d.dil_w = (uint32_t)dw;
+  d.dil_w = k.dw;
   tsr_conv_geom_t g;
   if (!tsr_conv_geom(&d, c->p->target.dim, &g)) {
     return tsr_nc_unsupported(c, "a kernel row of more than 65535 bytes");
@@ -129,80 +173,38 @@ tsr_status_t tsr_nc_compile_conv(cc_t *c, const tsr_tflite_op_t *op) {
         for (uint32_t i = 0; i < ic; i++) {
           const size_t row = g.per_kh ? (size_t)ky * g.seg_pad + (size_t)kx * ic + i
                                       : ((size_t)ky * kw + kx) * g.seg_pad + i;
-          bt[row * oc + o2] = (int8_t)wdata[(((size_t)o2 * kh + ky) * kw + kx) * ic + i];
+          bt[row * oc + o2] = (int8_t)k.wdata[(((size_t)o2 * kh + ky) * kw + kx) * ic + i];
         }
       }
     }
   }
   tsr_net_layer_t *l = NULL;
-  st = tsr_nc_gemm_layer_folded(c, TSR_NET_CONV, in, out, batch * oh * ow, g.k, oc, bt,
-                                (size_t)g.k * oc, g.k, oc, bt, bdata, &w,
-                                op->options_decoded ? o->fused_activation : 0, &l);
+  st = tsr_nc_gemm_layer_folded(c, TSR_NET_CONV, k.in, k.out, k.batch * k.oh * k.ow, g.k, oc, bt,
+                                (size_t)g.k * oc, g.k, oc, bt, k.bdata, &k.w, k.act, &l);
   free(bt);
   if (st != TSR_OK) {
     return st;
   }
-  l->kh = kh;
-  l->kw = kw;
-  l->stride_h = (uint32_t)sh;
-  l->stride_w = (uint32_t)sw;
-  l->dil_h = (uint32_t)dh;
-  l->dil_w = (uint32_t)dw;
-  return conv_border(c, l);
+  return conv_op_finish(c, &k, l);
 }
 
 tsr_status_t tsr_nc_compile_dwconv(cc_t *c, const tsr_tflite_op_t *op) {
   const tsr_tflite_dwconv_opts_t *o = &op->opt.dwconv;
-  const bool same = !op->options_decoded || o->padding == TSR_TFLITE_PADDING_SAME;
-  if (op->options_decoded && o->padding != TSR_TFLITE_PADDING_SAME &&
-      o->padding != TSR_TFLITE_PADDING_VALID) {
-    return tsr_nc_unsupported(c, "a padding other than SAME or VALID");
-  }
-  const int32_t sh = op->options_decoded ? o->stride_h : 1;
-  const int32_t sw = op->options_decoded ? o->stride_w : 1;
-  const int32_t dh = op->options_decoded ? o->dilation_h : 1;
-  const int32_t dw = op->options_decoded ? o->dilation_w : 1;
-  if (sh < 1 || sw < 1 || dh < 1 || dw < 1 || sh > 255 || sw > 255 || dh > 255 || dw > 255) {
-    return tsr_nc_unsupported(c, "a stride or dilation outside 1..255");
-  }
-  uint32_t in = 0;
-  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  conv_op_t k;
+  tsr_status_t st = conv_op_input(c, op, o->padding, o->stride_h, o->stride_w, o->dilation_h,
+                                  o->dilation_w, o->fused_activation, 3u, &k);
   if (st != TSR_OK) {
     return st;
   }
-  if (c->p->tensors[in].rank != 4u) {
-    return tsr_nc_unsupported(c, "an input that is not NHWC (rank 4)");
-  }
-  tsr_tflite_tensor_t w;
-  const uint8_t *wdata = NULL;
-  const uint8_t *bdata = NULL;
-  if ((st = tsr_nc_weights_and_bias(c, op, 4u, 3u, &w, &wdata, &bdata)) != TSR_OK) {
-    return st;
-  }
-  const uint32_t batch = c->p->tensors[in].shape[0];
-  const uint32_t ih = c->p->tensors[in].shape[1];
-  const uint32_t iw = c->p->tensors[in].shape[2];
-  const uint32_t ic = c->p->tensors[in].shape[3];
-  const uint32_t oc = (uint32_t)w.shape[3];
-  const uint32_t kh = (uint32_t)w.shape[1];
-  const uint32_t kw = (uint32_t)w.shape[2];
+  const uint32_t ic = k.ic, kh = k.kh, kw = k.kw;
+  const uint32_t oc = (uint32_t)k.w.shape[3];
   /* TFLite Micro takes the multiplier from the shapes (out_c / in_c). */
-  if (w.shape[0] != 1 || oc % ic != 0u) {
+  if (k.w.shape[0] != 1 || oc % ic != 0u) {
     return tsr_nc_unsupported(c, "depthwise weights that are not (1, KH, KW, in_c x multiplier)");
   }
   const uint32_t dm = oc / ic;
-  const uint32_t oh = conv_out_size(ih, kh, (uint32_t)sh, (uint32_t)dh, same);
-  const uint32_t ow = conv_out_size(iw, kw, (uint32_t)sw, (uint32_t)dw, same);
-  uint32_t out = 0;
-  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+  if ((st = conv_op_output(c, op, oc, &k)) != TSR_OK) {
     return st;
-  }
-  const tsr_net_tensor_t *y = &c->p->tensors[out];
-  if (oh == 0u || ow == 0u || y->rank != 4u || y->shape[0] != batch || y->shape[1] != oh ||
-      y->shape[2] != ow || y->shape[3] != oc) {
-    tsr_lib_err(c->err, c->errlen, "%s: the output is not (%u, %u, %u, %u)", c->opname, batch, oh,
-                ow, oc);
-    return TSR_UNSUPPORTED;
   }
   /* Channel groups of gc input channels: each a convolution of gc channels (one segment of
    * gc bytes per tap, padded to N) into gc * dm output channels whose B is block diagonal. */
@@ -216,7 +218,7 @@ tsr_status_t tsr_nc_compile_dwconv(cc_t *c, const tsr_tflite_op_t *op) {
   d.kw = kw;
   d.in_c = gc;
   d.in_pix = ic;
-  d.dil_w = (uint32_t)dw;
+  d.dil_w = k.dw;
   tsr_conv_geom_t g;
   if (!tsr_conv_geom(&d, dim, &g) || (uint64_t)groups * g.k * n > (1u << 28)) {
     return tsr_nc_unsupported(c, "a depthwise kernel this large");
@@ -230,28 +232,22 @@ tsr_status_t tsr_nc_compile_dwconv(cc_t *c, const tsr_tflite_op_t *op) {
     for (uint32_t tap = 0; tap < kh * kw; tap++) {
       for (uint32_t j = 0; j < dm; j++) {
         const size_t row = (size_t)grp * g.k + (size_t)tap * g.seg_pad + cl;
-        bt[row * n + (size_t)cl * dm + j] = (int8_t)wdata[(size_t)tap * oc + (size_t)ci * dm + j];
+        bt[row * n + (size_t)cl * dm + j] = (int8_t)k.wdata[(size_t)tap * oc + (size_t)ci * dm + j];
       }
     }
   }
   tsr_net_layer_t *l = NULL;
   /* The weights (1, KH, KW, oc) are a (KH*KW, oc) matrix: its column sums fold the bias. */
-  st = tsr_nc_gemm_layer_folded(c, TSR_NET_DWCONV, in, out, batch * oh * ow, g.k, n, bt,
-                         (size_t)groups * g.k * n, kh * kw, oc, (const int8_t *)wdata, bdata, &w,
-                         op->options_decoded ? o->fused_activation : 0, &l);
+  st = tsr_nc_gemm_layer_folded(c, TSR_NET_DWCONV, k.in, k.out, k.batch * k.oh * k.ow, g.k, n, bt,
+                                (size_t)groups * g.k * n, kh * kw, oc, (const int8_t *)k.wdata,
+                                k.bdata, &k.w, k.act, &l);
   free(bt);
   if (st != TSR_OK) {
     return st;
   }
-  l->kh = kh;
-  l->kw = kw;
-  l->stride_h = (uint32_t)sh;
-  l->stride_w = (uint32_t)sw;
-  l->dil_h = (uint32_t)dh;
-  l->dil_w = (uint32_t)dw;
   l->depth_mult = dm;
   l->group_c = gc;
-  return conv_border(c, l);
+  return conv_op_finish(c, &k, l);
 }
 
 /* A layer that sums each channel's kh x kw window (stride sh, sw) of `in` as a depthwise
