@@ -118,15 +118,13 @@ static int cmd_compile(const args_t *ar, const char *model) {
     } else {
       uint32_t chip = 0;
       for (uint32_t i = 0; i < p->n_layers; i++) {
-        chip += p->layers[i].kind == TSR_NET_GEMM || p->layers[i].kind == TSR_NET_SOFTMAX ||
-                p->layers[i].kind == TSR_NET_CONV || p->layers[i].kind == TSR_NET_DWCONV ||
-                p->layers[i].kind == TSR_NET_ADD;
+        chip += tsr_net_kind_on_chip(p->layers[i].kind);
       }
       fprintf(g_cli_out,
               "compile: %s -> %s: %u layers (%u on the chip, N = %u), %u commands, %u bytes of "
-              "weights, %u bytes of device memory, %zu bytes\n",
+              "weights, %u bytes of device memory (%" PRIu64 " without reusing the arena), %zu bytes\n",
               model, ar->val[O_OUT], p->n_layers, chip, dim, p->n_cmds, p->blob_bytes,
-              p->arena_bytes, n);
+              p->arena_bytes, tsr_net_arena_no_reuse(p), n);
       rc = 0;
     }
   }
@@ -203,11 +201,11 @@ static void print_json(const char *model, const tsr_net_prog_t *p, const tessera
           "{\"dtype\": \"%s\", \"shape\": %s}, \"cycles\": %" PRIu64
           ", \"latency_us_at_100mhz\": %.2f, \"commands\": %" PRIu64 ", \"macs\": %" PRIu64
           ", \"utilization\": %.4f, \"dram_read_bytes\": %" PRIu64 ", \"dram_write_bytes\": %" PRIu64
-          ", \"arena_bytes\": %u, \"streams\": %u, \"wall_seconds\": %.6f",
+          ", \"arena_bytes\": %u, \"arena_bytes_no_reuse\": %" PRIu64 ", \"streams\": %u, \"wall_seconds\": %.6f",
           info->dim, type_of(ti), shape_json(ti, s1, sizeof s1), type_of(to),
           shape_json(to, s2, sizeof s2), res->cycles, (double)res->cycles / 100.0, res->cmds,
           res->macs, utilization(res->macs, info->dim, res->cycles), res->dma_rd, res->dma_wr,
-          p->arena_bytes, res->streams, res->wall_seconds);
+          p->arena_bytes, tsr_net_arena_no_reuse(p), res->streams, res->wall_seconds);
   if (res->checked) {
     fprintf(g_cli_out, ", \"bit_exact\": %s, \"mismatches\": %" PRIu64,
             res->mismatches ? "false" : "true", res->mismatches);

@@ -741,17 +741,64 @@ static tsr_status_t check_borders(cc_t *c) {
   return TSR_OK;
 }
 
-/* Device storage: the blob first, then every int8 tensor that owns its storage. */
+/* A tensor's place in the arena while it is planned. */
+typedef struct {
+  uint32_t t, first, last; /* tensor index; its lifetime (tsr_net_lifetime) */
+  uint64_t off, bytes;     /* arena offset; storage rounded up to the alignment */
+} slot_t;
+
+static int by_offset(const void *a, const void *b) {
+  const slot_t *x = *(const slot_t *const *)a, *y = *(const slot_t *const *)b;
+  return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Device storage: the blob first, then every int8 tensor that owns its storage, reused by
+ * liveness: the largest first, each at the lowest offset where it overlaps no tensor placed
+ * before whose lifetime overlaps its own (first fit by decreasing size). */
 static tsr_status_t plan_arena(cc_t *c) {
   tsr_net_prog_t *p = c->p;
-  uint64_t at = tsr_lib_align_up(p->blob_bytes, TESSERA_MEM_ALIGN);
+  const uint64_t base = tsr_lib_align_up(p->blob_bytes, TESSERA_MEM_ALIGN);
+  slot_t *s = malloc((p->n_tensors + 1u) * sizeof *s);
+  const slot_t **order = malloc((p->n_tensors + 1u) * sizeof *order);
+  if (s == NULL || order == NULL) {
+    free(s);
+    free(order);
+    tsr_lib_err(c->err, c->errlen, "out of memory");
+    return TSR_NO_MEMORY;
+  }
+  uint32_t n = 0;
   for (uint32_t i = 0; i < p->n_tensors; i++) {
-    tsr_net_tensor_t *t = &p->tensors[i];
+    const tsr_net_tensor_t *t = &p->tensors[i];
     if (t->type == TSR_NET_INT8 && t->alias == i) {
-      t->dev_off = (uint32_t)at;
-      at = tsr_lib_align_up(at + tsr_net_storage_bytes(t), TESSERA_MEM_ALIGN);
+      slot_t v = {i, 0u, 0u, base, tsr_lib_align_up(tsr_net_storage_bytes(t), TESSERA_MEM_ALIGN)};
+      tsr_net_lifetime(p, i, &v.first, &v.last);
+      uint32_t j = n++; /* insertion by decreasing size; equal sizes keep tensor order */
+      for (; j > 0u && s[j - 1u].bytes < v.bytes; j--) {
+        s[j] = s[j - 1u];
+      }
+      s[j] = v;
     }
   }
+  uint64_t at = base;
+  for (uint32_t i = 0; i < n && at <= (1u << 30); i++) {
+    /* The placed tensors live at the same time as this one, by offset; then the first gap. */
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < i; j++) {
+      if (s[j].first <= s[i].last && s[i].first <= s[j].last) {
+        order[k++] = &s[j];
+      }
+    }
+    qsort(order, k, sizeof *order, by_offset);
+    for (uint32_t j = 0; j < k; j++) {
+      if (order[j]->off < s[i].off + s[i].bytes && s[i].off < order[j]->off + order[j]->bytes) {
+        s[i].off = order[j]->off + order[j]->bytes;
+      }
+    }
+    p->tensors[s[i].t].dev_off = (uint32_t)s[i].off;
+    at = s[i].off + s[i].bytes > at ? s[i].off + s[i].bytes : at;
+  }
+  free(order);
+  free(s);
   for (uint32_t i = 0; i < p->n_tensors; i++) {
     tsr_net_tensor_t *t = &p->tensors[i];
     t->dev_off = p->tensors[t->alias].dev_off;

@@ -34,6 +34,49 @@ bool tsr_net_kind_on_chip(uint32_t kind) {
          kind == TSR_NET_DWCONV || kind == TSR_NET_ADD || kind == TSR_NET_LUT;
 }
 
+/* Whether layer l reads the storage of tensor root: its input, or its second one (ADD). */
+static bool reads(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t root) {
+  return (l->in < p->n_tensors && p->tensors[l->in].alias == root) ||
+         ((l->kind == TSR_NET_ADD || l->in2 != 0u) && l->in2 < p->n_tensors &&
+          p->tensors[l->in2].alias == root);
+}
+
+void tsr_net_lifetime(const tsr_net_prog_t *p, uint32_t root, uint32_t *first, uint32_t *last) {
+  uint32_t lo = p->n_layers, hi = 0u;
+  bool written = false;
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    const bool writes = l->out < p->n_tensors && p->tensors[l->out].alias == root;
+    if (writes || reads(p, l, root)) {
+      lo = i < lo ? i : lo;
+      hi = i;
+    }
+    written = written || writes;
+  }
+  /* There before the first layer: the graph's input, a border, or what nothing writes. */
+  if (!written || tsr_net_padded(&p->tensors[root]) ||
+      (p->input < p->n_tensors && p->tensors[p->input].alias == root)) {
+    lo = 0u;
+  }
+  /* Needed after the last: the graph's output, or what nothing writes (kept whole). */
+  if (!written || (p->output < p->n_tensors && p->tensors[p->output].alias == root)) {
+    hi = p->n_layers;
+  }
+  *first = lo;
+  *last = hi;
+}
+
+uint64_t tsr_net_arena_no_reuse(const tsr_net_prog_t *p) {
+  uint64_t at = tsr_lib_align_up(p->blob_bytes, TESSERA_MEM_ALIGN);
+  for (uint32_t i = 0; i < p->n_tensors; i++) {
+    const tsr_net_tensor_t *t = &p->tensors[i];
+    if (t->type == TSR_NET_INT8 && t->alias == i) {
+      at += tsr_lib_align_up(tsr_net_storage_bytes(t), TESSERA_MEM_ALIGN);
+    }
+  }
+  return at;
+}
+
 const char *tsr_net_kind_name(uint32_t kind) {
   switch (kind) {
     case TSR_NET_GEMM:
@@ -233,6 +276,33 @@ static bool conv_fits(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
          l->act_min <= l->act_max && l->act_max <= 127;
 }
 
+/* Two int8 tensors whose storage overlaps are never needed at the same time. */
+static tsr_status_t check_sharing(const tsr_net_prog_t *p, char *err, size_t errlen) {
+  uint32_t *life = malloc(2u * ((size_t)p->n_tensors + 1u) * sizeof *life);
+  if (life == NULL) {
+    return bad(err, errlen, "out of memory checking the arena", 0u, 0u);
+  }
+  for (uint32_t i = 0; i < p->n_tensors; i++) {
+    tsr_net_lifetime(p, i, &life[2u * i], &life[2u * i + 1u]);
+  }
+  tsr_status_t st = TSR_OK;
+  for (uint32_t i = 0; i < p->n_tensors && st == TSR_OK; i++) {
+    const tsr_net_tensor_t *a = &p->tensors[i];
+    for (uint32_t j = i + 1u; j < p->n_tensors && a->type == TSR_NET_INT8 && a->alias == i; j++) {
+      const tsr_net_tensor_t *b = &p->tensors[j];
+      if (b->type == TSR_NET_INT8 && b->alias == j && life[2u * i] <= life[2u * j + 1u] &&
+          life[2u * j] <= life[2u * i + 1u] &&
+          a->dev_off < b->dev_off + tsr_net_storage_bytes(b) &&
+          b->dev_off < a->dev_off + tsr_net_storage_bytes(a)) {
+        st = bad(err, errlen, "tensors %u and %u share arena bytes while both are needed", i, j);
+        break;
+      }
+    }
+  }
+  free(life);
+  return st;
+}
+
 /* Every index, offset and size of a program agrees with the rest. */
 static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen) {
   const tsr_dev_info_t *tg = &p->target;
@@ -366,7 +436,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       return bad(err, errlen, "command %u addresses 0x%x, outside the arena", i, a);
     }
   }
-  return TSR_OK;
+  return check_sharing(p, err, errlen);
 }
 
 bool tsr_net_target_matches(const tsr_net_prog_t *p, const tsr_dev_info_t *d, char *err,

@@ -213,6 +213,18 @@ bool tsr_net_padded(const tsr_net_tensor_t *t);
 /** Whether a layer kind runs on the chip (and so has captured commands). */
 bool tsr_net_kind_on_chip(uint32_t kind);
 
+/** The layers during which the storage of tensor `root` (an int8 tensor that is its own
+ *  alias) holds a value that is still needed, first and last inclusive: from the layer that
+ *  writes it (layer 0 for the graph's input and for a tensor with a border, which the
+ *  runtime writes before the first layer) to the last layer that reads it (n_layers for the
+ *  graph's output, which the host reads after the last). Two tensors whose lifetimes
+ *  overlap must not share storage; the compiler reuses the arena by them. */
+void tsr_net_lifetime(const tsr_net_prog_t *p, uint32_t root, uint32_t *first, uint32_t *last);
+
+/** The arena the program would need if no two tensors shared storage: the blob and every
+ *  int8 tensor's storage, each aligned (what liveness saves is this minus arena_bytes). */
+uint64_t tsr_net_arena_no_reuse(const tsr_net_prog_t *p);
+
 /** The name of a layer kind ("GEMM", "SOFTMAX", ...). */
 const char *tsr_net_kind_name(uint32_t kind);
 

@@ -1,6 +1,7 @@
 /* net_prog_check.c: the .tsr container and the compiler without a device: round trip, every truncation and byte flip, relocation, refusals (make test-net). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,107 @@ static void check_relocation(const char *name, const tsr_net_prog_t *p) {
   CHECK(moved > 0u, "%s: no LOAD or STORE among %u commands", name, p->n_cmds);
 }
 
+static unsigned g_shared, g_share_refused;
+static uint64_t g_arena, g_arena_flat;
+
+/* Whether tensor t must hold its value while layer `at` runs (at = n_layers: the host reading
+ * the output): it is there (written by this layer or one before; the input and a bordered
+ * tensor from the start) and still wanted (read by this layer or a later one, written by
+ * this one, or the output). w and r: the first writer and last reader, plus 1 (0: none). */
+static int live(const tsr_net_prog_t *p, const uint32_t *w, const uint32_t *r, uint32_t t,
+                uint32_t at) {
+  const int there = w[t] == 0u || w[t] - 1u <= at || t == p->tensors[p->input].alias ||
+                    tsr_net_padded(&p->tensors[t]);
+  const int wanted = (r[t] != 0u && r[t] - 1u >= at) || (w[t] != 0u && w[t] - 1u == at) ||
+                     t == p->tensors[p->output].alias;
+  return there && wanted;
+}
+
+/* The arena plan, checked layer by layer without the library's lifetimes: while each layer
+ * runs, the tensors that must hold their values occupy disjoint bytes. Then a program whose two live tensors are made to
+ * share storage is refused by the loader with one line. */
+static void check_arena(const char *name, const tsr_net_prog_t *p, const uint8_t *file, size_t n) {
+  const uint32_t nt = p->n_tensors;
+  uint32_t *w = calloc(nt, sizeof *w), *r = calloc(nt, sizeof *r); /* first write, last read, +1 */
+  if (w == NULL || r == NULL) {
+    free(w);
+    free(r);
+    CHECK(0, "%s: out of memory", name);
+    return;
+  }
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    const uint32_t o = p->tensors[l->out].alias;
+    w[o] = w[o] != 0u ? w[o] : i + 1u;
+    r[p->tensors[l->in].alias] = i + 1u;
+    if (l->kind == TSR_NET_ADD) {
+      r[p->tensors[l->in2].alias] = i + 1u;
+    }
+  }
+  uint32_t a_live = 0, b_live = 0;
+  int found = 0;
+  for (uint32_t at = 0; at <= p->n_layers && !found; at++) { /* at: the layer running */
+    for (uint32_t a = 0; a < nt && !found; a++) {
+      const tsr_net_tensor_t *ta = &p->tensors[a];
+      const int live_a = ta->type == TSR_NET_INT8 && ta->alias == a && live(p, w, r, a, at);
+      for (uint32_t b = a + 1u; b < nt && live_a && !found; b++) {
+        const tsr_net_tensor_t *tb = &p->tensors[b];
+        const int live_b = tb->type == TSR_NET_INT8 && tb->alias == b && live(p, w, r, b, at);
+        if (live_b && ta->dev_off < tb->dev_off + tsr_net_storage_bytes(tb) &&
+            tb->dev_off < ta->dev_off + tsr_net_storage_bytes(ta)) {
+          CHECK(0, "%s: tensors %u and %u overlap in the arena after layer %u", name, a, b, at);
+          found = 1;
+        }
+        if (live_b && !found) {
+          a_live = a;
+          b_live = b;
+        }
+      }
+    }
+  }
+  g_arena += p->arena_bytes;
+  g_arena_flat += tsr_net_arena_no_reuse(p);
+  for (uint32_t a = 0; a < nt; a++) {
+    for (uint32_t b = a + 1u; b < nt; b++) {
+      g_shared += p->tensors[a].alias == a && p->tensors[b].alias == b &&
+                  p->tensors[a].type == TSR_NET_INT8 && p->tensors[b].type == TSR_NET_INT8 &&
+                  p->tensors[a].dev_off == p->tensors[b].dev_off;
+    }
+  }
+  /* Two tensors live at the same time, the second moved onto the first. */
+  tsr_net_prog_t *q = NULL;
+  char err[TESSERA_ERRLEN];
+  if (!found && b_live != 0u && tsr_net_load(file, n, &q, err, sizeof err) == TSR_OK) {
+    /* The smaller onto the larger, so that both stay inside the arena. */
+    const int b_small = tsr_net_storage_bytes(&q->tensors[b_live]) <=
+                        tsr_net_storage_bytes(&q->tensors[a_live]);
+    const uint32_t moved = b_small ? b_live : a_live, onto = b_small ? a_live : b_live;
+    for (uint32_t i = 0; i < nt; i++) {
+      if (q->tensors[i].alias == moved) {
+        q->tensors[i].dev_off = q->tensors[onto].dev_off;
+      }
+    }
+    uint8_t *bad = NULL;
+    size_t bn = 0;
+    tsr_net_prog_t *back = NULL;
+    err[0] = '\0';
+    const tsr_status_t st = tsr_net_save(q, &bad, &bn, err, sizeof err);
+    if (st == TSR_OK) {
+      CHECK(tsr_net_load(bad, bn, &back, err, sizeof err) != TSR_OK && back == NULL,
+            "%s: tensors %u and %u share storage while live, and the program loads", name, a_live,
+            b_live);
+    }
+    CHECK(strstr(err, "share arena bytes") != NULL && one_line(err),
+          "%s: tensors %u and %u sharing storage: '%s'", name, a_live, b_live, err);
+    g_share_refused++;
+    free(bad);
+    tsr_net_free(back);
+  }
+  tsr_net_free(q);
+  free(w);
+  free(r);
+}
+
 static void check_model(const char *dir, const char *name) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.tflite", dir, name);
@@ -172,6 +274,7 @@ static void check_model(const char *dir, const char *name) {
               tsr_net_target_matches(p, &tg, NULL, 0),
           "%s: target check", name);
     check_relocation(name, p);
+    check_arena(name, p, b1, n1);
     if (strcmp(name, "digits_mlp") == 0 || strcmp(name, "digits_mlp_float") == 0 ||
         strcmp(name, "conv_chain_same") == 0 || strcmp(name, "dw_dm2_dil2") == 0 ||
         strcmp(name, "add_resblock") == 0) {
@@ -320,10 +423,13 @@ int main(int argc, char **argv) {
   check_refused(argv[1], "bad_avgpool", "operator 1 (AVERAGE_POOL_2D): SAME padding that pads");
   check_refused(argv[1], "bad_padded_fc", "operator 0 (RESHAPE): reading the input of a padded");
   check_refused(argv[1], "bad_keepdims", "operator 0 (FULLY_CONNECTED): keep_num_dims");
-  printf("net_prog_check: %u programs round-tripped and relocated; %u malformed files refused, %u "
+  printf("net_prog_check: %u programs round-tripped and relocated; arenas %" PRIu64 " bytes in all"
+         " (%" PRIu64 " without reuse; %u tensor pairs at one offset), %u with live tensors made to"
+         " share storage refused; %u malformed files refused, %u "
          "forged ones loaded and saved back; corrupted .tflite: %u compiled, %u refused; DMA window"
          " %s; %s\n",
-         g_progs, g_refused, g_loaded, g_tfl_ok, g_tfl_refused,
+         g_progs, g_arena, g_arena_flat, g_shared, g_share_refused, g_refused, g_loaded, g_tfl_ok,
+         g_tfl_refused,
          window ? "checked on sim:8" : "not checked (no TSR_SIM_LIB_DIR)", g_fails ? "FAIL" : "PASS");
   return g_fails ? 1 : 0;
 }
