@@ -1,12 +1,47 @@
 /* cli_net.c: tessera compile (TFLite model -> .tsr program) and tessera run (one inference of a .tflite or .tsr on the chip). */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "tsr_net_prog.h"
+
+/* Every chip layer's output as the chip wrote it, as DIR/op<operator index>.npy (int8, the
+ * tensor's shape); 0, or -1 after one line. */
+static int dump_layers(const char *dir, const tsr_net_prog_t *p, const tessera_net_result_t *res) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    die_line("%s: cannot make the directory: %s", dir, strerror(errno));
+    return -1;
+  }
+  for (uint32_t i = 0; i < res->n_layers; i++) {
+    const tessera_net_layer_fig_t *f = &res->layers[i];
+    const tsr_net_tensor_t *t = &p->tensors[p->layers[i].out];
+    if (f->out == NULL) {
+      continue;
+    }
+    char path[4096];
+    char err[TESSERA_ERRLEN];
+    tsr_npy_t o;
+    memset(&o, 0, sizeof o);
+    o.dtype = TSR_NPY_INT8;
+    o.ndim = (int)t->rank;
+    for (uint32_t d = 0; d < t->rank; d++) {
+      o.shape[d] = t->shape[d];
+    }
+    o.count = t->elems;
+    o.data = f->out;
+    snprintf(path, sizeof path, "%s/op%u.npy", dir, f->op_index);
+    if (tsr_npy_write(path, &o, err, sizeof err) != 0) {
+      die_line("%s", err);
+      return -1;
+    }
+  }
+  return 0;
+}
 
 /* The whole file at `path` into a new buffer; 0, or -1 after one line. */
 static int read_file(const char *path, uint8_t **data, size_t *len) {
@@ -284,11 +319,16 @@ static int cmd_run(const args_t *ar, const char *model) {
     }
   }
   const tsr_net_tensor_t *ti = &p->tensors[p->input];
-  /* --layers and --json measure each layer alone; otherwise the network is one stream. */
+  /* --layers, --dump-layers and --json measure each layer alone; otherwise the network is
+   * one stream. */
   if (tessera_net_run(dev, p, x.data, x.count * tsr_net_elem_bytes(ti), y, out_bytes,
-                      ar->set[O_CHECK], ar->set[O_LAYERS] || ar->set[O_JSON], &res, err,
+                      ar->set[O_CHECK],
+                      ar->set[O_LAYERS] || ar->set[O_JSON] || ar->set[O_DUMP_LAYERS], &res, err,
                       sizeof err) != TSR_OK) {
     die_line("run: %s", err);
+    goto out;
+  }
+  if (ar->set[O_DUMP_LAYERS] && dump_layers(ar->val[O_DUMP_LAYERS], p, &res) != 0) {
     goto out;
   }
   if (ar->set[O_OUT]) {

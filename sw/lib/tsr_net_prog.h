@@ -246,6 +246,9 @@ typedef struct tessera_net_layer_fig {
   bool streamed;
   bool checked;
   uint64_t mismatches;        /**< with check: elements that differ from the golden model */
+  void *out;                  /**< per layer, a chip layer: a copy of its output as the chip
+                                   wrote it (out_bytes; freed by tessera_net_result_free) */
+  size_t out_bytes;
 } tessera_net_layer_fig_t;
 
 /** What a run did. */

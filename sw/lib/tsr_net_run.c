@@ -14,6 +14,9 @@
 
 void tessera_net_result_free(tessera_net_result_t *res) {
   if (res != NULL) {
+    for (uint32_t i = 0; res->layers != NULL && i < res->n_layers; i++) {
+      free(res->layers[i].out);
+    }
     free(res->layers);
     res->layers = NULL;
     res->n_layers = 0;
@@ -422,6 +425,15 @@ static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net
         g->on_chip = tsr_net_kind_on_chip(g->kind);
         g->measured = per_layer;
         g->cnt.cmds = p->layers[j].cmd_count;
+        const uint32_t root = p->tensors[p->layers[j].out].alias;
+        if (per_layer && g->on_chip && !r->stale[root]) { /* a copy of what the chip wrote */
+          g->out_bytes = (size_t)p->tensors[root].elems;
+          if ((g->out = malloc(g->out_bytes)) == NULL) {
+            tsr_lib_err(r->err, r->errlen, "out of memory for a layer's output");
+            return TSR_NO_MEMORY;
+          }
+          memcpy(g->out, r->host[root], g->out_bytes);
+        }
         if (g->on_chip && check) {
           st = check_layer(r, &p->layers[j], g);
         }

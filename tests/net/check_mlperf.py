@@ -7,7 +7,9 @@ MODELS_DIR is what tools/gen_mlperf_tiny.py wrote (mlperf_tiny.txt: NAME INPUT_D
 For each array size and each model, random int8 inputs go through TFLite Micro's
 interpreter and through the chip with tessera.Device.run (the whole inference as
 one command stream); the first input also through `tessera run MODEL.tflite
---check --layers` (every chip layer against the golden model, a stream each).
+--check --layers --dump-layers DIR` (every chip layer against the golden model, a
+stream each), and every layer output it dumps against TFLite Micro's own
+intermediate tensor (layer_oracle.py).
 Every output byte must equal TFLite Micro's. A model the compiler refuses fails,
 unless KNOWN_REFUSED names it with the reason, and then the refusal must still
 happen (so that this list is kept true). Prints one line per model and size with
@@ -32,6 +34,7 @@ except ImportError as e:
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
 import tessera  # noqa: E402
+import layer_oracle  # noqa: E402  (beside this file)
 
 # Models the compiler does not take yet, with the part of its one-line refusal that says why.
 KNOWN_REFUSED = {
@@ -56,6 +59,7 @@ def main() -> int:
     fails: list[str] = []
     t0 = time.time()
     n_inputs = 0
+    n_tensors = 0
     with tempfile.TemporaryDirectory(prefix="tsr_mlperf_") as tmp:
         for dim, count in zip(dims, counts):
             dev = tessera.Device(f"sim:{dim}")
@@ -86,12 +90,17 @@ def main() -> int:
                     fails.append(f"{name}, N = {dim}: {bad} of {count} inputs differ from TFLite Micro")
                 xin = pathlib.Path(tmp) / "x.npy"
                 np.save(xin, xs[0])
+                dump = pathlib.Path(tmp) / f"{name}_d{dim}"
                 p = subprocess.run([a.tessera, "run", str(path), "--input", str(xin), "--check",
-                                    "--layers", "--dim", str(dim)], capture_output=True, text=True,
-                                   check=False)
+                                    "--layers", "--dump-layers", str(dump), "--dim", str(dim)],
+                                   capture_output=True, text=True, check=False)
                 if p.returncode != 0 or "bit-exact: yes" not in p.stdout:
                     fails.append(f"{name}, N = {dim}: tessera run --check --layers: exit "
                                  f"{p.returncode}: {(p.stderr or p.stdout).strip()[-200:]}")
+                # Every chip layer's output against TFLite Micro's own intermediate tensor.
+                n_layers, differ = layer_oracle.compare(blob, xs[0], dump)
+                fails += [f"{name}, N = {dim}: --dump-layers: {d}" for d in differ]
+                n_tensors += n_layers
                 n_inputs += count
                 print(f"  {name}, N = {dim}: {count} input(s) {'bit-exact' if not bad else 'DIFFERENT'}"
                       f" vs TFLite Micro, {runs[0].figures['cycles']:,} cycles,"
@@ -100,7 +109,8 @@ def main() -> int:
     for f in fails:
         print(f"check_mlperf: FAIL: {f}")
     print(f"check_mlperf: {len(names)} models at N = {', '.join(map(str, dims))}: {n_inputs} inputs"
-          f" compared, {len(fails)} failures, {time.time() - t0:.1f} s")
+          f" compared, and {n_tensors} intermediate tensors of one input per model and size;"
+          f" {len(fails)} failures, {time.time() - t0:.1f} s")
     return 1 if fails else 0
 
 

@@ -8,7 +8,8 @@ through the chip (the Verilated model): all of them in process through
 tessera.Device.run (the network as one command stream; every fourth input
 a layer at a time), a few through `tessera run MODEL.tflite --check
 --layers` and through `tessera compile` + `tessera run MODEL.tsr --check`
-(one stream), and the 200 digits images at once through the batch-200
+(one stream; for the first input, every chip layer's output from
+--dump-layers against TFLite Micro's own intermediate tensor, layer_oracle.py), and the 200 digits images at once through the batch-200
 model. Every output byte must be equal. Then:
 
   - the digits accuracy of the chip's int8 outputs (argmax against the labels)
@@ -45,6 +46,7 @@ except ImportError as e:
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
 import tessera  # noqa: E402
+import layer_oracle  # noqa: E402  (beside this file)
 
 FAILS: list[str] = []
 
@@ -128,7 +130,7 @@ def main() -> int:
     dx, dxf, dy = (np.load(d / f) for f in ("digits_test_x.npy", "digits_test_xf.npy", "digits_test_y.npy"))
     cx, cy = np.load(d / "digits_cnn_test_x.npy"), np.load(d / "digits_cnn_test_y.npy")
     models = [line.split() for line in (d / "models.txt").read_text().split("\n") if line]
-    n_inputs = n_bytes = n_models = 0
+    n_inputs = n_bytes = n_models = n_tensors = 0
     lite_agree = lite_total = 0
     dev = tessera.Device(f"sim:{a.dim}")
     for name, dtype in models:
@@ -167,7 +169,9 @@ def main() -> int:
             xin, yout = tmp / "x.npy", tmp / "y.npy"
             np.save(xin, x)
             # The .tflite a layer at a time (--layers), the .tsr as one command stream.
-            for src, how in ((str(path), ["--layers"]), (str(tsr), [])):
+            dump = tmp / f"{name}_layers"
+            for src, how in ((str(path), ["--layers", "--dump-layers", str(dump)] if i == 0
+                              else ["--layers"]), (str(tsr), [])):
                 p = cli([a.tessera, "run", src, "--input", str(xin), "--out", str(yout), "--check",
                          "--dim", str(a.dim)] + how)
                 if p.returncode != 0 or "bit-exact: yes" not in p.stdout or (
@@ -176,6 +180,11 @@ def main() -> int:
                          f"{p.stderr.strip() or p.stdout.strip()}")
                 elif np.load(yout).tobytes() != want[i].tobytes():
                     fail(f"{name}: tessera run {src} (input {i}) differs from TFLite Micro")
+        # Every chip layer's output of the first input against TFLite Micro's own tensor.
+        n_layers, differ = layer_oracle.compare(blob, xs[0], tmp / f"{name}_layers")
+        for d in differ:
+            fail(f"{name}: --dump-layers: {d}")
+        n_tensors += n_layers
         bad = [i for i in range(len(xs)) if got[i].tobytes() != want[i].tobytes()]
         if bad:
             i = bad[0]
@@ -282,7 +291,8 @@ def main() -> int:
             one_line_error(cli([a.tessera, "run", str(bad_tsr), "--input", str(x0)]),
                            f"{what} .tsr #{j} ({len(b)} bytes)", want_words)
     print(f"check_net: {n_models} models, {n_inputs} inputs, {n_bytes} output bytes equal to TFLite "
-          f"Micro's on the chip (N = {a.dim}); LiteRT agrees on {lite_agree} of {lite_total}; "
+          f"Micro's on the chip (N = {a.dim}), and {n_tensors} intermediate tensors of one input"
+          f" per model; LiteRT agrees on {lite_agree} of {lite_total}; "
           f"{time.time() - t0:.1f} s")
     if FAILS:
         print(f"check_net: {len(FAILS)} failure(s)")
