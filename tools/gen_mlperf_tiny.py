@@ -16,8 +16,9 @@ Writes under OUTDIR, reproducibly (a fixed seed):
                         SOFTMAX
   autoencoder.tflite    anomaly detection, 640 inputs: FULLY_CONNECTED 128 x4, 8, 128 x4, 640
   attention.tflite      one attention block, sequence 64, width 128, 4 heads: Q, K and V as
-                        FULLY_CONNECTED, per head BATCH_MATMUL Q Kt, SOFTMAX, BATCH_MATMUL with
-                        V, the output projection and the residual ADD
+                        FULLY_CONNECTED (K and V quantized symmetrically), per head
+                        BATCH_MATMUL Q Kt, SOFTMAX, BATCH_MATMUL with V, the output projection
+                        and the residual ADD
   mlperf_tiny.txt       one line per model: NAME INPUT_DTYPE MACS
 
 The layer shapes are the published ones (MLPerf Tiny's reference models). The
@@ -79,9 +80,12 @@ class Net:
         self.n += 1
         return f"{kind}_{self.n}"
 
-    def out(self, y: np.ndarray, name: str, act: int = ACT.NONE, like: Val | None = None) -> Val:
+    def out(self, y: np.ndarray, name: str, act: int = ACT.NONE, like: Val | None = None,
+            symmetric: bool = False) -> Val:
         if like is not None:
             scale, zp = like.scale, like.zp
+        elif symmetric:
+            scale, zp = f32(max(float(np.abs(y).max()), 1e-6) / 127.0), 0
         else:
             lo, hi = float(y.min()), float(y.max())
             if act in (ACT.RELU, ACT.RELU6):
@@ -156,8 +160,9 @@ class Net:
     def dwconv(self, x: Val, k, stride=1, act=ACT.RELU, mult=1) -> Val:
         return self.conv(x, 0, k, stride, "SAME", act, depthwise=True, mult=mult)
 
-    def fc(self, x: Val, n: int, act=ACT.NONE, gain=1.0) -> Val:
-        """FULLY_CONNECTED; `gain` scales the weights (a classifier's, so that its softmax is not one-hot)."""
+    def fc(self, x: Val, n: int, act=ACT.NONE, gain=1.0, symmetric=False) -> Val:
+        """FULLY_CONNECTED; `gain` scales the weights (a classifier's, so that its softmax is not one-hot);
+        `symmetric`: the output's zero point is 0."""
         xf = x.x.reshape(x.x.shape[0], -1) if x.x.ndim != 3 else x.x
         k = xf.shape[-1]
         wf = gain * self.weights(n, k, (k, n)).T                                   # (n, k)
@@ -167,7 +172,7 @@ class Net:
         w_t = self.b.tensor(f"{name}/weights", T.INT8, [n, k], ws, [0] * n, axis=0, data=wq.tobytes())
         y = activate(xf @ wf.T + bf, act)
         self.macs += int(np.prod(xf.shape[1:-1], dtype=np.int64)) * k * n
-        yv = self.out(y, name, act)
+        yv = self.out(y, name, act, symmetric=symmetric)
         opts = tfl.FullyConnectedOptionsT()
         opts.fusedActivationFunction = act
         opts.keepNumDims = x.x.ndim == 3
@@ -284,7 +289,9 @@ def attention(net: Net, seq=64, width=128, heads=4) -> tuple[Val, Val]:
     def split(v: Val) -> Val:  # (1, seq, width) -> (1, heads, seq, dh)
         return net.transpose(net.reshape(v, [1, seq, heads, dh]), [0, 2, 1, 3])
 
-    q, k, v = (split(net.fc(x, width)) for _ in range(3))
+    # K and V, the right-hand operands of the two BATCH_MATMULs, are quantized symmetrically:
+    # the compiler takes a right-hand zero point of 0 only (docs/networks.md).
+    q, k, v = (split(net.fc(x, width, symmetric=sym)) for sym in (False, True, True))
     s = net.softmax(net.batch_matmul(q, k, adj_y=True))
     o = net.batch_matmul(s, v, adj_y=False)
     o = net.reshape(net.transpose(o, [0, 2, 1, 3]), [1, seq, width])

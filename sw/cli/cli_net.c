@@ -118,9 +118,7 @@ static int cmd_compile(const args_t *ar, const char *model) {
     } else {
       uint32_t chip = 0;
       for (uint32_t i = 0; i < p->n_layers; i++) {
-        chip += p->layers[i].kind == TSR_NET_GEMM || p->layers[i].kind == TSR_NET_SOFTMAX ||
-                p->layers[i].kind == TSR_NET_CONV || p->layers[i].kind == TSR_NET_DWCONV ||
-                p->layers[i].kind == TSR_NET_ADD;
+        chip += tsr_net_kind_on_chip(p->layers[i].kind);
       }
       fprintf(g_cli_out,
               "compile: %s -> %s: %u layers (%u on the chip, N = %u), %u commands, %u bytes of "

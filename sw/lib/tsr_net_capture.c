@@ -249,6 +249,112 @@ static tsr_status_t capture_add_rows(tsr_dev_t *dev, const tsr_net_prog_t *p,
   return st;
 }
 
+/* A COPY layer: the output (dense, in order) with the input's strides permuted. */
+static tsr_status_t capture_copy(tsr_dev_t *dev, const tsr_net_prog_t *p, const tsr_net_layer_t *l,
+                                 uint32_t base) {
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  uint32_t xs[TSR_NET_MAX_RANK];
+  uint32_t s = 1u;
+  for (uint32_t d = x->rank; d-- > 0u;) {
+    xs[d] = s;
+    s *= x->shape[d];
+  }
+  tsr_copy_desc_t d;
+  memset(&d, 0, sizeof d);
+  const uint32_t lead = 4u - y->rank;
+  for (uint32_t i = 0; i < 4u; i++) {
+    d.dims[i] = i < lead ? 1u : y->shape[i - lead];
+    d.in_stride[i] = i < lead ? 0u : xs[(l->perm >> (8u * (i - lead))) & 0xffu];
+  }
+  d.in_addr = base + x->dev_off;
+  d.out_addr = base + y->dev_off;
+  return tsr_copy_run(dev, &d);
+}
+
+static tsr_status_t submit_fence(tsr_dev_t *dev) {
+  tsr_cmd_t fence;
+  tsr_status_t st = tsr_cmd_fence(dev, false, &fence);
+  return st == TSR_OK ? tsr_submit(dev, &fence) : st;
+}
+
+static tsr_status_t plan_and_run_gemm(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const char **why) {
+  tsr_gemm_plan_t plan;
+  tsr_status_t st = tsr_gemm_plan(&dev->info, d, &plan);
+  if (st != TSR_OK) {
+    tsr_gemm_check_desc(d, why);
+    return st;
+  }
+  return tsr_gemm_run(dev, d, &plan, NULL, NULL);
+}
+
+/* A BMM layer: per output batch, with a_zp != 0 the bias -a_zp * colsum(B_b) as raw int32 into
+ * the scratch tensor (one or two GEMMs of m = 1), then the GEMM A_b x B_b; a FENCE between two. */
+static tsr_status_t capture_bmm(tsr_dev_t *dev, const tsr_net_prog_t *p, const tsr_net_layer_t *l,
+                                uint32_t base, const char **why) {
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *w = &p->tensors[l->in2];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  const uint32_t batches = tsr_net_bmm_batches(y);
+  const uint32_t scratch = base + p->tensors[l->in3].dev_off;
+  const bool two = -l->a_zp > 127;
+  tsr_status_t st = TSR_OK;
+  for (uint32_t bi = 0; bi < batches && st == TSR_OK; bi++) {
+    const uint32_t b_addr = base + w->dev_off + tsr_net_bmm_operand_batch(y, w, bi) * l->k * l->n;
+    if (bi != 0u) {
+      st = submit_fence(dev);
+    }
+    tsr_gemm_desc_t d;
+    if (st == TSR_OK && l->a_zp != 0) {
+      /* colsum: the row of min(-a_zp, 127) (then the row of ones, onto the first result). */
+      for (uint32_t step = 0; step < (two ? 2u : 1u) && st == TSR_OK; step++) {
+        memset(&d, 0, sizeof d);
+        d.m = 1u;
+        d.k = l->k;
+        d.n = l->n;
+        d.a_addr = base + l->param_off + step * l->k;
+        d.lda = l->k;
+        d.b_addr = b_addr;
+        d.ldb = l->n;
+        d.c_addr = two && step == 0u ? scratch + 4u * l->n : scratch;
+        d.ldc = 4u * l->n;
+        d.has_bias = step == 1u;
+        d.bias_addr = scratch + 4u * l->n;
+        if (step == 1u && (st = submit_fence(dev)) != TSR_OK) {
+          break;
+        }
+        st = plan_and_run_gemm(dev, &d, why);
+      }
+      if (st == TSR_OK) {
+        st = submit_fence(dev);
+      }
+    }
+    if (st != TSR_OK) {
+      break;
+    }
+    memset(&d, 0, sizeof d);
+    d.m = l->m;
+    d.k = l->k;
+    d.n = l->n;
+    d.a_addr = base + x->dev_off + tsr_net_bmm_operand_batch(y, x, bi) * l->m * l->k;
+    d.lda = l->k;
+    d.b_addr = b_addr;
+    d.ldb = l->n;
+    d.c_addr = base + y->dev_off + bi * l->m * l->n;
+    d.ldc = l->n;
+    d.has_bias = true;
+    d.bias_addr = l->a_zp != 0 ? scratch : base + l->bias_off;
+    d.requant = true;
+    d.mult = l->mult;
+    d.shift = l->shift;
+    d.out_zp = l->out_zp;
+    d.act_min = l->act_min;
+    d.act_max = l->act_max;
+    st = plan_and_run_gemm(dev, &d, why);
+  }
+  return st;
+}
+
 tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
   capture_t c;
   memset(&c, 0, sizeof c);
@@ -285,6 +391,10 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       }
     } else if (l->kind == TSR_NET_DWCONV) {
       st = capture_dwconv(&dev, p, l, base, &why);
+    } else if (l->kind == TSR_NET_COPY) {
+      st = capture_copy(&dev, p, l, base);
+    } else if (l->kind == TSR_NET_BMM) {
+      st = capture_bmm(&dev, p, l, base, &why);
     } else if (l->kind == TSR_NET_ADD && add_by_rows(p, l)) {
       st = capture_add_rows(&dev, p, l, base, &why);
     } else if (l->kind == TSR_NET_SOFTMAX || l->kind == TSR_NET_ADD || l->kind == TSR_NET_LUT) {

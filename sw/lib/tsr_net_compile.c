@@ -34,7 +34,7 @@ static const char *const k_op_names[] = {
     "WHILE", "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5", "SCATTER_ND", "SELECT_V2",
     "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL"};
 
-enum { OP_DEQUANTIZE = 6, OP_PAD = 34, OP_MEAN = 40, OP_QUANTIZE = 114 };
+enum { OP_DEQUANTIZE = 6, OP_PAD = 34, OP_TRANSPOSE = 39, OP_MEAN = 40, OP_QUANTIZE = 114 };
 
 const char *tsr_net_op_name(int32_t code) {
   if (code >= 0 && (size_t)code < sizeof k_op_names / sizeof k_op_names[0]) {
@@ -385,10 +385,9 @@ tsr_status_t tsr_nc_weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_
 }
 
 static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
+  /* keep_num_dims only changes the output's shape (rows of N either way); the element count
+   * is checked below. */
   const tsr_tflite_fc_opts_t *o = &op->opt.fc;
-  if (op->options_decoded && o->keep_num_dims) {
-    return tsr_nc_unsupported(c, "keep_num_dims = true");
-  }
   if (op->options_decoded && o->weights_format != 0) {
     return tsr_nc_unsupported(c, "a shuffled weights format");
   }
@@ -436,6 +435,210 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
   st = gemm_layer(c, TSR_NET_GEMM, in, out, m, k, n, bt, bdata, &w,
                   op->options_decoded ? o->fused_activation : 0, &l);
   free(bt);
+  return st;
+}
+
+/* A program tensor that no .tflite tensor is: an operand's transposed copy, a scratch area. */
+static tsr_status_t add_internal(cc_t *c, uint32_t rank, const uint32_t *shape, float scale,
+                                 int32_t zp, uint32_t *id) {
+  if (c->p->n_tensors == c->cap_t) {
+    c->cap_t = c->cap_t ? 2u * c->cap_t : 8u;
+    tsr_net_tensor_t *nt = realloc(c->p->tensors, c->cap_t * sizeof *nt);
+    if (nt == NULL) {
+      return tsr_nc_oom(c);
+    }
+    c->p->tensors = nt;
+  }
+  tsr_net_tensor_t *x = &c->p->tensors[c->p->n_tensors];
+  memset(x, 0, sizeof *x);
+  x->type = TSR_NET_INT8;
+  x->rank = rank;
+  x->elems = 1u;
+  for (uint32_t d = 0; d < rank; d++) {
+    x->shape[d] = shape[d];
+    x->elems *= shape[d];
+  }
+  x->scale = scale;
+  x->zp = zp;
+  x->alias = c->p->n_tensors;
+  x->dev_off = TSR_NET_HOST_ONLY;
+  *id = c->p->n_tensors++;
+  return TSR_OK;
+}
+
+/* A COPY layer in -> out, output axis d = input axis perm[d]. */
+static tsr_status_t copy_layer(cc_t *c, uint32_t in, uint32_t out, const uint32_t *perm) {
+  tsr_net_layer_t *l = NULL;
+  tsr_status_t st = new_layer(c, TSR_NET_COPY, in, out, &l);
+  for (uint32_t d = 0; st == TSR_OK && d < c->p->tensors[in].rank; d++) {
+    l->perm |= perm[d] << (8u * d);
+  }
+  return st;
+}
+
+/* A new tensor holding `in` with its last two axes swapped, and the COPY layer that makes it. */
+static tsr_status_t swapped_copy(cc_t *c, uint32_t in, uint32_t *out) {
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  uint32_t perm[TSR_NET_MAX_RANK], shape[TSR_NET_MAX_RANK];
+  const uint32_t r = x->rank;
+  for (uint32_t d = 0; d < r; d++) {
+    perm[d] = d < r - 2u ? d : (d == r - 2u ? r - 1u : r - 2u);
+    shape[d] = x->shape[perm[d]];
+  }
+  tsr_status_t st = add_internal(c, r, shape, x->scale, x->zp, out);
+  return st == TSR_OK ? copy_layer(c, in, *out, perm) : st;
+}
+
+/* TRANSPOSE: a permutation of up to four axes. One that keeps the order of every axis longer
+ * than 1 moves no byte: its output aliases the input (as RESHAPE). */
+static tsr_status_t compile_transpose(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t in = 0;
+  uint32_t out = 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK) {
+    return st;
+  }
+  const uint32_t r = c->p->tensors[in].rank;
+  const int32_t pi = op->inputs.count > 1u ? tsr_tflite_i32(op->inputs, 1) : -1;
+  tsr_tflite_tensor_t pt;
+  const uint8_t *pd = NULL;
+  if (pi < 0 || c->map[pi] >= 0 ||
+      tsr_tflite_tensor(c->m, (uint32_t)pi, &pt, c->err, c->errlen) != TSR_TFLITE_OK ||
+      pt.type != TSR_TFLITE_INT32) {
+    return tsr_nc_unsupported(c, "a permutation that is not a constant int32 tensor");
+  }
+  if ((st = tsr_nc_const_data(c, &pt, "permutation", r, 4u, &pd)) != TSR_OK ||
+      (st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  tsr_net_tensor_t *x = &c->p->tensors[in];
+  tsr_net_tensor_t *y = &c->p->tensors[out];
+  uint32_t perm[TSR_NET_MAX_RANK];
+  uint32_t seen = 0u;
+  bool moves = false;
+  int64_t last = -1;
+  for (uint32_t d = 0; d < r; d++) {
+    int32_t v;
+    memcpy(&v, pd + 4u * d, 4u);
+    if (v < 0 || (uint32_t)v >= r || (seen & (1u << v)) != 0u) {
+      return tsr_nc_unsupported(c, "a permutation that is not one of the input's axes");
+    }
+    seen |= 1u << v;
+    perm[d] = (uint32_t)v;
+    if (x->shape[v] > 1u) {
+      moves = moves || v < last;
+      last = v;
+    }
+  }
+  bool same = y->rank == r && y->scale == x->scale && y->zp == x->zp;
+  for (uint32_t d = 0; d < r && same; d++) {
+    same = y->shape[d] == x->shape[perm[d]];
+  }
+  if (!same) {
+    return tsr_nc_unsupported(c, "an output that is not the permuted input (shape or quantization)");
+  }
+  if (!moves) {
+    y->alias = x->alias;
+    tsr_net_layer_t *l = NULL;
+    return new_layer(c, TSR_NET_RESHAPE, in, out, &l);
+  }
+  return copy_layer(c, in, out, perm);
+}
+
+/* BATCH_MATMUL of two int8 activations: one GEMM per output batch (tsr_net_prog.h, TSR_NET_BMM).
+ * An adjoint operand is first transposed by a COPY layer into a tensor of its own. TFLite's
+ * kernel computes sum_k (a - za) (b - zb); the chip adds a bias per column, so -za * colsum(B)
+ * is computed on the chip (a GEMM of m = 1) and zb must be 0: its term -zb * rowsum(A) would be
+ * one per row. */
+static tsr_status_t compile_bmm(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t a = 0;
+  uint32_t b = 0;
+  uint32_t out = 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &a);
+  if (st != TSR_OK || (st = tsr_nc_known_input(c, op, 1, TSR_NET_INT8, &b)) != TSR_OK) {
+    return st;
+  }
+  const bool adj_x = op->options_decoded && op->opt.bmm.adj_x;
+  const bool adj_y = op->options_decoded && op->opt.bmm.adj_y;
+  if (c->p->tensors[a].rank < 2u || c->p->tensors[b].rank < 2u) {
+    return tsr_nc_unsupported(c, "an operand of rank 1");
+  }
+  if (c->p->tensors[b].zp != 0) {
+    return tsr_nc_unsupported(c, "a right-hand operand with a zero point other than 0");
+  }
+  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK ||
+      (adj_x && (st = swapped_copy(c, a, &a)) != TSR_OK) ||
+      (adj_y && (st = swapped_copy(c, b, &b)) != TSR_OK)) {
+    return st;
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[a];
+  const tsr_net_tensor_t *w = &c->p->tensors[b];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  const uint32_t m = x->shape[x->rank - 2u], k = x->shape[x->rank - 1u];
+  const uint32_t n = w->shape[w->rank - 1u];
+  bool ok = w->shape[w->rank - 2u] == k && y->rank >= 2u && y->rank >= x->rank &&
+            y->rank >= w->rank && y->shape[y->rank - 2u] == m && y->shape[y->rank - 1u] == n;
+  for (uint32_t d = 0; ok && d + 2u < y->rank; d++) {
+    const uint32_t o = y->rank - x->rank, o2 = y->rank - w->rank;
+    const uint32_t da = d >= o ? x->shape[d - o] : 1u, db = d >= o2 ? w->shape[d - o2] : 1u;
+    ok = (da == y->shape[d] || da == 1u) && (db == y->shape[d] || db == 1u) &&
+         (da == y->shape[d] || db == y->shape[d]);
+  }
+  if (!ok) {
+    return tsr_nc_unsupported(c, "operand and output shapes that do not multiply (batch broadcast)");
+  }
+  int32_t mult = 0, shift = 0;
+  const double ws = (double)w->scale;
+  char why[TESSERA_ERRLEN];
+  if (tessera_gemm_quantize_scales(1u, (double)x->scale, &ws, 1u, (double)y->scale, &mult, &shift,
+                                   why, sizeof why) != TSR_OK) {
+    tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
+    return TSR_UNSUPPORTED;
+  }
+  const int32_t za = x->zp;
+  uint32_t scratch = 0;
+  if (za != 0) {
+    const uint32_t sshape[1] = {8u * n};
+    if ((st = add_internal(c, 1u, sshape, 1.0f, 0, &scratch)) != TSR_OK) {
+      return st;
+    }
+  }
+  tsr_net_layer_t *l = NULL;
+  if ((st = new_layer(c, TSR_NET_BMM, a, out, &l)) != TSR_OK) {
+    return st;
+  }
+  l->in2 = b;
+  l->in3 = scratch;
+  l->m = m;
+  l->k = k;
+  l->n = n;
+  l->a_zp = za;
+  l->mult = mult;
+  l->shift = shift;
+  l->out_zp = c->p->tensors[out].zp;
+  l->act_min = -128;
+  l->act_max = 127;
+  int32_t *zeros = calloc(n, sizeof *zeros);
+  int8_t *rows = malloc(2u * (size_t)k);
+  if (zeros == NULL || rows == NULL) {
+    free(zeros);
+    free(rows);
+    return tsr_nc_oom(c);
+  }
+  const int32_t v1 = -za > 127 ? 127 : -za;
+  memset(rows, (int)(int8_t)v1, k);
+  memset(rows + k, 1, k);
+  uint32_t zoff = 0, roff = 0;
+  st = blob_add(c, zeros, 4u * (size_t)n, &zoff);
+  if (st == TSR_OK && za != 0) {
+    st = blob_add(c, rows, 2u * (size_t)k, &roff);
+  }
+  free(zeros);
+  free(rows);
+  /* blob_add may have moved nothing but the blob; the layer pointer still holds. */
+  l = &c->p->layers[c->p->n_layers - 1u];
+  l->bias_off = zoff;
+  l->param_off = roff;
   return st;
 }
 
@@ -672,6 +875,12 @@ static tsr_status_t compile_ops(cc_t *c) {
         break;
       case OP_PAD:
         st = tsr_nc_compile_pad(c, &op);
+        break;
+      case OP_TRANSPOSE:
+        st = compile_transpose(c, &op);
+        break;
+      case TSR_TFLITE_OP_BATCH_MATMUL:
+        st = compile_bmm(c, &op);
         break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);

@@ -45,7 +45,7 @@ extern "C" {
 
 /** "TSRN" as a little-endian word: the first four bytes of a .tsr file. */
 #define TSR_NET_MAGIC 0x4e525354u
-#define TSR_NET_VERSION 2u
+#define TSR_NET_VERSION 3u
 /** Highest tensor rank a program keeps. */
 #define TSR_NET_MAX_RANK 4u
 /** The device address of the arena while the commands are captured. */
@@ -66,8 +66,12 @@ typedef enum tsr_net_kind {
   TSR_NET_CONV = 6,       /**< CONV_2D: one GEMM job whose A is im2col by DMA addresses */
   TSR_NET_DWCONV = 7,     /**< DEPTHWISE_CONV_2D: one such job per channel group */
   TSR_NET_ADD = 8,        /**< ADD of two int8 tensors of one shape: one SFU job */
-  TSR_NET_LUT = 9         /**< LOGISTIC, TANH, HARD_SWISH, RELU, RELU6: one SFU MAP job through
+  TSR_NET_LUT = 9,        /**< LOGISTIC, TANH, HARD_SWISH, RELU, RELU6: one SFU MAP job through
                                the 256-entry table at param_off */
+  TSR_NET_COPY = 10,      /**< TRANSPOSE (and a BATCH_MATMUL operand's transpose): the output is
+                               the input with its axes permuted by `perm`; DMA through the
+                               scratchpad (tsr_copy_run) */
+  TSR_NET_BMM = 11        /**< BATCH_MATMUL of two int8 activations: one GEMM per batch */
 } tsr_net_kind_t;
 
 /** Element types of program tensors (the values of tsr_tflite_type_t). */
@@ -120,6 +124,16 @@ typedef struct tsr_net_layer {
   /* ADD: the second input (the first is `in`); rows x len elements, the 11-word parameter
    * block at param_off (act_min/act_max in it and above). */
   uint32_t in2;
+  /* COPY: output axis d is input axis (perm >> 8d) & 0xff, over the input's rank (the output
+   * has the same rank). */
+  uint32_t perm;
+  /* BMM: C_b (m, n) = requant(A_b (m, k) x B_b (k, n) - a_zp * colsum(B_b)) for every batch b
+   * of the output (the operands' batch dimensions broadcast): A is `in`, B is `in2` (the
+   * right-hand zero point is 0), mult/shift per tensor. With a_zp != 0 the column sums come
+   * from the chip too: a GEMM of m = 1 whose A is the k-byte row at param_off (value
+   * min(-a_zp, 127)) writes raw int32 into the scratch tensor in3, and when -a_zp is 128 a
+   * second one (the row of ones at param_off + k) adds the rest; in3 is then the bias. */
+  uint32_t in3;
 } tsr_net_layer_t;
 
 /** A compiled network. */
@@ -142,9 +156,10 @@ typedef struct tsr_net_prog {
 /** The operators the compiler takes, for messages. */
 #define TSR_NET_SUPPORTED                                                                      \
   "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD of "   \
-  "two tensors of one shape), AVERAGE_POOL_2D (windows inside the image), MEAN (over height "  \
+  "two tensors of one shape; FULLY_CONNECTED also with keep_num_dims), AVERAGE_POOL_2D (windows inside the image), MEAN (over height "  \
   "and width), PAD (height and width), RESHAPE, SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU and "  \
-  "RELU6 (int8), QUANTIZE at the input, DEQUANTIZE at the output"
+  "RELU6 (int8), TRANSPOSE (rank 4 or less), BATCH_MATMUL (two int8 activations, the right-hand "  \
+  "one with zero point 0), QUANTIZE at the input, DEQUANTIZE at the output"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);
@@ -206,6 +221,13 @@ uint64_t tsr_net_storage_bytes(const tsr_net_tensor_t *t);
 
 /** Offset of a program tensor's first element in its storage (past the border). */
 uint64_t tsr_net_interior_off(const tsr_net_tensor_t *t);
+
+/** The batch count of a BATCH_MATMUL output (the product of all but its last two dimensions). */
+uint32_t tsr_net_bmm_batches(const tsr_net_tensor_t *y);
+
+/** The batch of operand x (rank >= 2) that output batch b reads (batch dimensions aligned
+ *  from the right; a dimension of 1 broadcasts). */
+uint32_t tsr_net_bmm_operand_batch(const tsr_net_tensor_t *y, const tsr_net_tensor_t *x, uint32_t b);
 
 /** Whether a program tensor has a border. */
 bool tsr_net_padded(const tsr_net_tensor_t *t);
