@@ -93,9 +93,9 @@ class Net:
             scale, zp = act_qparams(lo, hi)
         return Val(self.b.tensor(name, T.INT8, [1] + list(y.shape[1:]), scale, zp), y, scale, zp)
 
-    def input(self, shape) -> Val:
-        x = self.rng.uniform(-1.0, 1.0, [CALIB] + list(shape))
-        return self.out(x, "input")
+    def input(self, shape, lo=-1.0, hi=1.0, symmetric=False) -> Val:
+        x = self.rng.uniform(lo, hi, [CALIB] + list(shape))
+        return self.out(x, "input", symmetric=symmetric)
 
     def weights(self, out_ch: int, fan_in: int, shape) -> np.ndarray:
         """He-scaled normal weights, each output channel (last axis of `shape`) scaled log-normally."""
@@ -163,7 +163,7 @@ class Net:
     def fc(self, x: Val, n: int, act=ACT.NONE, gain=1.0, symmetric=False) -> Val:
         """FULLY_CONNECTED; `gain` scales the weights (a classifier's, so that its softmax is not one-hot);
         `symmetric`: the output's zero point is 0."""
-        xf = x.x.reshape(x.x.shape[0], -1) if x.x.ndim != 3 else x.x
+        xf = x.x.reshape(x.x.shape[0], -1) if x.x.ndim < 3 else x.x
         k = xf.shape[-1]
         wf = gain * self.weights(n, k, (k, n)).T                                   # (n, k)
         wq, ws = quant_weights(wf, per_channel=True)
@@ -175,7 +175,7 @@ class Net:
         yv = self.out(y, name, act, symmetric=symmetric)
         opts = tfl.FullyConnectedOptionsT()
         opts.fusedActivationFunction = act
-        opts.keepNumDims = x.x.ndim == 3
+        opts.keepNumDims = x.x.ndim >= 3
         self.b.op(S.FULLY_CONNECTED, [x.idx, w_t, b_t], [yv.idx], O.FullyConnectedOptions, opts)
         return yv
 
@@ -214,13 +214,14 @@ class Net:
         self.b.op(S.TRANSPOSE, [x.idx, pt], [yv.idx], O.TransposeOptions, tfl.TransposeOptionsT())
         return yv
 
-    def batch_matmul(self, a: Val, c: Val, adj_y: bool) -> Val:
+    def batch_matmul(self, a: Val, c: Val, adj_y: bool, adj_x: bool = False) -> Val:
         cm = np.swapaxes(c.x, -1, -2) if adj_y else c.x
-        y = a.x @ cm
-        self.macs += int(np.prod(y.shape[1:], dtype=np.int64)) * a.x.shape[-1]
+        am = np.swapaxes(a.x, -1, -2) if adj_x else a.x
+        y = am @ cm
+        self.macs += int(np.prod(y.shape[1:], dtype=np.int64)) * am.shape[-1]
         yv = self.out(y, self.name("bmm"))
         opts = tfl.BatchMatMulOptionsT()
-        opts.adjX, opts.adjY = False, adj_y
+        opts.adjX, opts.adjY = adj_x, adj_y
         self.b.op(S.BATCH_MATMUL, [a.idx, c.idx], [yv.idx], O.BatchMatMulOptions, opts)
         return yv
 

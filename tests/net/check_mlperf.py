@@ -34,9 +34,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
 import tessera  # noqa: E402
 
 # Models the compiler does not take yet, with the part of its one-line refusal that says why.
-KNOWN_REFUSED = {
-    "attention": "keep_num_dims = true is not supported",
-}
+KNOWN_REFUSED: dict[str, str] = {}
 
 
 def main() -> int:

@@ -18,7 +18,7 @@ model. Every output byte must be equal. Then:
     LiteRT's accuracy;
   - LiteRT's interpreter (ai-edge-litert) is run as a cross-check and its
     agreement is reported (not required: its optimized kernels may round differently);
-  - refused models (AVERAGE_POOL_2D, keep_num_dims, a padded CONV_2D input that a
+  - refused models (AVERAGE_POOL_2D, a BATCH_MATMUL right-hand zero point, a padded CONV_2D input that a
     FULLY_CONNECTED reads too) exit 2 with exactly one line
     naming the operator, its index and the supported list;
   - a malformed .tsr (truncated, bad magic, a flipped byte) exits 2 with one line.
@@ -252,8 +252,9 @@ def main() -> int:
     one_line_error(cli([a.tessera, "compile", str(d / "bad_padded_fc.tflite"), "-o", str(tmp / "p.tsr")]),
                    "padded input read by FULLY_CONNECTED",
                    ["operator 0 (RESHAPE)", "padded CONV_2D", "supported: FULLY_CONNECTED"])
-    one_line_error(cli([a.tessera, "compile", str(d / "bad_keepdims.tflite"), "-o", str(tmp / "k.tsr")]),
-                   "keep_num_dims", ["operator 0 (FULLY_CONNECTED)", "keep_num_dims", "supported: "])
+    one_line_error(cli([a.tessera, "compile", str(d / "bad_bmm_rhs_zp.tflite"), "-o", str(tmp / "k.tsr")]),
+                   "BATCH_MATMUL rhs zero point", ["operator 1 (BATCH_MATMUL)", "zero point other than 0",
+                                                   "supported: "])
     # Bad command lines and inputs: one line, exit 2.
     xf = tmp / "xf.npy"
     np.save(xf, dxf[:1])
