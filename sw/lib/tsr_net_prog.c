@@ -369,7 +369,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       case TSR_NET_COPY: {
         uint32_t seen = 0u;
         ok = ok && x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && x->rank == y->rank &&
-             x->alias != y->alias && (l->perm >> (8u * x->rank)) == 0u;
+             x->alias != y->alias && (x->rank == 4u || (l->perm >> (8u * x->rank)) == 0u);
         for (uint32_t d = 0; d < y->rank && ok; d++) {
           const uint32_t a = (l->perm >> (8u * d)) & 0xffu;
           ok = a < x->rank && (seen & (1u << a)) == 0u && x->shape[a] == y->shape[d];

@@ -560,8 +560,8 @@ def attention_ops(seed: int) -> dict:
 
     def transpose_alias_then_swap(net):  # a permutation of unit axes (no copy), then a swap
         x = net.input([1, 7, 5])
-        t = net.transpose(x, [0, 2, 1, 3])
-        return x, net.transpose(t, [0, 1, 3, 2])
+        t = net.transpose(x, [0, 2, 1, 3])                                 # (1, 7, 1, 5)
+        return x, net.transpose(t, [0, 3, 2, 1])                           # (1, 5, 1, 7)
 
     def fc_keepdims(net):  # FULLY_CONNECTED of a rank-4 tensor, keep_num_dims
         x = net.input([2, 3, 11], lo=-0.5, hi=1.0)

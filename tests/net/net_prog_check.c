@@ -319,7 +319,7 @@ int main(int argc, char **argv) {
   const int window = check_dma_window(argv[1]);
   check_refused(argv[1], "bad_avgpool", "operator 1 (AVERAGE_POOL_2D): SAME padding that pads");
   check_refused(argv[1], "bad_padded_fc", "operator 0 (RESHAPE): reading the input of a padded");
-  check_refused(argv[1], "bad_keepdims", "operator 0 (FULLY_CONNECTED): keep_num_dims");
+  check_refused(argv[1], "bad_bmm_rhs_zp", "operator 1 (BATCH_MATMUL): a right-hand operand with a zero point");
   printf("net_prog_check: %u programs round-tripped and relocated; %u malformed files refused, %u "
          "forged ones loaded and saved back; corrupted .tflite: %u compiled, %u refused; DMA window"
          " %s; %s\n",
