@@ -532,7 +532,8 @@ tsr_status_t tsr_copy_run(tsr_dev_t *dev, const tsr_copy_desc_t *d) {
     return TSR_UNSUPPORTED;
   }
   tsr_status_t st = TSR_OK;
-  uint32_t out = d->out_addr;
+  const uint32_t orow = d->out_row != 0u ? d->out_row : d3;
+  uint32_t out = d->out_addr; /* output row (a, b, 0) */
   for (uint32_t a = 0u; a < d0 && st == TSR_OK; a++) {
     for (uint32_t b = 0u; b < d1 && st == TSR_OK; b++) {
       const uint32_t base = d->in_addr + a * d->in_stride[0] + b * d->in_stride[1];
@@ -542,11 +543,11 @@ tsr_status_t tsr_copy_run(tsr_dev_t *dev, const tsr_copy_desc_t *d) {
           st = tsr_fw_push_load(dev, 0u, TSR_LOAD_SPAD, base + r0 * d->in_stride[2], d->in_stride[2],
                                 nr, d3, 0u);
           for (uint32_t ch = 0u; ch < chunks && st == TSR_OK; ch++) {
-            st = push_store(dev, 0u, true, out + r0 * d3 + ch * dim, d3, nr,
+            st = push_store(dev, 0u, true, out + r0 * orow + ch * dim, orow, nr,
                             min32(dim, d3 - ch * dim), ch * nr);
           }
         }
-        out += d2 * d3;
+        out += d2 * orow;
         continue;
       }
       for (uint32_t c = 0u; c < d2 && st == TSR_OK; c++) {
@@ -559,7 +560,7 @@ tsr_status_t tsr_copy_run(tsr_dev_t *dev, const tsr_copy_desc_t *d) {
             st = push_store(dev, 0u, true, out + e0, 1u, ne, 1u, 0u);
           }
         }
-        out += d3;
+        out += orow;
       }
     }
   }

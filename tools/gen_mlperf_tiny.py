@@ -225,6 +225,15 @@ class Net:
         self.b.op(S.BATCH_MATMUL, [a.idx, c.idx], [yv.idx], O.BatchMatMulOptions, opts)
         return yv
 
+    def concat(self, xs: list[Val], axis: int) -> Val:
+        """CONCATENATION; the output is quantized as the first input (TFLite Micro wants all alike)."""
+        y = np.concatenate([v.x for v in xs], axis=axis)
+        yv = self.out(y, self.name("concat"), like=xs[0])
+        opts = tfl.ConcatenationOptionsT()
+        opts.axis, opts.fusedActivationFunction = axis, ACT.NONE
+        self.b.op(S.CONCATENATION, [v.idx for v in xs], [yv.idx], O.ConcatenationOptions, opts)
+        return yv
+
     def softmax(self, x: Val) -> Val:
         e = np.exp(x.x - x.x.max(axis=-1, keepdims=True))
         y = e / e.sum(axis=-1, keepdims=True)

@@ -261,8 +261,8 @@ tsr_status_t tsr_sfu_run_add(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32
 /* ---- Strided copies (fw/tsr_sfu_ops.c): TRANSPOSE, operand transposes ----------------------- */
 
 /**
- * A copy of an int8 tensor through the scratchpad: the output is dense, dims[0..3] (outermost
- * first); the element at output index (i0, i1, i2, i3) is read at in_addr + sum i_d *
+ * A copy of an int8 tensor through the scratchpad: the output is dims[0..3] (outermost first,
+ * rows of dims[3] bytes out_row apart); the element at output index (i0, i1, i2, i3) is read at in_addr + sum i_d *
  * in_stride[d]. When in_stride[3] is 1 every output row of dims[3] bytes is one run (one LOAD
  * per block of rows, one SPAD STORE per N-wide chunk column); else every element is its own
  * scratchpad row (a LOAD of COLS 1 with STRIDE in_stride[3], a SPAD STORE of COLS 1). No
@@ -272,6 +272,8 @@ typedef struct tsr_copy_desc {
   uint32_t dims[4];
   uint32_t in_stride[4];
   uint32_t in_addr, out_addr;
+  uint32_t out_row;   /**< bytes from one output row of dims[3] to the next; 0: dims[3] (dense).
+                           A CONCATENATION writes its inputs into slices of one output this way. */
 } tsr_copy_desc_t;
 
 /** Submit the commands of a copy and wait until idle; TSR_UNSUPPORTED if a row of dims[3]

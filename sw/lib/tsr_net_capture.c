@@ -269,6 +269,17 @@ static tsr_status_t capture_copy(tsr_dev_t *dev, const tsr_net_prog_t *p, const 
   }
   d.in_addr = base + x->dev_off;
   d.out_addr = base + y->dev_off;
+  if (l->n != 0u) { /* a CONCATENATION's input: rows x len bytes into a slice of the output */
+    memset(&d, 0, sizeof d);
+    d.dims[0] = d.dims[1] = 1u;
+    d.dims[2] = l->rows;
+    d.dims[3] = l->len;
+    d.in_stride[2] = l->len;
+    d.in_stride[3] = 1u;
+    d.in_addr = base + x->dev_off;
+    d.out_addr = base + y->dev_off + l->k;
+    d.out_row = l->n;
+  }
   return tsr_copy_run(dev, &d);
 }
 

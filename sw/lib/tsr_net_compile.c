@@ -545,6 +545,72 @@ static tsr_status_t compile_transpose(cc_t *c, const tsr_tflite_op_t *op) {
   return copy_layer(c, in, out, perm);
 }
 
+/* CONCATENATION: each input a COPY layer into its slice of the output (rows of the axis and
+ * everything after it). TFLite Micro takes int8 inputs quantized as the output only, and no
+ * fused activation. */
+static tsr_status_t compile_concat(cc_t *c, const tsr_tflite_op_t *op) {
+  const uint32_t n_in = op->inputs.count;
+  uint32_t ins[16];
+  if (n_in < 1u || n_in > 16u) {
+    return tsr_nc_unsupported(c, "a concatenation of more than 16 inputs");
+  }
+  tsr_status_t st = TSR_OK;
+  for (uint32_t i = 0; i < n_in; i++) {
+    if ((st = tsr_nc_known_input(c, op, i, TSR_NET_INT8, &ins[i])) != TSR_OK) {
+      return st;
+    }
+  }
+  if (op->options_decoded && op->opt.concat.fused_activation != TSR_TFLITE_ACT_NONE) {
+    return tsr_nc_unsupported(c, "a fused activation");
+  }
+  uint32_t out = 0;
+  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  const int32_t axis_raw = op->options_decoded ? op->opt.concat.axis : 0;
+  const int32_t axis = axis_raw < 0 ? axis_raw + (int32_t)y->rank : axis_raw;
+  if (axis < 0 || axis >= (int32_t)y->rank) {
+    return tsr_nc_unsupported(c, "an axis outside the output's rank");
+  }
+  uint32_t outer = 1u, inner = 1u, total = 0u;
+  for (uint32_t d = 0; d < y->rank; d++) {
+    outer *= d < (uint32_t)axis ? y->shape[d] : 1u;
+    inner *= d > (uint32_t)axis ? y->shape[d] : 1u;
+  }
+  for (uint32_t i = 0; i < n_in; i++) {
+    const tsr_net_tensor_t *x = &c->p->tensors[ins[i]];
+    bool ok = x->rank == y->rank;
+    for (uint32_t d = 0; d < y->rank && ok; d++) {
+      ok = d == (uint32_t)axis || x->shape[d] == y->shape[d];
+    }
+    if (!ok) {
+      return tsr_nc_unsupported(c, "inputs whose shapes differ off the axis");
+    }
+    if (x->scale != y->scale || x->zp != y->zp) {
+      return tsr_nc_unsupported(c, "an input quantized unlike the output (TFLite Micro requires the same)");
+    }
+    total += x->shape[axis];
+  }
+  if (total != y->shape[axis]) {
+    return tsr_nc_unsupported(c, "an output that is not the inputs' concatenation");
+  }
+  uint32_t off = 0u;
+  for (uint32_t i = 0; i < n_in; i++) {
+    const uint32_t len = c->p->tensors[ins[i]].shape[axis] * inner;
+    tsr_net_layer_t *l = NULL;
+    if ((st = new_layer(c, TSR_NET_COPY, ins[i], out, &l)) != TSR_OK) {
+      return st;
+    }
+    l->rows = outer;
+    l->len = len;
+    l->k = off;
+    l->n = total * inner;
+    off += len;
+  }
+  return TSR_OK;
+}
+
 /* BATCH_MATMUL of two int8 activations: one GEMM per output batch (tsr_net_prog.h, TSR_NET_BMM).
  * An adjoint operand is first transposed by a COPY layer into a tensor of its own. TFLite's
  * kernel computes sum_k (a - za) (b - zb); the chip adds a bias per column, so -za * colsum(B)
@@ -878,6 +944,9 @@ static tsr_status_t compile_ops(cc_t *c) {
         break;
       case OP_TRANSPOSE:
         st = compile_transpose(c, &op);
+        break;
+      case TSR_TFLITE_OP_CONCATENATION:
+        st = compile_concat(c, &op);
         break;
       case TSR_TFLITE_OP_BATCH_MATMUL:
         st = compile_bmm(c, &op);

@@ -368,6 +368,13 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
         break;
       case TSR_NET_COPY: {
         uint32_t seen = 0u;
+        if (l->n != 0u) { /* a CONCATENATION's slice */
+          ok = x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && x->alias != y->alias &&
+               l->perm == 0u && l->rows >= 1u && l->len >= 1u && l->len <= l->n &&
+               (uint64_t)l->rows * l->len == x->elems &&
+               (uint64_t)l->k + (uint64_t)(l->rows - 1u) * l->n + l->len <= y->elems;
+          break;
+        }
         ok = ok && x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && x->rank == y->rank &&
              x->alias != y->alias && (x->rank == 4u || (l->perm >> (8u * x->rank)) == 0u);
         for (uint32_t d = 0; d < y->rank && ok; d++) {

@@ -69,8 +69,9 @@ typedef enum tsr_net_kind {
   TSR_NET_LUT = 9,        /**< LOGISTIC, TANH, HARD_SWISH, RELU, RELU6: one SFU MAP job through
                                the 256-entry table at param_off */
   TSR_NET_COPY = 10,      /**< TRANSPOSE (and a BATCH_MATMUL operand's transpose): the output is
-                               the input with its axes permuted by `perm`; DMA through the
-                               scratchpad (tsr_copy_run) */
+                               the input with its axes permuted by `perm`; one input of a
+                               CONCATENATION (n != 0): its rows into a slice of the output. DMA
+                               through the scratchpad (tsr_copy_run) */
   TSR_NET_BMM = 11        /**< BATCH_MATMUL of two int8 activations: one GEMM per batch */
 } tsr_net_kind_t;
 
@@ -125,7 +126,8 @@ typedef struct tsr_net_layer {
    * block at param_off (act_min/act_max in it and above). */
   uint32_t in2;
   /* COPY: output axis d is input axis (perm >> 8d) & 0xff, over the input's rank (the output
-   * has the same rank). */
+   * has the same rank). With n != 0 (CONCATENATION; perm 0): the input is `rows` rows of `len`
+   * bytes, row r stored at output byte k + r * n. */
   uint32_t perm;
   /* BMM: C_b (m, n) = requant(A_b (m, k) x B_b (k, n) - a_zp * colsum(B_b)) for every batch b
    * of the output (the operands' batch dimensions broadcast): A is `in`, B is `in2` (the
@@ -158,7 +160,8 @@ typedef struct tsr_net_prog {
   "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD of "   \
   "two tensors of one shape; FULLY_CONNECTED also with keep_num_dims), AVERAGE_POOL_2D (windows inside the image), MEAN (over height "  \
   "and width), PAD (height and width), RESHAPE, SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU and "  \
-  "RELU6 (int8), TRANSPOSE (rank 4 or less), BATCH_MATMUL (two int8 activations, the right-hand "  \
+  "RELU6 (int8), TRANSPOSE (rank 4 or less), CONCATENATION (inputs quantized as the output), "   \
+  "BATCH_MATMUL (two int8 activations, the right-hand "  \
   "one with zero point 0), QUANTIZE at the input, DEQUANTIZE at the output"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */

@@ -64,9 +64,17 @@ static int golden_dwconv(const tsr_net_prog_t *p, const tsr_net_layer_t *l, cons
 /* The golden model of a COPY layer: each output element from its input index, walked
  * separately from the chip's strided loads. */
 static void golden_copy(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
-                        int8_t *g) {
+                        const int8_t *yc, int8_t *g) {
   const tsr_net_tensor_t *t = &p->tensors[l->in];
   const tsr_net_tensor_t *y = &p->tensors[l->out];
+  if (l->n != 0u) {
+    /* A CONCATENATION's slice: what the other inputs wrote stays as the chip left it. */
+    memcpy(g, yc, y->elems);
+    for (uint32_t r = 0; r < l->rows; r++) {
+      memcpy(g + l->k + (size_t)r * l->n, x + (size_t)r * l->len, l->len);
+    }
+    return;
+  }
   uint32_t idx[TSR_NET_MAX_RANK] = {0u, 0u, 0u, 0u};
   for (uint32_t o = 0; o < y->elems; o++) {
     uint32_t rem = o;
@@ -135,7 +143,7 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   if (l->kind == TSR_NET_DWCONV) {
     rc = golden_dwconv(p, l, x, g);
   } else if (l->kind == TSR_NET_COPY) {
-    golden_copy(p, l, x, g);
+    golden_copy(p, l, x, y, g);
   } else if (l->kind == TSR_NET_BMM) {
     rc = golden_bmm(p, l, x, (const int8_t *)r->host[l->in2], g);
   } else if (l->kind == TSR_NET_CONV) {

@@ -31,7 +31,7 @@ Writes, under OUTDIR:
   bad_avgpool.tflite       an AVERAGE_POOL_2D with SAME padding that pads (refused)
   bad_padded_fc.tflite     a SAME CONV_2D whose input a FULLY_CONNECTED reads too (refused)
   transpose_*, bmm_*,      TRANSPOSE (the last axis moving, rows that move whole, unit axes),
-  fc_keepdims              BATCH_MATMUL (adj_x, adj_y, a broadcast batch, lhs zero points 0,
+  concat_*, fc_keepdims    CONCATENATION (channels, width with three inputs, rows), BATCH_MATMUL (adj_x, adj_y, a broadcast batch, lhs zero points 0,
                            non-zero and -128) and FULLY_CONNECTED keep_num_dims, calibrated in
                            float by tools/gen_mlperf_tiny.py's builder
   bad_bmm_rhs_zp.tflite    a BATCH_MATMUL whose right-hand operand has a zero point (refused)
@@ -588,8 +588,21 @@ def attention_ops(seed: int) -> dict:
         r = net.fc(x, 10, symmetric=True)
         return x, net.batch_matmul(x, r, adj_y=True)
 
+    def concat_channels(net):  # channels 3 + 3 (rows of 3 bytes into rows of 6), axis -1
+        x = net.input([6, 6, 3], lo=-0.2, hi=1.0)
+        return x, net.concat([x, net.transpose(x, [0, 2, 1, 3])], -1)
+
+    def concat_width3(net):  # three inputs (one twice) along width 5 + 5 + 5
+        x = net.input([5, 5, 3])
+        t = net.transpose(x, [0, 2, 1, 3])
+        return x, net.concat([x, t, x], 2)
+
+    def concat_rows(net):  # along axis 1 of a rank-3 tensor: whole blocks
+        x = net.input([7, 9], lo=-1.0, hi=0.5)
+        return x, net.concat([net.transpose(net.reshape(x, [1, 9, 7]), [0, 2, 1]), x], 1)
+
     fs = [transpose_0312, transpose_keep_inner, transpose_alias_then_swap, fc_keepdims, bmm_adj_y,
-          bmm_softmax_v, bmm_adj_x_bcast, bmm_rank3_zp0]
+          bmm_softmax_v, bmm_adj_x_bcast, bmm_rank3_zp0, concat_channels, concat_width3, concat_rows]
     return {f.__name__: build(i, f) for i, f in enumerate(fs)}
 
 
