@@ -225,6 +225,34 @@ class Net:
         self.b.op(S.BATCH_MATMUL, [a.idx, c.idx], [yv.idx], O.BatchMatMulOptions, opts)
         return yv
 
+    def mul(self, a: Val, c: Val, act=ACT.NONE) -> Val:
+        yv = self.out(activate(a.x * c.x, act), self.name("mul"), act)
+        opts = tfl.MulOptionsT()
+        opts.fusedActivationFunction = act
+        self.b.op(S.MUL, [a.idx, c.idx], [yv.idx], O.MulOptions, opts)
+        return yv
+
+    def maxpool(self, x: Val, k, stride, pad="SAME", act=ACT.NONE) -> Val:
+        """MAX_POOL_2D; the output is quantized as the input (TFLite's requirement)."""
+        kh, kw = (k, k) if isinstance(k, int) else k
+        n, h, w, c = x.x.shape
+        if pad == "SAME":
+            oh, pt, pb = same_pad(h, kh, stride, 1)
+            ow, pl, pr = same_pad(w, kw, stride, 1)
+        else:
+            oh, ow, pt, pb, pl, pr = (h - kh) // stride + 1, (w - kw) // stride + 1, 0, 0, 0, 0
+        xp = np.pad(x.x, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=-np.inf)
+        y = np.max(np.stack([xp[:, i:i + (oh - 1) * stride + 1:stride, j:j + (ow - 1) * stride + 1:stride, :]
+                             for i in range(kh) for j in range(kw)]), axis=0)
+        yv = self.out(activate(y, act), self.name("maxpool"), like=x)
+        opts = tfl.Pool2DOptionsT()
+        opts.padding = tfl.Padding.SAME if pad == "SAME" else tfl.Padding.VALID
+        opts.strideH = opts.strideW = stride
+        opts.filterHeight, opts.filterWidth = kh, kw
+        opts.fusedActivationFunction = act
+        self.b.op(S.MAX_POOL_2D, [x.idx], [yv.idx], O.Pool2DOptions, opts)
+        return yv
+
     def concat(self, xs: list[Val], axis: int) -> Val:
         """CONCATENATION; the output is quantized as the first input (TFLite Micro wants all alike)."""
         y = np.concatenate([v.x for v in xs], axis=axis)

@@ -58,8 +58,9 @@ static void usage(FILE *f) {
           "  tessera reduce --in X.npy [--out Y.npy] [--check] [common options]\n"
           "  tessera info [common options]\n"
           "  tessera bench [--dim N] [--out DIR] [--quick] [--json]\n"
-          "  tessera compile MODEL.tflite -o MODEL.tsr [--dim N]\n"
+          "  tessera compile MODEL.tflite -o MODEL.tsr [--dim N] [--allow-host]\n"
           "  tessera run MODEL.tflite|MODEL.tsr --input X.npy [--out Y.npy] [--check] [--layers]\n"
+          "              [--allow-host]\n"
           "              [common options]\n"
           "\n"
           "gemm: A is int8 (M,K), B int8 (K,N), BIAS int32 (N,), per-channel multipliers and\n"
@@ -100,7 +101,8 @@ static void usage(FILE *f) {
           "QUANTIZE/DEQUANTIZE at the edges (on the host). compile writes the program (layers,\n"
           "weights in the chip's layout, memory plan); run takes it or a .tflite, X.npy of the\n"
           "model input's type and element count; --layers: cycles and commands per layer;\n"
-          "--check: each chip layer against the golden model (bit-exact: yes/NO, exit 1 on NO).\n"
+          "--check: each chip layer against the golden model (bit-exact: yes/NO, exit 1 on NO);\n"
+          "--allow-host: MUL and MAX_POOL_2D run on the host (golden model), marked host.\n"
           "\n"
           "common options:\n"
           "  --dim N              array size of the simulator build (default 8)\n"
@@ -207,6 +209,7 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_QUICK] = {"quick", false, C_BENCH},
     [O_INPUT] = {"input", true, C_RUN},
     [O_LAYERS] = {"layers", false, C_RUN},
+    [O_ALLOW_HOST] = {"allow-host", false, C_RUN | C_COMPILE},
 };
 
 const char *opt_name(opt_id_t id) { return k_opts[id].name; }

@@ -611,6 +611,91 @@ static tsr_status_t compile_concat(cc_t *c, const tsr_tflite_op_t *op) {
   return TSR_OK;
 }
 
+/* MUL and MAX_POOL_2D with allow_host: a HOST layer (the runtime calls the golden model). The
+ * parameters are TFLite Micro's: MUL's multiplier in1_scale * in2_scale / out_scale, MAX_POOL's
+ * output quantized as its input. */
+static tsr_status_t compile_host(cc_t *c, const tsr_tflite_op_t *op) {
+  const bool mul = op->builtin_code == TSR_TFLITE_OP_MUL;
+  uint32_t in = 0, in2 = 0, out = 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (mul && (st = tsr_nc_known_input(c, op, 1, TSR_NET_INT8, &in2)) != TSR_OK) ||
+      (st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  tsr_net_layer_t *l = NULL;
+  int32_t lo = -128, hi = 127, mult = 0, shift = 0;
+  if (mul) {
+    const tsr_net_tensor_t *x2 = &c->p->tensors[in2];
+    bool ok = x->rank <= y->rank && x2->rank <= y->rank;
+    for (uint32_t d = 0; d < y->rank && ok; d++) {
+      const uint32_t o1 = y->rank - x->rank, o2 = y->rank - x2->rank;
+      const uint32_t a = d >= o1 ? x->shape[d - o1] : 1u, b = d >= o2 ? x2->shape[d - o2] : 1u;
+      ok = (a == 1u || a == y->shape[d]) && (b == 1u || b == y->shape[d]);
+    }
+    if (!ok) {
+      return tsr_nc_unsupported(c, "inputs that do not broadcast to the output");
+    }
+    const double s2 = (double)x2->scale;
+    char why[TESSERA_ERRLEN];
+    if (tessera_gemm_quantize_scales(1u, (double)x->scale, &s2, 1u, (double)y->scale, &mult, &shift,
+                                     why, sizeof why) != TSR_OK) {
+      tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
+      return TSR_UNSUPPORTED;
+    }
+    if ((st = act_range(c, op->options_decoded ? op->opt.mul.fused_activation : 0, y->scale, y->zp,
+                        &lo, &hi)) != TSR_OK) {
+      return st;
+    }
+  } else {
+    const tsr_tflite_pool_opts_t *o = &op->opt.pool;
+    if (!op->options_decoded || x->rank != 4u || y->rank != 4u || o->filter_h < 1 ||
+        o->filter_w < 1 || o->stride_h < 1 || o->stride_w < 1 || o->filter_h > 255 ||
+        o->filter_w > 255 || o->stride_h > 255 || o->stride_w > 255) {
+      return tsr_nc_unsupported(c, "a pool that is not NHWC with filters and strides 1..255");
+    }
+    if (y->scale != x->scale || y->zp != x->zp) {
+      return tsr_nc_unsupported(c, "an output quantized unlike the input");
+    }
+    /* TFLite's output size and padding (ComputePaddingHeightWidth). */
+    const uint32_t sh = (uint32_t)o->stride_h, sw = (uint32_t)o->stride_w;
+    const uint32_t fh = (uint32_t)o->filter_h, fw = (uint32_t)o->filter_w;
+    const bool same = o->padding == TSR_TFLITE_PADDING_SAME;
+    const uint32_t oh = same ? (x->shape[1] + sh - 1u) / sh
+                             : (x->shape[1] >= fh ? (x->shape[1] - fh) / sh + 1u : 0u);
+    const uint32_t ow = same ? (x->shape[2] + sw - 1u) / sw
+                             : (x->shape[2] >= fw ? (x->shape[2] - fw) / sw + 1u : 0u);
+    if (oh != y->shape[1] || ow != y->shape[2] || x->shape[0] != y->shape[0] ||
+        x->shape[3] != y->shape[3]) {
+      return tsr_nc_unsupported(c, "an output shape other than TFLite's for this pool");
+    }
+    const int64_t th = (int64_t)(oh - 1u) * sh + fh - x->shape[1];
+    const int64_t tw = (int64_t)(ow - 1u) * sw + fw - x->shape[2];
+    if ((st = act_range(c, o->fused_activation, y->scale, y->zp, &lo, &hi)) != TSR_OK ||
+        (st = new_layer(c, TSR_NET_HOST, in, out, &l)) != TSR_OK) {
+      return st;
+    }
+    l->kh = fh;
+    l->kw = fw;
+    l->stride_h = sh;
+    l->stride_w = sw;
+    l->pad_t = th > 0 ? (uint32_t)(th / 2) : 0u;
+    l->pad_l = tw > 0 ? (uint32_t)(tw / 2) : 0u;
+  }
+  if (l == NULL && (st = new_layer(c, TSR_NET_HOST, in, out, &l)) != TSR_OK) {
+    return st;
+  }
+  l->rows = (uint32_t)op->builtin_code;
+  l->in2 = in2;
+  l->mult = mult;
+  l->shift = shift;
+  l->out_zp = y->zp;
+  l->act_min = lo;
+  l->act_max = hi;
+  return TSR_OK;
+}
+
 /* BATCH_MATMUL of two int8 activations: one GEMM per output batch (tsr_net_prog.h, TSR_NET_BMM).
  * An adjoint operand is first transposed by a COPY layer into a tensor of its own. TFLite's
  * kernel computes sum_k (a - za) (b - zb); the chip adds a bias per column, so -za * colsum(B)
@@ -948,6 +1033,16 @@ static tsr_status_t compile_ops(cc_t *c) {
       case TSR_TFLITE_OP_CONCATENATION:
         st = compile_concat(c, &op);
         break;
+      case TSR_TFLITE_OP_MUL:
+      case TSR_TFLITE_OP_MAX_POOL_2D:
+        if (c->allow_host) {
+          st = compile_host(c, &op);
+          break;
+        }
+        tsr_lib_err(c->err, c->errlen, "%s is not supported on the chip (supported: %s)", c->opname,
+                    TSR_NET_SUPPORTED);
+        st = TSR_UNSUPPORTED;
+        break;
       case TSR_TFLITE_OP_BATCH_MATMUL:
         st = compile_bmm(c, &op);
         break;
@@ -1000,10 +1095,12 @@ static tsr_status_t check_borders(cc_t *c) {
     const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && y->rank == 4u &&
                           memcmp(x->shape, y->shape, sizeof x->shape) == 0;
     const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV || nhwc_add;
-    const bool bad_in = !conv && (tsr_net_padded(&p->tensors[x->alias]) ||
+    /* A HOST layer reads and writes dense host copies (the runtime moves the borders). */
+    const bool host = l->kind == TSR_NET_HOST;
+    const bool bad_in = !conv && !host && (tsr_net_padded(&p->tensors[x->alias]) ||
                                   (l->kind == TSR_NET_ADD &&
                                    tsr_net_padded(&p->tensors[p->tensors[l->in2].alias])));
-    const bool bad_out = !conv && l->kind != TSR_NET_QUANTIZE &&
+    const bool bad_out = !conv && !host && l->kind != TSR_NET_QUANTIZE &&
                          tsr_net_padded(&p->tensors[y->alias]);
     if (bad_in || bad_out) {
       tsr_tflite_op_t op;
@@ -1045,6 +1142,11 @@ static tsr_status_t plan_arena(cc_t *c) {
 
 tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t *target,
                              tsr_net_prog_t **out, char *err, size_t errlen) {
+  return tsr_net_compile_ex(bytes, len, target, false, out, err, errlen);
+}
+
+tsr_status_t tsr_net_compile_ex(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                bool allow_host, tsr_net_prog_t **out, char *err, size_t errlen) {
   if (bytes == NULL || out == NULL || target == NULL) {
     tsr_lib_err(err, errlen, "tsr_net_compile: no model or no place for the program");
     return TSR_BAD_ARG;
@@ -1061,6 +1163,7 @@ tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t
   c.m = &m;
   c.err = err;
   c.errlen = errlen;
+  c.allow_host = allow_host;
   c.p = calloc(1, sizeof *c.p);
   c.map = malloc((m.n_tensors + 1u) * sizeof *c.map);
   if (c.p == NULL || c.map == NULL) {

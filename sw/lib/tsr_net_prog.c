@@ -59,6 +59,8 @@ const char *tsr_net_kind_name(uint32_t kind) {
       return "COPY";
     case TSR_NET_BMM:
       return "BMM";
+    case TSR_NET_HOST:
+      return "HOST";
     default:
       return "?";
   }
@@ -312,7 +314,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
   for (uint32_t i = 0; i < p->n_layers; i++) {
     const tsr_net_layer_t *l = &p->layers[i];
     if (l->in >= p->n_tensors || l->out >= p->n_tensors || l->in2 >= p->n_tensors ||
-        l->in3 >= p->n_tensors || (l->kind != TSR_NET_ADD && l->kind != TSR_NET_BMM && l->in2 != 0u) ||
+        l->in3 >= p->n_tensors || (l->kind != TSR_NET_ADD && l->kind != TSR_NET_BMM && l->kind != TSR_NET_HOST && l->in2 != 0u) ||
         (l->kind != TSR_NET_BMM && l->in3 != 0u) || (l->kind != TSR_NET_COPY && l->perm != 0u)) {
       return bad(err, errlen, "layer %u names tensor %u", i, l->in >= p->n_tensors ? l->in : l->out);
     }
@@ -324,7 +326,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
                           y->rank == 4u && memcmp(x->shape, y->shape, sizeof x->shape) == 0 &&
                           memcmp(x2->shape, y->shape, sizeof x->shape) == 0;
     if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
-        !nhwc_add &&
+        l->kind != TSR_NET_HOST && !nhwc_add &&
         (tsr_net_padded(x) || (l->kind == TSR_NET_ADD && tsr_net_padded(x2)) ||
          (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
       return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
@@ -412,6 +414,32 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       case TSR_NET_QUANTIZE:
         ok = ok && x->type == TSR_NET_FLOAT32 && y->type == TSR_NET_INT8;
         break;
+      case TSR_NET_HOST: {
+        /* MUL (18): a broadcast of in and in2; MAX_POOL_2D (17): NHWC windows inside the image's
+         * reach. The golden model checks the rest at run time. */
+        ok = x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && x->alias != y->alias &&
+             l->act_min >= -128 && l->act_min <= l->act_max && l->act_max <= 127 &&
+             l->out_zp >= -128 && l->out_zp <= 127;
+        if (ok && l->rows == 18u) {
+          ok = x2->type == TSR_NET_INT8 && x2->alias != y->alias && x->rank <= y->rank &&
+               x2->rank <= y->rank && l->shift >= -31 && l->shift <= 30;
+          for (uint32_t d = 0; d < y->rank && ok; d++) {
+            const uint32_t o1 = y->rank - x->rank, o2 = y->rank - x2->rank;
+            const uint32_t a = d >= o1 ? x->shape[d - o1] : 1u, b = d >= o2 ? x2->shape[d - o2] : 1u;
+            ok = (a == 1u || a == y->shape[d]) && (b == 1u || b == y->shape[d]);
+          }
+        } else if (ok && l->rows == 17u) {
+          ok = x->rank == 4u && y->rank == 4u && x->shape[0] == y->shape[0] &&
+               x->shape[3] == y->shape[3] && l->kh >= 1u && l->kw >= 1u && l->stride_h >= 1u &&
+               l->stride_w >= 1u && l->kh <= 255u && l->kw <= 255u && l->stride_h <= 255u &&
+               l->stride_w <= 255u && l->pad_t < l->kh && l->pad_l < l->kw &&
+               (uint64_t)(y->shape[1] - 1u) * l->stride_h < (uint64_t)x->shape[1] + l->pad_t &&
+               (uint64_t)(y->shape[2] - 1u) * l->stride_w < (uint64_t)x->shape[2] + l->pad_l;
+        } else {
+          ok = false;
+        }
+        break;
+      }
       case TSR_NET_DEQUANTIZE:
         ok = ok && x->type == TSR_NET_INT8 && y->type == TSR_NET_FLOAT32;
         break;

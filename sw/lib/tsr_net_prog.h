@@ -72,7 +72,10 @@ typedef enum tsr_net_kind {
                                the input with its axes permuted by `perm`; one input of a
                                CONCATENATION (n != 0): its rows into a slice of the output. DMA
                                through the scratchpad (tsr_copy_run) */
-  TSR_NET_BMM = 11        /**< BATCH_MATMUL of two int8 activations: one GEMM per batch */
+  TSR_NET_BMM = 11,       /**< BATCH_MATMUL of two int8 activations: one GEMM per batch */
+  TSR_NET_HOST = 12       /**< an operator the chip cannot run, on the host through the golden
+                               model (compiled with allow_host): `rows` holds its builtin code,
+                               MUL or MAX_POOL_2D */
 } tsr_net_kind_t;
 
 /** Element types of program tensors (the values of tsr_tflite_type_t). */
@@ -136,6 +139,8 @@ typedef struct tsr_net_layer {
    * min(-a_zp, 127)) writes raw int32 into the scratch tensor in3, and when -a_zp is 128 a
    * second one (the row of ones at param_off + k) adds the rest; in3 is then the bias. */
   uint32_t in3;
+  /* HOST MUL: in * in2 (broadcast) -> out with mult/shift per tensor and act_min/max; HOST
+   * MAX_POOL_2D: kh x kw windows, stride_h/w, pad_t/l, act_min/max. */
 } tsr_net_layer_t;
 
 /** A compiled network. */
@@ -158,11 +163,10 @@ typedef struct tsr_net_prog {
 /** The operators the compiler takes, for messages. */
 #define TSR_NET_SUPPORTED                                                                      \
   "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD of "   \
-  "two tensors of one shape; FULLY_CONNECTED also with keep_num_dims), AVERAGE_POOL_2D (windows inside the image), MEAN (over height "  \
-  "and width), PAD (height and width), RESHAPE, SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU and "  \
-  "RELU6 (int8), TRANSPOSE (rank 4 or less), CONCATENATION (inputs quantized as the output), "   \
-  "BATCH_MATMUL (two int8 activations, the right-hand "  \
-  "one with zero point 0), QUANTIZE at the input, DEQUANTIZE at the output"
+  "one shape), AVERAGE_POOL_2D (windows inside the image), MEAN and PAD (height and width), "    \
+  "RESHAPE, TRANSPOSE, CONCATENATION (inputs quantized as the output), BATCH_MATMUL "           \
+  "(right-hand zero point 0), SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU, RELU6, QUANTIZE at "   \
+  "the input, DEQUANTIZE at the output; MUL, MAX_POOL_2D with --allow-host (on the host)"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);
@@ -178,6 +182,11 @@ void tsr_net_default_target(uint32_t dim, tsr_dev_info_t *t);
  */
 tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t *target,
                              tsr_net_prog_t **out, char *err, size_t errlen);
+
+/** tsr_net_compile; with allow_host, MUL and MAX_POOL_2D (which the chip cannot run) become
+ *  TSR_NET_HOST layers that the runtime runs on the host through the golden model. */
+tsr_status_t tsr_net_compile_ex(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                bool allow_host, tsr_net_prog_t **out, char *err, size_t errlen);
 
 /** Capture the commands of every chip layer of `p` (tsr_net_capture.c; tsr_net_compile calls it). */
 tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen);

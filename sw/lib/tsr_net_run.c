@@ -127,6 +127,37 @@ static int golden_bmm(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const i
   return rc;
 }
 
+/* A HOST layer: the golden model's MUL or MAX_POOL_2D on the host copies. */
+static tsr_status_t host_layer(run_t *r, const tsr_net_layer_t *l) {
+  const tsr_net_prog_t *p = r->p;
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  tsr_golden_shape4_t xs, ys, x2s;
+  const tsr_net_tensor_t *x2 = &p->tensors[l->in2];
+  for (uint32_t d = 0; d < 4u; d++) {
+    xs.d[d] = d < 4u - x->rank ? 1u : x->shape[d - (4u - x->rank)];
+    ys.d[d] = d < 4u - y->rank ? 1u : y->shape[d - (4u - y->rank)];
+    x2s.d[d] = d < 4u - x2->rank ? 1u : x2->shape[d - (4u - x2->rank)];
+  }
+  int rc = -1;
+  if (l->rows == 18u) {
+    rc = tsr_golden_mul(&ys, &xs, (const int8_t *)r->host[l->in], x->zp, &x2s,
+                        (const int8_t *)r->host[l->in2], x2->zp, l->mult, (int)l->shift, l->out_zp,
+                        l->act_min, l->act_max, (int8_t *)r->host[l->out]);
+  } else if (l->rows == 17u) {
+    rc = tsr_golden_maxpool(&xs, (const int8_t *)r->host[l->in], &ys, l->kh, l->kw, l->stride_h,
+                            l->stride_w, l->pad_t, l->pad_l, l->act_min, l->act_max,
+                            (int8_t *)r->host[l->out]);
+  }
+  if (rc != 0) {
+    tsr_lib_err(r->err, r->errlen, "operator %u: the golden model rejected the host layer",
+                l->op_index);
+    return TSR_BAD_ARG;
+  }
+  r->on_dev[y->alias] = false;
+  return TSR_OK;
+}
+
 /* The golden model of a chip layer from the same input; the count of differing outputs. */
 static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
   const tsr_net_prog_t *p = r->p;
@@ -446,7 +477,7 @@ static uint32_t segment_end(const tsr_net_prog_t *p, uint32_t from) {
   uint32_t end = from;
   for (uint32_t i = from + 1u; i < p->n_layers; i++) {
     const uint32_t k = p->layers[i].kind;
-    if (k == TSR_NET_QUANTIZE || k == TSR_NET_DEQUANTIZE) {
+    if (k == TSR_NET_QUANTIZE || k == TSR_NET_DEQUANTIZE || k == TSR_NET_HOST) {
       break;
     }
     if (tsr_net_kind_on_chip(k)) {
@@ -513,6 +544,13 @@ static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net
         host_dequantize(&p->tensors[l->in], (const int8_t *)r->host[l->in],
                         (float *)(void *)r->host[l->out]);
         break;
+      case TSR_NET_HOST: {
+        const tsr_status_t hst = host_layer(r, l);
+        if (hst != TSR_OK) {
+          return hst;
+        }
+        break;
+      }
       default: /* RESHAPE: the output is the input's storage */
         break;
     }

@@ -35,6 +35,10 @@ Writes, under OUTDIR:
                            non-zero and -128) and FULLY_CONNECTED keep_num_dims, calibrated in
                            float by tools/gen_mlperf_tiny.py's builder
   bad_bmm_rhs_zp.tflite    a BATCH_MATMUL whose right-hand operand has a zero point (refused)
+  host_*.tflite            MUL (broadcast over height; two FULLY_CONNECTED outputs) and
+                           MAX_POOL_2D (3x3 SAME stride 2 at odd sizes before a SAME convolution;
+                           2x2 VALID RELU6): refused, and run on the host with --allow-host
+  models_host.txt          their names
   digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
   digits_test_xf.npy       the same as float32 [200,64] (pixel values 0..16)
   digits_test_y.npy        their labels, int64 [200]
@@ -606,6 +610,37 @@ def attention_ops(seed: int) -> dict:
     return {f.__name__: build(i, f) for i, f in enumerate(fs)}
 
 
+def host_ops(seed: int) -> dict:
+    """MUL and MAX_POOL_2D, which the chip cannot run: compiled with --allow-host only."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+    from gen_mlperf_tiny import Net  # noqa: E402
+
+    def build(i, f):
+        net = Net(np.random.default_rng(seed + i))
+        x, y = f(net)
+        return net.finish(x, y, "tessera host-operator model")
+
+    def host_mul_bcast(net):  # MUL of the input and its column means (broadcast over height), RELU
+        x = net.input([5, 7, 6], lo=-0.3, hi=1.0)
+        return x, net.mul(x, net.avgpool(x, (5, 1)), ACT.RELU)
+
+    def host_mul_fc(net):  # MUL of two FULLY_CONNECTED outputs of one shape, then a chip layer
+        x = net.input([3, 10])
+        y = net.mul(net.fc(x, 9), net.fc(x, 9))
+        return x, net.fc(y, 5)
+
+    def host_maxpool_same_s2(net):  # 3x3 SAME stride 2 at odd sizes, then a SAME convolution
+        x = net.input([7, 9, 5], lo=-1.0, hi=0.4)
+        return x, net.conv(net.maxpool(x, 3, 2, "SAME"), 6, 3, act=ACT.NONE)
+
+    def host_maxpool_valid_relu6(net):  # 2x2 VALID after a convolution, channels 10, RELU6
+        x = net.input([8, 6, 3])
+        return x, net.maxpool(net.conv(x, 10, 3, act=ACT.NONE), 2, 2, "VALID", ACT.RELU6)
+
+    fs = [host_mul_bcast, host_mul_fc, host_maxpool_same_s2, host_maxpool_valid_relu6]
+    return {f.__name__: build(i, f) for i, f in enumerate(fs)}
+
+
 def bad_bmm_rhs_zp(seed: int) -> bytes:
     """A BATCH_MATMUL whose right-hand operand has a non-zero zero point (refused)."""
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
@@ -713,6 +748,10 @@ def main() -> None:
     (out / "bad_avgpool.tflite").write_bytes(bad_avgpool())
     (out / "bad_padded_fc.tflite").write_bytes(bad_padded_fc())
     (out / "bad_bmm_rhs_zp.tflite").write_bytes(bad_bmm_rhs_zp(12))
+    host = host_ops(31)
+    for nm, blob in host.items():
+        (out / f"{nm}.tflite").write_bytes(blob)
+    (out / "models_host.txt").write_text("\n".join(host) + "\n")
     xq = np.clip(np.round(xte[:200] / np.float32(f32(16.0 / 255.0))) - 128, -128, 127).astype(np.int8)
     np.save(out / "digits_test_x.npy", xq.reshape(200, 8, 8))
     np.save(out / "digits_test_xf.npy", xte[:200].astype(np.float32))
