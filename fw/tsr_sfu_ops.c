@@ -521,7 +521,14 @@ tsr_status_t tsr_copy_run(tsr_dev_t *dev, const tsr_copy_desc_t *d) {
     set_err(dev, "copy: ", "a row longer than 65535 bytes");
     return TSR_UNSUPPORTED;
   }
-  const bool runs = d->in_stride[3] == 1u;
+  /* The output strides: general, or dense rows out_row apart. */
+  const bool general = (d->out_stride[0] | d->out_stride[1] | d->out_stride[2] | d->out_stride[3]) != 0u;
+  const uint32_t orow = d->out_row != 0u ? d->out_row : d3;
+  const uint32_t os3 = general ? d->out_stride[3] : 1u;
+  const uint32_t os2 = general ? d->out_stride[2] : orow;
+  const uint32_t os1 = general ? d->out_stride[1] : d2 * orow;
+  const uint32_t os0 = general ? d->out_stride[0] : d1 * d2 * orow;
+  const bool runs = d->in_stride[3] == 1u && os3 == 1u;
   const uint32_t chunks = runs ? (d3 + dim - 1u) / dim : 1u;
   /* runs: blocks of rows of dims[3] bytes (chunks scratchpad rows each); else one element per
    * scratchpad row, blocks along dims[3]. */
@@ -532,22 +539,20 @@ tsr_status_t tsr_copy_run(tsr_dev_t *dev, const tsr_copy_desc_t *d) {
     return TSR_UNSUPPORTED;
   }
   tsr_status_t st = TSR_OK;
-  const uint32_t orow = d->out_row != 0u ? d->out_row : d3;
-  uint32_t out = d->out_addr; /* output row (a, b, 0) */
   for (uint32_t a = 0u; a < d0 && st == TSR_OK; a++) {
     for (uint32_t b = 0u; b < d1 && st == TSR_OK; b++) {
       const uint32_t base = d->in_addr + a * d->in_stride[0] + b * d->in_stride[1];
+      const uint32_t out = d->out_addr + a * os0 + b * os1;
       if (runs) {
         for (uint32_t r0 = 0u; r0 < d2 && st == TSR_OK; r0 += cap) {
           const uint32_t nr = min32(cap, d2 - r0);
           st = tsr_fw_push_load(dev, 0u, TSR_LOAD_SPAD, base + r0 * d->in_stride[2], d->in_stride[2],
                                 nr, d3, 0u);
           for (uint32_t ch = 0u; ch < chunks && st == TSR_OK; ch++) {
-            st = push_store(dev, 0u, true, out + r0 * orow + ch * dim, orow, nr,
+            st = push_store(dev, 0u, true, out + r0 * os2 + ch * dim, os2, nr,
                             min32(dim, d3 - ch * dim), ch * nr);
           }
         }
-        out += d2 * orow;
         continue;
       }
       for (uint32_t c = 0u; c < d2 && st == TSR_OK; c++) {
@@ -557,10 +562,9 @@ tsr_status_t tsr_copy_run(tsr_dev_t *dev, const tsr_copy_desc_t *d) {
                                 base + c * d->in_stride[2] + e0 * d->in_stride[3], d->in_stride[3],
                                 ne, 1u, 0u);
           if (st == TSR_OK) {
-            st = push_store(dev, 0u, true, out + e0, 1u, ne, 1u, 0u);
+            st = push_store(dev, 0u, true, out + c * os2 + e0 * os3, os3, ne, 1u, 0u);
           }
         }
-        out += orow;
       }
     }
   }

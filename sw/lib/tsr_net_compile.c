@@ -614,7 +614,7 @@ static tsr_status_t compile_concat(cc_t *c, const tsr_tflite_op_t *op) {
 /* MUL and MAX_POOL_2D with allow_host: a HOST layer (the runtime calls the golden model). The
  * parameters are TFLite Micro's: MUL's multiplier in1_scale * in2_scale / out_scale, MAX_POOL's
  * output quantized as its input. */
-static tsr_status_t compile_host(cc_t *c, const tsr_tflite_op_t *op) {
+static tsr_status_t compile_host(cc_t *c, const tsr_tflite_op_t *op, bool on_chip) {
   const bool mul = op->builtin_code == TSR_TFLITE_OP_MUL;
   uint32_t in = 0, in2 = 0, out = 0;
   tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
@@ -672,8 +672,46 @@ static tsr_status_t compile_host(cc_t *c, const tsr_tflite_op_t *op) {
     }
     const int64_t th = (int64_t)(oh - 1u) * sh + fh - x->shape[1];
     const int64_t tw = (int64_t)(ow - 1u) * sw + fw - x->shape[2];
-    if ((st = act_range(c, o->fused_activation, y->scale, y->zp, &lo, &hi)) != TSR_OK ||
-        (st = new_layer(c, TSR_NET_HOST, in, out, &l)) != TSR_OK) {
+    const uint32_t taps = fh * fw;
+    const uint32_t ch = y->shape[3];
+    if (on_chip && (uint64_t)taps * ch > 65535u) {
+      return tsr_nc_unsupported(c, "a window of more than 65535 taps x channels");
+    }
+    if ((st = act_range(c, o->fused_activation, y->scale, y->zp, &lo, &hi)) != TSR_OK) {
+      return st;
+    }
+    if (on_chip) {
+      /* The scratch: the gathered windows, then the REDUCE results; the blob: a row of -128
+       * per pixel (the padded taps) and the clamp table. */
+      tsr_net_layer_t probe;
+      memset(&probe, 0, sizeof probe);
+      probe.rows = y->elems;
+      probe.len = taps;
+      const uint32_t sshape[1] = {tsr_net_maxpool_red_off(&probe) + 12u * y->elems};
+      uint32_t scratch = 0, neg_off = 0, lut_off = 0;
+      int8_t table[256];
+      for (int v = 0; v < 256; v++) {
+        const int32_t q = (int8_t)(uint8_t)v;
+        table[v] = (int8_t)(q < lo ? lo : q > hi ? hi : q);
+      }
+      int8_t *neg = malloc((size_t)taps * ch);
+      if (neg == NULL) {
+        return tsr_nc_oom(c);
+      }
+      memset(neg, 0x80, (size_t)taps * ch);
+      st = blob_add(c, neg, (size_t)taps * ch, &neg_off);
+      free(neg);
+      if (st != TSR_OK || (st = blob_add(c, table, sizeof table, &lut_off)) != TSR_OK ||
+          (st = add_internal(c, 1u, sshape, 1.0f, 0, &scratch)) != TSR_OK ||
+          (st = new_layer(c, TSR_NET_MAXPOOL, in, out, &l)) != TSR_OK) {
+        return st;
+      }
+      l->in3 = scratch;
+      l->rows = c->p->tensors[out].elems;
+      l->len = taps;
+      l->param_off = neg_off;
+      l->bias_off = lut_off;
+    } else if ((st = new_layer(c, TSR_NET_HOST, in, out, &l)) != TSR_OK) {
       return st;
     }
     l->kh = fh;
@@ -686,7 +724,9 @@ static tsr_status_t compile_host(cc_t *c, const tsr_tflite_op_t *op) {
   if (l == NULL && (st = new_layer(c, TSR_NET_HOST, in, out, &l)) != TSR_OK) {
     return st;
   }
-  l->rows = (uint32_t)op->builtin_code;
+  if (l->kind == TSR_NET_HOST) {
+    l->rows = (uint32_t)op->builtin_code;
+  }
   l->in2 = in2;
   l->mult = mult;
   l->shift = shift;
@@ -1033,10 +1073,18 @@ static tsr_status_t compile_ops(cc_t *c) {
       case TSR_TFLITE_OP_CONCATENATION:
         st = compile_concat(c, &op);
         break;
-      case TSR_TFLITE_OP_MUL:
       case TSR_TFLITE_OP_MAX_POOL_2D:
+        if (c->p->target.has_sfu || !c->allow_host) {
+          st = c->p->target.has_sfu ? compile_host(c, &op, true)
+                                    : tsr_nc_unsupported(c, "a target without an SFU (MAX_POOL_2D uses"
+                                                            " its REDUCE)");
+          break;
+        }
+        st = compile_host(c, &op, false);
+        break;
+      case TSR_TFLITE_OP_MUL:
         if (c->allow_host) {
-          st = compile_host(c, &op);
+          st = compile_host(c, &op, false);
           break;
         }
         tsr_lib_err(c->err, c->errlen, "%s is not supported on the chip (supported: %s)", c->opname,
@@ -1094,7 +1142,8 @@ static tsr_status_t check_borders(cc_t *c) {
     /* An ADD of NHWC tensors goes a row at a time when one of them has a border. */
     const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && y->rank == 4u &&
                           memcmp(x->shape, y->shape, sizeof x->shape) == 0;
-    const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV || nhwc_add;
+    const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV ||
+                      l->kind == TSR_NET_MAXPOOL || nhwc_add;
     /* A HOST layer reads and writes dense host copies (the runtime moves the borders). */
     const bool host = l->kind == TSR_NET_HOST;
     const bool bad_in = !conv && !host && (tsr_net_padded(&p->tensors[x->alias]) ||

@@ -32,7 +32,7 @@ size_t tsr_net_elem_bytes(const tsr_net_tensor_t *t) { return t->type == TSR_NET
 bool tsr_net_kind_on_chip(uint32_t kind) {
   return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV ||
          kind == TSR_NET_DWCONV || kind == TSR_NET_ADD || kind == TSR_NET_LUT ||
-         kind == TSR_NET_COPY || kind == TSR_NET_BMM;
+         kind == TSR_NET_COPY || kind == TSR_NET_BMM || kind == TSR_NET_MAXPOOL;
 }
 
 const char *tsr_net_kind_name(uint32_t kind) {
@@ -61,9 +61,15 @@ const char *tsr_net_kind_name(uint32_t kind) {
       return "BMM";
     case TSR_NET_HOST:
       return "HOST";
+    case TSR_NET_MAXPOOL:
+      return "MAXPOOL";
     default:
       return "?";
   }
+}
+
+uint32_t tsr_net_maxpool_red_off(const tsr_net_layer_t *l) {
+  return (uint32_t)tsr_lib_align_up((uint64_t)l->rows * l->len, 64u);
 }
 
 uint32_t tsr_net_bmm_batches(const tsr_net_tensor_t *y) {
@@ -315,7 +321,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
     const tsr_net_layer_t *l = &p->layers[i];
     if (l->in >= p->n_tensors || l->out >= p->n_tensors || l->in2 >= p->n_tensors ||
         l->in3 >= p->n_tensors || (l->kind != TSR_NET_ADD && l->kind != TSR_NET_BMM && l->kind != TSR_NET_HOST && l->in2 != 0u) ||
-        (l->kind != TSR_NET_BMM && l->in3 != 0u) || (l->kind != TSR_NET_COPY && l->perm != 0u)) {
+        (l->kind != TSR_NET_BMM && l->kind != TSR_NET_MAXPOOL && l->in3 != 0u) || (l->kind != TSR_NET_COPY && l->perm != 0u)) {
       return bad(err, errlen, "layer %u names tensor %u", i, l->in >= p->n_tensors ? l->in : l->out);
     }
     const tsr_net_tensor_t *x = &p->tensors[l->in];
@@ -326,7 +332,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
                           y->rank == 4u && memcmp(x->shape, y->shape, sizeof x->shape) == 0 &&
                           memcmp(x2->shape, y->shape, sizeof x->shape) == 0;
     if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
-        l->kind != TSR_NET_HOST && !nhwc_add &&
+        l->kind != TSR_NET_HOST && l->kind != TSR_NET_MAXPOOL && !nhwc_add &&
         (tsr_net_padded(x) || (l->kind == TSR_NET_ADD && tsr_net_padded(x2)) ||
          (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
       return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
@@ -414,6 +420,24 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       case TSR_NET_QUANTIZE:
         ok = ok && x->type == TSR_NET_FLOAT32 && y->type == TSR_NET_INT8;
         break;
+      case TSR_NET_MAXPOOL: {
+        const tsr_net_tensor_t *x3 = &p->tensors[l->in3];
+        ok = x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && x->alias != y->alias &&
+             x->rank == 4u && y->rank == 4u && x->shape[0] == y->shape[0] &&
+             x->shape[3] == y->shape[3] && x->zp == y->zp && l->kh >= 1u && l->kw >= 1u &&
+             l->stride_h >= 1u && l->stride_w >= 1u && l->kh <= 255u && l->kw <= 255u &&
+             l->stride_h <= 255u && l->stride_w <= 255u && l->pad_t < l->kh && l->pad_l < l->kw &&
+             l->len == l->kh * l->kw && (uint64_t)l->len * y->shape[3] <= 65535u &&
+             (uint64_t)l->rows == y->elems && y->shape[3] <= 65535u &&
+             (uint64_t)(y->shape[1] - 1u) * l->stride_h < (uint64_t)x->shape[1] + l->pad_t &&
+             (uint64_t)(y->shape[2] - 1u) * l->stride_w < (uint64_t)x->shape[2] + l->pad_l &&
+             x3->type == TSR_NET_INT8 && x3->alias != x->alias && x3->alias != y->alias &&
+             (uint64_t)x3->elems >= (uint64_t)tsr_net_maxpool_red_off(l) + 12ull * l->rows &&
+             inside(l->param_off, (uint64_t)l->len * y->shape[3], p->blob_bytes) &&
+             inside(l->bias_off, 256u, p->blob_bytes) && l->act_min >= -128 &&
+             l->act_min <= l->act_max && l->act_max <= 127;
+        break;
+      }
       case TSR_NET_HOST: {
         /* MUL (18): a broadcast of in and in2; MAX_POOL_2D (17): NHWC windows inside the image's
          * reach. The golden model checks the rest at run time. */

@@ -73,9 +73,11 @@ typedef enum tsr_net_kind {
                                CONCATENATION (n != 0): its rows into a slice of the output. DMA
                                through the scratchpad (tsr_copy_run) */
   TSR_NET_BMM = 11,       /**< BATCH_MATMUL of two int8 activations: one GEMM per batch */
-  TSR_NET_HOST = 12       /**< an operator the chip cannot run, on the host through the golden
+  TSR_NET_HOST = 12,      /**< an operator the chip cannot run, on the host through the golden
                                model (compiled with allow_host): `rows` holds its builtin code,
                                MUL or MAX_POOL_2D */
+  TSR_NET_MAXPOOL = 13    /**< MAX_POOL_2D on the chip: windows gathered by COPY, SFU REDUCE,
+                               the maxima's low bytes by COPY (tsr_net_capture.c) */
 } tsr_net_kind_t;
 
 /** Element types of program tensors (the values of tsr_tflite_type_t). */
@@ -140,7 +142,11 @@ typedef struct tsr_net_layer {
    * second one (the row of ones at param_off + k) adds the rest; in3 is then the bias. */
   uint32_t in3;
   /* HOST MUL: in * in2 (broadcast) -> out with mult/shift per tensor and act_min/max; HOST
-   * MAX_POOL_2D: kh x kw windows, stride_h/w, pad_t/l, act_min/max. */
+   * MAX_POOL_2D: kh x kw windows, stride_h/w, pad_t/l, act_min/max. MAXPOOL: the same window
+   * fields; rows = output elements, len = kh * kw; the scratch tensor in3 holds the gathered
+   * windows (rows x len bytes) then, at tsr_net_maxpool_red_off, the REDUCE results (rows x 12);
+   * param_off: channels x len bytes of -128 (the padded taps); bias_off: the 256-entry clamp
+   * table of the fused activation. */
 } tsr_net_layer_t;
 
 /** A compiled network. */
@@ -166,7 +172,7 @@ typedef struct tsr_net_prog {
   "one shape), AVERAGE_POOL_2D (windows inside the image), MEAN and PAD (height and width), "    \
   "RESHAPE, TRANSPOSE, CONCATENATION (inputs quantized as the output), BATCH_MATMUL "           \
   "(right-hand zero point 0), SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU, RELU6, QUANTIZE at "   \
-  "the input, DEQUANTIZE at the output; MUL, MAX_POOL_2D with --allow-host (on the host)"
+  "the input, DEQUANTIZE at the output, MAX_POOL_2D; MUL with --allow-host (on the host)"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);
@@ -240,6 +246,9 @@ uint32_t tsr_net_bmm_batches(const tsr_net_tensor_t *y);
 /** The batch of operand x (rank >= 2) that output batch b reads (batch dimensions aligned
  *  from the right; a dimension of 1 broadcasts). */
 uint32_t tsr_net_bmm_operand_batch(const tsr_net_tensor_t *y, const tsr_net_tensor_t *x, uint32_t b);
+
+/** Where a MAXPOOL layer's REDUCE results start in its scratch tensor. */
+uint32_t tsr_net_maxpool_red_off(const tsr_net_layer_t *l);
 
 /** Whether a program tensor has a border. */
 bool tsr_net_padded(const tsr_net_tensor_t *t);

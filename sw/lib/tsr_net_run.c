@@ -177,6 +177,12 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
     golden_copy(p, l, x, y, g);
   } else if (l->kind == TSR_NET_BMM) {
     rc = golden_bmm(p, l, x, (const int8_t *)r->host[l->in2], g);
+  } else if (l->kind == TSR_NET_MAXPOOL) {
+    const tsr_net_tensor_t *xt = &p->tensors[l->in], *yt = &p->tensors[l->out];
+    const tsr_golden_shape4_t xs = {{xt->shape[0], xt->shape[1], xt->shape[2], xt->shape[3]}};
+    const tsr_golden_shape4_t ys = {{yt->shape[0], yt->shape[1], yt->shape[2], yt->shape[3]}};
+    rc = tsr_golden_maxpool(&xs, x, &ys, l->kh, l->kw, l->stride_h, l->stride_w, l->pad_t, l->pad_l,
+                            l->act_min, l->act_max, g);
   } else if (l->kind == TSR_NET_CONV) {
     if ((im2col = host_im2col(p, l, x, 0u, p->tensors[l->in].shape[3])) == NULL) {
       free(g);

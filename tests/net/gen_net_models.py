@@ -31,13 +31,14 @@ Writes, under OUTDIR:
   bad_avgpool.tflite       an AVERAGE_POOL_2D with SAME padding that pads (refused)
   bad_padded_fc.tflite     a SAME CONV_2D whose input a FULLY_CONNECTED reads too (refused)
   transpose_*, bmm_*,      TRANSPOSE (the last axis moving, rows that move whole, unit axes),
-  concat_*, fc_keepdims    CONCATENATION (channels, width with three inputs, rows), BATCH_MATMUL (adj_x, adj_y, a broadcast batch, lhs zero points 0,
+  concat_*, maxpool_*,     CONCATENATION (channels, width with three inputs, rows), MAX_POOL_2D
+  fc_keepdims              (3x3 SAME stride 2 odd before a SAME conv, 2x2 VALID RELU6, 3x2 SAME
+                           stride 1 RELU), BATCH_MATMUL (adj_x, adj_y, a broadcast batch, lhs zero points 0,
                            non-zero and -128) and FULLY_CONNECTED keep_num_dims, calibrated in
                            float by tools/gen_mlperf_tiny.py's builder
   bad_bmm_rhs_zp.tflite    a BATCH_MATMUL whose right-hand operand has a zero point (refused)
-  host_*.tflite            MUL (broadcast over height; two FULLY_CONNECTED outputs) and
-                           MAX_POOL_2D (3x3 SAME stride 2 at odd sizes before a SAME convolution;
-                           2x2 VALID RELU6): refused, and run on the host with --allow-host
+  host_*.tflite            MUL (broadcast over height; two FULLY_CONNECTED outputs): refused, and
+                           run on the host with --allow-host
   models_host.txt          their names
   digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
   digits_test_xf.npy       the same as float32 [200,64] (pixel values 0..16)
@@ -605,8 +606,21 @@ def attention_ops(seed: int) -> dict:
         x = net.input([7, 9], lo=-1.0, hi=0.5)
         return x, net.concat([net.transpose(net.reshape(x, [1, 9, 7]), [0, 2, 1]), x], 1)
 
+    def maxpool_same_s2_conv(net):  # 3x3 SAME stride 2 at odd sizes, then a SAME convolution
+        x = net.input([7, 9, 5], lo=-1.0, hi=0.4)                         # (its output has a border)
+        return x, net.conv(net.maxpool(x, 3, 2, "SAME"), 6, 3, act=ACT.NONE)
+
+    def maxpool_valid_relu6(net):  # 2x2 VALID after a SAME convolution, channels 10, RELU6
+        x = net.input([8, 6, 3])
+        return x, net.maxpool(net.conv(x, 10, 3, act=ACT.NONE), 2, 2, "VALID", ACT.RELU6)
+
+    def maxpool_same_3x2_relu(net):  # a 3x2 window, stride 1, SAME (pads right and bottom), RELU
+        x = net.input([5, 6, 9], lo=-1.0, hi=0.6)
+        return x, net.maxpool(x, (3, 2), 1, "SAME", ACT.RELU)
+
     fs = [transpose_0312, transpose_keep_inner, transpose_alias_then_swap, fc_keepdims, bmm_adj_y,
-          bmm_softmax_v, bmm_adj_x_bcast, bmm_rank3_zp0, concat_channels, concat_width3, concat_rows]
+          bmm_softmax_v, bmm_adj_x_bcast, bmm_rank3_zp0, concat_channels, concat_width3, concat_rows,
+          maxpool_same_s2_conv, maxpool_valid_relu6, maxpool_same_3x2_relu]
     return {f.__name__: build(i, f) for i, f in enumerate(fs)}
 
 
@@ -629,15 +643,7 @@ def host_ops(seed: int) -> dict:
         y = net.mul(net.fc(x, 9), net.fc(x, 9))
         return x, net.fc(y, 5)
 
-    def host_maxpool_same_s2(net):  # 3x3 SAME stride 2 at odd sizes, then a SAME convolution
-        x = net.input([7, 9, 5], lo=-1.0, hi=0.4)
-        return x, net.conv(net.maxpool(x, 3, 2, "SAME"), 6, 3, act=ACT.NONE)
-
-    def host_maxpool_valid_relu6(net):  # 2x2 VALID after a convolution, channels 10, RELU6
-        x = net.input([8, 6, 3])
-        return x, net.maxpool(net.conv(x, 10, 3, act=ACT.NONE), 2, 2, "VALID", ACT.RELU6)
-
-    fs = [host_mul_bcast, host_mul_fc, host_maxpool_same_s2, host_maxpool_valid_relu6]
+    fs = [host_mul_bcast, host_mul_fc]
     return {f.__name__: build(i, f) for i, f in enumerate(fs)}
 
 
