@@ -201,3 +201,24 @@ int tsr_golden_maxpool(const tsr_golden_shape4_t *xs, const int8_t *x, const tsr
   }
   return 0;
 }
+
+int tsr_golden_matmul_zp(size_t m, size_t k, size_t n, const int8_t *a, int32_t a_zp, const int8_t *b,
+                         int32_t b_zp, int32_t mult, int shift, int32_t out_zp, int32_t act_min,
+                         int32_t act_max, int8_t *y) {
+  if (a == NULL || b == NULL || y == NULL || act_min < -128 || act_max > 127 || act_min > act_max ||
+      shift < -31 || shift > 30) {
+    return -1;
+  }
+  for (size_t i = 0; i < m; i++) {
+    for (size_t j = 0; j < n; j++) {
+      uint32_t acc = 0u; /* wrapping, as TFLite's int32 accumulator */
+      for (size_t kk = 0; kk < k; kk++) {
+        acc += (uint32_t)(((int32_t)a[i * k + kk] - a_zp) * ((int32_t)b[kk * n + j] - b_zp));
+      }
+      int32_t v = out_zp + tsr_mbqm(wrap32(acc), mult, shift);
+      v = v < act_min ? act_min : v > act_max ? act_max : v;
+      y[i * n + j] = (int8_t)v;
+    }
+  }
+  return 0;
+}

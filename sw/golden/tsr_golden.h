@@ -100,6 +100,15 @@ int tsr_golden_maxpool(const tsr_golden_shape4_t *xs, const int8_t *x, const tsr
                        size_t fh, size_t fw, size_t stride_h, size_t stride_w, size_t pad_t,
                        size_t pad_l, int32_t act_min, int32_t act_max, int8_t *y);
 
+/**
+ * TFLite's int8 BATCH_MATMUL of one batch: y (m, n) = clamp(out_zp + mbqm(sum_k (a - a_zp)
+ * (b - b_zp), mult, shift), act_min, act_max) for row-major a (m, k) and b (k, n). Returns 0,
+ * or -1 for parameters outside int8.
+ */
+int tsr_golden_matmul_zp(size_t m, size_t k, size_t n, const int8_t *a, int32_t a_zp, const int8_t *b,
+                         int32_t b_zp, int32_t mult, int shift, int32_t out_zp, int32_t act_min,
+                         int32_t act_max, int8_t *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -754,7 +754,8 @@ static tsr_status_t compile_bmm(cc_t *c, const tsr_tflite_op_t *op) {
   if (c->p->tensors[a].rank < 2u || c->p->tensors[b].rank < 2u) {
     return tsr_nc_unsupported(c, "an operand of rank 1");
   }
-  if (c->p->tensors[b].zp != 0) {
+  const bool host = c->p->tensors[b].zp != 0;
+  if (host && !c->allow_host) {
     return tsr_nc_unsupported(c, "a right-hand operand with a zero point other than 0");
   }
   if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK ||
@@ -788,6 +789,25 @@ static tsr_status_t compile_bmm(cc_t *c, const tsr_tflite_op_t *op) {
   }
   const int32_t za = x->zp;
   uint32_t scratch = 0;
+  if (host) {
+    /* --allow-host: the whole product on the host (the golden model), after the chip's COPYs. */
+    tsr_net_layer_t *hl = NULL;
+    if ((st = new_layer(c, TSR_NET_HOST, a, out, &hl)) != TSR_OK) {
+      return st;
+    }
+    hl->rows = (uint32_t)TSR_TFLITE_OP_BATCH_MATMUL;
+    hl->in2 = b;
+    hl->m = m;
+    hl->k = k;
+    hl->n = n;
+    hl->a_zp = za;
+    hl->mult = mult;
+    hl->shift = shift;
+    hl->out_zp = c->p->tensors[out].zp;
+    hl->act_min = -128;
+    hl->act_max = 127;
+    return TSR_OK;
+  }
   if (za != 0) {
     const uint32_t sshape[1] = {8u * n};
     if ((st = add_internal(c, 1u, sshape, 1.0f, 0, &scratch)) != TSR_OK) {

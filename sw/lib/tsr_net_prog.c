@@ -452,6 +452,19 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
             const uint32_t a = d >= o1 ? x->shape[d - o1] : 1u, b = d >= o2 ? x2->shape[d - o2] : 1u;
             ok = (a == 1u || a == y->shape[d]) && (b == 1u || b == y->shape[d]);
           }
+        } else if (ok && l->rows == 126u) { /* BATCH_MATMUL with a right-hand zero point */
+          const uint32_t nb = y->rank >= 2u ? tsr_net_bmm_batches(y) : 0u;
+          ok = x2->type == TSR_NET_INT8 && x2->alias != y->alias && x->rank >= 2u &&
+               x2->rank >= 2u && y->rank >= 2u && x->rank <= y->rank && x2->rank <= y->rank &&
+               l->m == x->shape[x->rank - 2u] && l->k == x->shape[x->rank - 1u] &&
+               l->k == x2->shape[x2->rank - 2u] && l->n == x2->shape[x2->rank - 1u] &&
+               l->m == y->shape[y->rank - 2u] && l->n == y->shape[y->rank - 1u] &&
+               (uint64_t)nb * l->m * l->n == y->elems && l->shift >= -31 && l->shift <= 30;
+          for (uint32_t d = 0; ok && d + 2u < y->rank; d++) {
+            const uint32_t o = y->rank - x->rank, o2 = y->rank - x2->rank;
+            const uint32_t a = d >= o ? x->shape[d - o] : 1u, b = d >= o2 ? x2->shape[d - o2] : 1u;
+            ok = (a == y->shape[d] || a == 1u) && (b == y->shape[d] || b == 1u);
+          }
         } else if (ok && l->rows == 17u) {
           ok = x->rank == 4u && y->rank == 4u && x->shape[0] == y->shape[0] &&
                x->shape[3] == y->shape[3] && l->kh >= 1u && l->kw >= 1u && l->stride_h >= 1u &&

@@ -169,10 +169,10 @@ typedef struct tsr_net_prog {
 /** The operators the compiler takes, for messages. */
 #define TSR_NET_SUPPORTED                                                                      \
   "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD of "   \
-  "one shape), AVERAGE_POOL_2D (windows inside the image), MAX_POOL_2D, MEAN and PAD (height "   \
-  "and width), RESHAPE, TRANSPOSE, CONCATENATION (inputs quantized alike), BATCH_MATMUL "       \
-  "(right-hand zero point 0), SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU, RELU6, QUANTIZE at "   \
-  "the input, DEQUANTIZE at the output; MUL with --allow-host"
+  "one shape), AVERAGE_POOL_2D (inside the image), MAX_POOL_2D, MEAN and PAD (height and "      \
+  "width), RESHAPE, TRANSPOSE, CONCATENATION (inputs quantized alike), BATCH_MATMUL "           \
+  "(right-hand zero point 0, else --allow-host), SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU, "   \
+  "RELU6, QUANTIZE at the input, DEQUANTIZE at the output; MUL with --allow-host"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);

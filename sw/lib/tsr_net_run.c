@@ -144,6 +144,17 @@ static tsr_status_t host_layer(run_t *r, const tsr_net_layer_t *l) {
     rc = tsr_golden_mul(&ys, &xs, (const int8_t *)r->host[l->in], x->zp, &x2s,
                         (const int8_t *)r->host[l->in2], x2->zp, l->mult, (int)l->shift, l->out_zp,
                         l->act_min, l->act_max, (int8_t *)r->host[l->out]);
+  } else if (l->rows == 126u) {
+    rc = 0;
+    for (uint32_t b = 0; b < tsr_net_bmm_batches(y) && rc == 0; b++) {
+      rc = tsr_golden_matmul_zp(
+          l->m, l->k, l->n,
+          (const int8_t *)r->host[l->in] + (size_t)tsr_net_bmm_operand_batch(y, x, b) * l->m * l->k,
+          x->zp,
+          (const int8_t *)r->host[l->in2] + (size_t)tsr_net_bmm_operand_batch(y, x2, b) * l->k * l->n,
+          x2->zp, l->mult, (int)l->shift, l->out_zp, l->act_min, l->act_max,
+          (int8_t *)r->host[l->out] + (size_t)b * l->m * l->n);
+    }
   } else if (l->rows == 17u) {
     rc = tsr_golden_maxpool(&xs, (const int8_t *)r->host[l->in], &ys, l->kh, l->kw, l->stride_h,
                             l->stride_w, l->pad_t, l->pad_l, l->act_min, l->act_max,

@@ -36,9 +36,10 @@ Writes, under OUTDIR:
                            stride 1 RELU), BATCH_MATMUL (adj_x, adj_y, a broadcast batch, lhs zero points 0,
                            non-zero and -128) and FULLY_CONNECTED keep_num_dims, calibrated in
                            float by tools/gen_mlperf_tiny.py's builder
-  bad_bmm_rhs_zp.tflite    a BATCH_MATMUL whose right-hand operand has a zero point (refused)
+  bad_bmm_rhs_zp.tflite    a BATCH_MATMUL whose right-hand operand has a zero point (refused;
+                           with --allow-host the product runs on the host)
   host_*.tflite            MUL (broadcast over height; two FULLY_CONNECTED outputs): refused, and
-                           run on the host with --allow-host
+                           run on the host with --allow-host (as is bad_bmm_rhs_zp)
   models_host.txt          their names
   digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
   digits_test_xf.npy       the same as float32 [200,64] (pixel values 0..16)
@@ -755,6 +756,7 @@ def main() -> None:
     (out / "bad_padded_fc.tflite").write_bytes(bad_padded_fc())
     (out / "bad_bmm_rhs_zp.tflite").write_bytes(bad_bmm_rhs_zp(12))
     host = host_ops(31)
+    host["bad_bmm_rhs_zp"] = bad_bmm_rhs_zp(12)  # refused on the chip; --allow-host takes it
     for nm, blob in host.items():
         (out / f"{nm}.tflite").write_bytes(blob)
     (out / "models_host.txt").write_text("\n".join(host) + "\n")
