@@ -505,3 +505,68 @@ tsr_status_t tsr_sfu_run_add(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32
   d.param_addr = param_addr;
   return plan_and_run(dev, &d);
 }
+
+/* ---- Strided copies ------------------------------------------------------------------------------ */
+
+tsr_status_t tsr_copy_run(tsr_dev_t *dev, const tsr_copy_desc_t *d) {
+  if (dev == NULL || d == NULL || dev->info.dim == 0u || dev->info.spad_rows == 0u) {
+    return TSR_BAD_ARG;
+  }
+  const uint32_t dim = dev->info.dim;
+  const uint32_t d0 = d->dims[0], d1 = d->dims[1], d2 = d->dims[2], d3 = d->dims[3];
+  if (d0 == 0u || d1 == 0u || d2 == 0u || d3 == 0u) {
+    return TSR_BAD_ARG;
+  }
+  if (d3 > MAX16) {
+    set_err(dev, "copy: ", "a row longer than 65535 bytes");
+    return TSR_UNSUPPORTED;
+  }
+  /* The output strides: general, or dense rows out_row apart. */
+  const bool general = (d->out_stride[0] | d->out_stride[1] | d->out_stride[2] | d->out_stride[3]) != 0u;
+  const uint32_t orow = d->out_row != 0u ? d->out_row : d3;
+  const uint32_t os3 = general ? d->out_stride[3] : 1u;
+  const uint32_t os2 = general ? d->out_stride[2] : orow;
+  const uint32_t os1 = general ? d->out_stride[1] : d2 * orow;
+  const uint32_t os0 = general ? d->out_stride[0] : d1 * d2 * orow;
+  const bool runs = d->in_stride[3] == 1u && os3 == 1u;
+  const uint32_t chunks = runs ? (d3 + dim - 1u) / dim : 1u;
+  /* runs: blocks of rows of dims[3] bytes (chunks scratchpad rows each); else one element per
+   * scratchpad row, blocks along dims[3]. */
+  uint32_t cap = dev->info.spad_rows / chunks;
+  cap = cap < MAX16 ? cap : MAX16;
+  if (cap == 0u) {
+    set_err(dev, "copy: ", "a row does not fit the scratchpad");
+    return TSR_UNSUPPORTED;
+  }
+  tsr_status_t st = TSR_OK;
+  for (uint32_t a = 0u; a < d0 && st == TSR_OK; a++) {
+    for (uint32_t b = 0u; b < d1 && st == TSR_OK; b++) {
+      const uint32_t base = d->in_addr + a * d->in_stride[0] + b * d->in_stride[1];
+      const uint32_t out = d->out_addr + a * os0 + b * os1;
+      if (runs) {
+        for (uint32_t r0 = 0u; r0 < d2 && st == TSR_OK; r0 += cap) {
+          const uint32_t nr = min32(cap, d2 - r0);
+          st = tsr_fw_push_load(dev, 0u, TSR_LOAD_SPAD, base + r0 * d->in_stride[2], d->in_stride[2],
+                                nr, d3, 0u);
+          for (uint32_t ch = 0u; ch < chunks && st == TSR_OK; ch++) {
+            st = push_store(dev, 0u, true, out + r0 * os2 + ch * dim, os2, nr,
+                            min32(dim, d3 - ch * dim), ch * nr);
+          }
+        }
+        continue;
+      }
+      for (uint32_t c = 0u; c < d2 && st == TSR_OK; c++) {
+        for (uint32_t e0 = 0u; e0 < d3 && st == TSR_OK; e0 += cap) {
+          const uint32_t ne = min32(cap, d3 - e0);
+          st = tsr_fw_push_load(dev, 0u, TSR_LOAD_SPAD,
+                                base + c * d->in_stride[2] + e0 * d->in_stride[3], d->in_stride[3],
+                                ne, 1u, 0u);
+          if (st == TSR_OK) {
+            st = push_store(dev, 0u, true, out + c * os2 + e0 * os3, os3, ne, 1u, 0u);
+          }
+        }
+      }
+    }
+  }
+  return st == TSR_OK ? tsr_wait(dev, TSR_WAIT_IRQ, 0u) : st;
+}

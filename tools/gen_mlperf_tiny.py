@@ -16,8 +16,9 @@ Writes under OUTDIR, reproducibly (a fixed seed):
                         SOFTMAX
   autoencoder.tflite    anomaly detection, 640 inputs: FULLY_CONNECTED 128 x4, 8, 128 x4, 640
   attention.tflite      one attention block, sequence 64, width 128, 4 heads: Q, K and V as
-                        FULLY_CONNECTED, per head BATCH_MATMUL Q Kt, SOFTMAX, BATCH_MATMUL with
-                        V, the output projection and the residual ADD
+                        FULLY_CONNECTED (K and V quantized symmetrically), per head
+                        BATCH_MATMUL Q Kt, SOFTMAX, BATCH_MATMUL with V, the output projection
+                        and the residual ADD
   mlperf_tiny.txt       one line per model: NAME INPUT_DTYPE MACS
 
 The layer shapes are the published ones (MLPerf Tiny's reference models). The
@@ -79,9 +80,12 @@ class Net:
         self.n += 1
         return f"{kind}_{self.n}"
 
-    def out(self, y: np.ndarray, name: str, act: int = ACT.NONE, like: Val | None = None) -> Val:
+    def out(self, y: np.ndarray, name: str, act: int = ACT.NONE, like: Val | None = None,
+            symmetric: bool = False) -> Val:
         if like is not None:
             scale, zp = like.scale, like.zp
+        elif symmetric:
+            scale, zp = f32(max(float(np.abs(y).max()), 1e-6) / 127.0), 0
         else:
             lo, hi = float(y.min()), float(y.max())
             if act in (ACT.RELU, ACT.RELU6):
@@ -89,9 +93,9 @@ class Net:
             scale, zp = act_qparams(lo, hi)
         return Val(self.b.tensor(name, T.INT8, [1] + list(y.shape[1:]), scale, zp), y, scale, zp)
 
-    def input(self, shape) -> Val:
-        x = self.rng.uniform(-1.0, 1.0, [CALIB] + list(shape))
-        return self.out(x, "input")
+    def input(self, shape, lo=-1.0, hi=1.0, symmetric=False) -> Val:
+        x = self.rng.uniform(lo, hi, [CALIB] + list(shape))
+        return self.out(x, "input", symmetric=symmetric)
 
     def weights(self, out_ch: int, fan_in: int, shape) -> np.ndarray:
         """He-scaled normal weights, each output channel (last axis of `shape`) scaled log-normally."""
@@ -156,9 +160,10 @@ class Net:
     def dwconv(self, x: Val, k, stride=1, act=ACT.RELU, mult=1) -> Val:
         return self.conv(x, 0, k, stride, "SAME", act, depthwise=True, mult=mult)
 
-    def fc(self, x: Val, n: int, act=ACT.NONE, gain=1.0) -> Val:
-        """FULLY_CONNECTED; `gain` scales the weights (a classifier's, so that its softmax is not one-hot)."""
-        xf = x.x.reshape(x.x.shape[0], -1) if x.x.ndim != 3 else x.x
+    def fc(self, x: Val, n: int, act=ACT.NONE, gain=1.0, symmetric=False) -> Val:
+        """FULLY_CONNECTED; `gain` scales the weights (a classifier's, so that its softmax is not one-hot);
+        `symmetric`: the output's zero point is 0."""
+        xf = x.x.reshape(x.x.shape[0], -1) if x.x.ndim < 3 else x.x
         k = xf.shape[-1]
         wf = gain * self.weights(n, k, (k, n)).T                                   # (n, k)
         wq, ws = quant_weights(wf, per_channel=True)
@@ -167,10 +172,10 @@ class Net:
         w_t = self.b.tensor(f"{name}/weights", T.INT8, [n, k], ws, [0] * n, axis=0, data=wq.tobytes())
         y = activate(xf @ wf.T + bf, act)
         self.macs += int(np.prod(xf.shape[1:-1], dtype=np.int64)) * k * n
-        yv = self.out(y, name, act)
+        yv = self.out(y, name, act, symmetric=symmetric)
         opts = tfl.FullyConnectedOptionsT()
         opts.fusedActivationFunction = act
-        opts.keepNumDims = x.x.ndim == 3
+        opts.keepNumDims = x.x.ndim >= 3
         self.b.op(S.FULLY_CONNECTED, [x.idx, w_t, b_t], [yv.idx], O.FullyConnectedOptions, opts)
         return yv
 
@@ -209,14 +214,52 @@ class Net:
         self.b.op(S.TRANSPOSE, [x.idx, pt], [yv.idx], O.TransposeOptions, tfl.TransposeOptionsT())
         return yv
 
-    def batch_matmul(self, a: Val, c: Val, adj_y: bool) -> Val:
+    def batch_matmul(self, a: Val, c: Val, adj_y: bool, adj_x: bool = False) -> Val:
         cm = np.swapaxes(c.x, -1, -2) if adj_y else c.x
-        y = a.x @ cm
-        self.macs += int(np.prod(y.shape[1:], dtype=np.int64)) * a.x.shape[-1]
+        am = np.swapaxes(a.x, -1, -2) if adj_x else a.x
+        y = am @ cm
+        self.macs += int(np.prod(y.shape[1:], dtype=np.int64)) * am.shape[-1]
         yv = self.out(y, self.name("bmm"))
         opts = tfl.BatchMatMulOptionsT()
-        opts.adjX, opts.adjY = False, adj_y
+        opts.adjX, opts.adjY = adj_x, adj_y
         self.b.op(S.BATCH_MATMUL, [a.idx, c.idx], [yv.idx], O.BatchMatMulOptions, opts)
+        return yv
+
+    def mul(self, a: Val, c: Val, act=ACT.NONE) -> Val:
+        yv = self.out(activate(a.x * c.x, act), self.name("mul"), act)
+        opts = tfl.MulOptionsT()
+        opts.fusedActivationFunction = act
+        self.b.op(S.MUL, [a.idx, c.idx], [yv.idx], O.MulOptions, opts)
+        return yv
+
+    def maxpool(self, x: Val, k, stride, pad="SAME", act=ACT.NONE) -> Val:
+        """MAX_POOL_2D; the output is quantized as the input (TFLite's requirement)."""
+        kh, kw = (k, k) if isinstance(k, int) else k
+        n, h, w, c = x.x.shape
+        if pad == "SAME":
+            oh, pt, pb = same_pad(h, kh, stride, 1)
+            ow, pl, pr = same_pad(w, kw, stride, 1)
+        else:
+            oh, ow, pt, pb, pl, pr = (h - kh) // stride + 1, (w - kw) // stride + 1, 0, 0, 0, 0
+        xp = np.pad(x.x, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=-np.inf)
+        y = np.max(np.stack([xp[:, i:i + (oh - 1) * stride + 1:stride, j:j + (ow - 1) * stride + 1:stride, :]
+                             for i in range(kh) for j in range(kw)]), axis=0)
+        yv = self.out(activate(y, act), self.name("maxpool"), like=x)
+        opts = tfl.Pool2DOptionsT()
+        opts.padding = tfl.Padding.SAME if pad == "SAME" else tfl.Padding.VALID
+        opts.strideH = opts.strideW = stride
+        opts.filterHeight, opts.filterWidth = kh, kw
+        opts.fusedActivationFunction = act
+        self.b.op(S.MAX_POOL_2D, [x.idx], [yv.idx], O.Pool2DOptions, opts)
+        return yv
+
+    def concat(self, xs: list[Val], axis: int) -> Val:
+        """CONCATENATION; the output is quantized as the first input (TFLite Micro wants all alike)."""
+        y = np.concatenate([v.x for v in xs], axis=axis)
+        yv = self.out(y, self.name("concat"), like=xs[0])
+        opts = tfl.ConcatenationOptionsT()
+        opts.axis, opts.fusedActivationFunction = axis, ACT.NONE
+        self.b.op(S.CONCATENATION, [v.idx for v in xs], [yv.idx], O.ConcatenationOptions, opts)
         return yv
 
     def softmax(self, x: Val) -> Val:
@@ -284,7 +327,9 @@ def attention(net: Net, seq=64, width=128, heads=4) -> tuple[Val, Val]:
     def split(v: Val) -> Val:  # (1, seq, width) -> (1, heads, seq, dh)
         return net.transpose(net.reshape(v, [1, seq, heads, dh]), [0, 2, 1, 3])
 
-    q, k, v = (split(net.fc(x, width)) for _ in range(3))
+    # K and V, the right-hand operands of the two BATCH_MATMULs, are quantized symmetrically:
+    # the compiler takes a right-hand zero point of 0 only (docs/networks.md).
+    q, k, v = (split(net.fc(x, width, symmetric=sym)) for sym in (False, True, True))
     s = net.softmax(net.batch_matmul(q, k, adj_y=True))
     o = net.batch_matmul(s, v, adj_y=False)
     o = net.reshape(net.transpose(o, [0, 2, 1, 3]), [1, seq, width])

@@ -258,6 +258,31 @@ tsr_status_t tsr_sfu_run_layernorm(tsr_dev_t *dev, uint32_t rows, uint32_t len, 
 tsr_status_t tsr_sfu_run_add(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t a_addr,
                              uint32_t b_addr, uint32_t param_addr, uint32_t out_addr);
 
+/* ---- Strided copies (fw/tsr_sfu_ops.c): TRANSPOSE, operand transposes ----------------------- */
+
+/**
+ * A copy of an int8 tensor through the scratchpad: output index (i0, i1, i2, i3) over dims[0..3]
+ * (outermost first) is read at in_addr + sum i_d * in_stride[d] and written at out_addr + sum
+ * i_d * out_stride[d]; out_stride all 0 means dense (rows of dims[3] bytes, out_row apart, or
+ * dims[3] apart when out_row is 0). When in_stride[3] and the output step along dims[3] are 1,
+ * every row is one run (one LOAD per block of rows, one SPAD STORE per N-wide chunk column);
+ * else every element is its own scratchpad row (a LOAD of COLS 1 with STRIDE in_stride[3], a
+ * SPAD STORE of COLS 1 with STRIDE the output step). No dependency tokens: the commands run in
+ * order.
+ */
+typedef struct tsr_copy_desc {
+  uint32_t dims[4];
+  uint32_t in_stride[4];
+  uint32_t in_addr, out_addr;
+  uint32_t out_row;   /**< dense output: bytes from one row of dims[3] to the next (0: dims[3]).
+                           A CONCATENATION writes its inputs into slices of one output this way. */
+  uint32_t out_stride[4]; /**< general output strides (all 0: dense, as out_row says) */
+} tsr_copy_desc_t;
+
+/** Submit the commands of a copy and wait until idle; TSR_UNSUPPORTED if a row of dims[3]
+ *  bytes is longer than 65535. */
+tsr_status_t tsr_copy_run(tsr_dev_t *dev, const tsr_copy_desc_t *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -58,9 +58,9 @@ static void usage(FILE *f) {
           "  tessera reduce --in X.npy [--out Y.npy] [--check] [common options]\n"
           "  tessera info [common options]\n"
           "  tessera bench [--dim N] [--out DIR] [--quick] [--json]\n"
-          "  tessera compile MODEL.tflite -o MODEL.tsr [--dim N]\n"
+          "  tessera compile MODEL.tflite -o MODEL.tsr [--dim N] [--allow-host]\n"
           "  tessera run MODEL.tflite|MODEL.tsr --input X.npy [--out Y.npy] [--check] [--layers]\n"
-          "              [--dump-layers DIR] [common options]\n"
+          "              [--dump-layers DIR] [--allow-host] [common options]\n"
           "\n"
           "gemm: A is int8 (M,K), B int8 (K,N), BIAS int32 (N,), per-channel multipliers and\n"
           "shifts int32 (N,). Without --mult the output is int32 (acc + bias); with it, int8\n"
@@ -103,6 +103,7 @@ static void usage(FILE *f) {
           "--check: each chip layer against the golden model (bit-exact: yes/NO, exit 1 on NO);\n"
           "--dump-layers DIR: each chip layer's output as DIR/op<operator index>.npy (a layer\n"
           "at a time, as --layers).\n"
+          "--allow-host: MUL and MAX_POOL_2D run on the host (golden model), marked host.\n"
           "\n"
           "common options:\n"
           "  --dim N              array size of the simulator build (default 8)\n"
@@ -210,6 +211,7 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_INPUT] = {"input", true, C_RUN},
     [O_LAYERS] = {"layers", false, C_RUN},
     [O_DUMP_LAYERS] = {"dump-layers", true, C_RUN},
+    [O_ALLOW_HOST] = {"allow-host", false, C_RUN | C_COMPILE},
 };
 
 const char *opt_name(opt_id_t id) { return k_opts[id].name; }

@@ -90,11 +90,11 @@ static bool ends_with(const char *s, const char *tail) {
 /* The program of `bytes` (from `path`): a .tsr as it is, anything else compiled as a .tflite
  * for `target`. */
 static int load_prog(const char *path, const uint8_t *bytes, size_t len,
-                     const tsr_dev_info_t *target, tsr_net_prog_t **p) {
+                     const tsr_dev_info_t *target, bool allow_host, tsr_net_prog_t **p) {
   char err[TESSERA_ERRLEN];
-  tsr_status_t st = ends_with(path, ".tsr")
+  tsr_status_t st = ends_with(path, ".tsr") || tsr_net_is_tsr(bytes, len)
                         ? tsr_net_load(bytes, len, p, err, sizeof err)
-                        : tsr_net_from_bytes(bytes, len, target, p, err, sizeof err);
+                        : tsr_net_compile_ex(bytes, len, target, allow_host, p, err, sizeof err);
   if (st != TSR_OK) {
     die_line("%s: %s", path, err);
     return -1;
@@ -135,7 +135,7 @@ static int cmd_compile(const args_t *ar, const char *model) {
   tsr_net_prog_t *p = NULL;
   tsr_dev_info_t target;
   tsr_net_default_target(dim, &target);
-  tsr_status_t st = tsr_net_compile(bytes, len, &target, &p, err, sizeof err);
+  tsr_status_t st = tsr_net_compile_ex(bytes, len, &target, ar->set[O_ALLOW_HOST], &p, err, sizeof err);
   free(bytes);
   if (st != TSR_OK) {
     die_line("%s: %s", model, err);
@@ -286,7 +286,7 @@ static int cmd_run(const args_t *ar, const char *model) {
   if (read_file(model, &bytes, &len) != 0) {
     return EXIT_ERROR;
   }
-  if (load_prog(model, bytes, len, &target, &p) != 0) {
+  if (load_prog(model, bytes, len, &target, ar->set[O_ALLOW_HOST], &p) != 0) {
     free(bytes);
     return EXIT_ERROR;
   }
@@ -314,7 +314,7 @@ static int cmd_run(const args_t *ar, const char *model) {
   if (!tsr_net_is_tsr(bytes, len) && !tsr_net_target_matches(p, dinfo, NULL, 0)) {
     tsr_net_free(p);
     p = NULL;
-    if (load_prog(model, bytes, len, dinfo, &p) != 0) {
+    if (load_prog(model, bytes, len, dinfo, ar->set[O_ALLOW_HOST], &p) != 0) {
       goto out;
     }
   }

@@ -128,3 +128,97 @@ int tsr_golden_gemm(size_t m, size_t k, size_t n, const int8_t *a, size_t lda, c
   }
   return 0;
 }
+
+/* ---- MUL and MAX_POOL_2D ---- */
+
+int tsr_golden_mul(const tsr_golden_shape4_t *ys, const tsr_golden_shape4_t *as, const int8_t *a,
+                   int32_t a_zp, const tsr_golden_shape4_t *bs, const int8_t *b, int32_t b_zp,
+                   int32_t mult, int shift, int32_t out_zp, int32_t act_min, int32_t act_max,
+                   int8_t *y) {
+  if (ys == NULL || as == NULL || bs == NULL || a == NULL || b == NULL || y == NULL ||
+      act_min < -128 || act_max > 127 || act_min > act_max || shift < -31 || shift > 30) {
+    return -1;
+  }
+  for (int d = 0; d < 4; d++) {
+    if ((as->d[d] != 1u && as->d[d] != ys->d[d]) || (bs->d[d] != 1u && bs->d[d] != ys->d[d])) {
+      return -1;
+    }
+  }
+  size_t o = 0;
+  for (size_t i0 = 0; i0 < ys->d[0]; i0++) {
+    for (size_t i1 = 0; i1 < ys->d[1]; i1++) {
+      for (size_t i2 = 0; i2 < ys->d[2]; i2++) {
+        for (size_t i3 = 0; i3 < ys->d[3]; i3++, o++) {
+          const size_t ai = (((as->d[0] == 1u ? 0u : i0) * as->d[1] + (as->d[1] == 1u ? 0u : i1)) *
+                                 as->d[2] + (as->d[2] == 1u ? 0u : i2)) * as->d[3] +
+                            (as->d[3] == 1u ? 0u : i3);
+          const size_t bi = (((bs->d[0] == 1u ? 0u : i0) * bs->d[1] + (bs->d[1] == 1u ? 0u : i1)) *
+                                 bs->d[2] + (bs->d[2] == 1u ? 0u : i2)) * bs->d[3] +
+                            (bs->d[3] == 1u ? 0u : i3);
+          const int32_t prod = ((int32_t)a[ai] - a_zp) * ((int32_t)b[bi] - b_zp);
+          int32_t v = out_zp + tsr_mbqm(prod, mult, shift);
+          v = v < act_min ? act_min : v > act_max ? act_max : v;
+          y[o] = (int8_t)v;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+int tsr_golden_maxpool(const tsr_golden_shape4_t *xs, const int8_t *x, const tsr_golden_shape4_t *ys,
+                       size_t fh, size_t fw, size_t stride_h, size_t stride_w, size_t pad_t,
+                       size_t pad_l, int32_t act_min, int32_t act_max, int8_t *y) {
+  if (xs == NULL || x == NULL || ys == NULL || y == NULL || xs->d[0] != ys->d[0] ||
+      xs->d[3] != ys->d[3] || act_min > act_max) {
+    return -1;
+  }
+  const size_t h = xs->d[1], w = xs->d[2], c = xs->d[3];
+  for (size_t bt = 0; bt < ys->d[0]; bt++) {
+    for (size_t oy = 0; oy < ys->d[1]; oy++) {
+      for (size_t ox = 0; ox < ys->d[2]; ox++) {
+        /* The window's first pixel may lie before the image (padding): clip to the image. */
+        const long y0 = (long)(oy * stride_h) - (long)pad_t, x0 = (long)(ox * stride_w) - (long)pad_l;
+        const long ya = y0 < 0 ? 0 : y0, xa = x0 < 0 ? 0 : x0;
+        const long yb = y0 + (long)fh < (long)h ? y0 + (long)fh : (long)h;
+        const long xb = x0 + (long)fw < (long)w ? x0 + (long)fw : (long)w;
+        if (ya >= yb || xa >= xb) {
+          return -1;
+        }
+        for (size_t ch = 0; ch < c; ch++) {
+          int32_t m = -128;
+          for (long yy = ya; yy < yb; yy++) {
+            for (long xx = xa; xx < xb; xx++) {
+              const int32_t v = x[((bt * h + (size_t)yy) * w + (size_t)xx) * c + ch];
+              m = v > m ? v : m;
+            }
+          }
+          m = m < act_min ? act_min : m > act_max ? act_max : m;
+          y[((bt * ys->d[1] + oy) * ys->d[2] + ox) * c + ch] = (int8_t)m;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+int tsr_golden_matmul_zp(size_t m, size_t k, size_t n, const int8_t *a, int32_t a_zp, const int8_t *b,
+                         int32_t b_zp, int32_t mult, int shift, int32_t out_zp, int32_t act_min,
+                         int32_t act_max, int8_t *y) {
+  if (a == NULL || b == NULL || y == NULL || act_min < -128 || act_max > 127 || act_min > act_max ||
+      shift < -31 || shift > 30) {
+    return -1;
+  }
+  for (size_t i = 0; i < m; i++) {
+    for (size_t j = 0; j < n; j++) {
+      uint32_t acc = 0u; /* wrapping, as TFLite's int32 accumulator */
+      for (size_t kk = 0; kk < k; kk++) {
+        acc += (uint32_t)(((int32_t)a[i * k + kk] - a_zp) * ((int32_t)b[kk * n + j] - b_zp));
+      }
+      int32_t v = out_zp + tsr_mbqm(wrap32(acc), mult, shift);
+      v = v < act_min ? act_min : v > act_max ? act_max : v;
+      y[i * n + j] = (int8_t)v;
+    }
+  }
+  return 0;
+}

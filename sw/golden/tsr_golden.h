@@ -73,6 +73,42 @@ int32_t tsr_golden_output(int32_t acc, size_t col, const tsr_gemm_params_t *p);
 int tsr_golden_gemm(size_t m, size_t k, size_t n, const int8_t *a, size_t lda, const int8_t *b,
                     size_t ldb, const tsr_gemm_params_t *p, int32_t *out32, int8_t *out8);
 
+/* ---- Elementwise and pooling operators (TFLite Micro's int8 reference kernels) ---------- */
+
+/** Shapes of rank 4 (pad a smaller rank with leading 1s). */
+typedef struct tsr_golden_shape4 {
+  size_t d[4];
+} tsr_golden_shape4_t;
+
+/**
+ * TFLite's int8 MUL with broadcasting (BroadcastMul4DSlow): for every output index, a and b
+ * at that index (a dimension of 1 repeats), y = clamp(out_zp + mbqm((a - a_zp) * (b - b_zp),
+ * mult, shift), act_min, act_max). Every dimension of a and b is 1 or the output's.
+ * Returns 0, or -1 for a shape that does not broadcast or parameters outside int8.
+ */
+int tsr_golden_mul(const tsr_golden_shape4_t *ys, const tsr_golden_shape4_t *as, const int8_t *a,
+                   int32_t a_zp, const tsr_golden_shape4_t *bs, const int8_t *b, int32_t b_zp,
+                   int32_t mult, int shift, int32_t out_zp, int32_t act_min, int32_t act_max,
+                   int8_t *y);
+
+/**
+ * TFLite's int8 MAX_POOL_2D of an NHWC tensor xs into ys: output pixel (oy, ox) takes the
+ * maximum over the filter window at (oy * stride_h - pad_t, ox * stride_w - pad_l) clipped
+ * to the image, then the clamp act_min..act_max. Returns 0, or -1 for an empty window.
+ */
+int tsr_golden_maxpool(const tsr_golden_shape4_t *xs, const int8_t *x, const tsr_golden_shape4_t *ys,
+                       size_t fh, size_t fw, size_t stride_h, size_t stride_w, size_t pad_t,
+                       size_t pad_l, int32_t act_min, int32_t act_max, int8_t *y);
+
+/**
+ * TFLite's int8 BATCH_MATMUL of one batch: y (m, n) = clamp(out_zp + mbqm(sum_k (a - a_zp)
+ * (b - b_zp), mult, shift), act_min, act_max) for row-major a (m, k) and b (k, n). Returns 0,
+ * or -1 for parameters outside int8.
+ */
+int tsr_golden_matmul_zp(size_t m, size_t k, size_t n, const int8_t *a, int32_t a_zp, const int8_t *b,
+                         int32_t b_zp, int32_t mult, int shift, int32_t out_zp, int32_t act_min,
+                         int32_t act_max, int8_t *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -249,6 +249,247 @@ static tsr_status_t capture_add_rows(tsr_dev_t *dev, const tsr_net_prog_t *p,
   return st;
 }
 
+/* A COPY layer: the output (dense, in order) with the input's strides permuted. */
+static tsr_status_t capture_copy(tsr_dev_t *dev, const tsr_net_prog_t *p, const tsr_net_layer_t *l,
+                                 uint32_t base) {
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  uint32_t xs[TSR_NET_MAX_RANK];
+  uint32_t s = 1u;
+  for (uint32_t d = x->rank; d-- > 0u;) {
+    xs[d] = s;
+    s *= x->shape[d];
+  }
+  tsr_copy_desc_t d;
+  memset(&d, 0, sizeof d);
+  const uint32_t lead = 4u - y->rank;
+  for (uint32_t i = 0; i < 4u; i++) {
+    d.dims[i] = i < lead ? 1u : y->shape[i - lead];
+    d.in_stride[i] = i < lead ? 0u : xs[(l->perm >> (8u * (i - lead))) & 0xffu];
+  }
+  d.in_addr = base + x->dev_off;
+  d.out_addr = base + y->dev_off;
+  if (l->n != 0u) { /* a CONCATENATION's input: rows x len bytes into a slice of the output */
+    memset(&d, 0, sizeof d);
+    d.dims[0] = d.dims[1] = 1u;
+    d.dims[2] = l->rows;
+    d.dims[3] = l->len;
+    d.in_stride[2] = l->len;
+    d.in_stride[3] = 1u;
+    d.in_addr = base + x->dev_off;
+    d.out_addr = base + y->dev_off + l->k;
+    d.out_row = l->n;
+  }
+  return tsr_copy_run(dev, &d);
+}
+
+static tsr_status_t submit_fence(tsr_dev_t *dev) {
+  tsr_cmd_t fence;
+  tsr_status_t st = tsr_cmd_fence(dev, false, &fence);
+  return st == TSR_OK ? tsr_submit(dev, &fence) : st;
+}
+
+static tsr_status_t plan_and_run_gemm(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const char **why) {
+  tsr_gemm_plan_t plan;
+  tsr_status_t st = tsr_gemm_plan(&dev->info, d, &plan);
+  if (st != TSR_OK) {
+    tsr_gemm_check_desc(d, why);
+    return st;
+  }
+  return tsr_gemm_run(dev, d, &plan, NULL, NULL);
+}
+
+/* A BMM layer: per output batch, with a_zp != 0 the bias -a_zp * colsum(B_b) as raw int32 into
+ * the scratch tensor (one or two GEMMs of m = 1), then the GEMM A_b x B_b; a FENCE between two. */
+static tsr_status_t capture_bmm(tsr_dev_t *dev, const tsr_net_prog_t *p, const tsr_net_layer_t *l,
+                                uint32_t base, const char **why) {
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *w = &p->tensors[l->in2];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  const uint32_t batches = tsr_net_bmm_batches(y);
+  const uint32_t scratch = base + p->tensors[l->in3].dev_off;
+  const bool two = -l->a_zp > 127;
+  tsr_status_t st = TSR_OK;
+  for (uint32_t bi = 0; bi < batches && st == TSR_OK; bi++) {
+    const uint32_t b_addr = base + w->dev_off + tsr_net_bmm_operand_batch(y, w, bi) * l->k * l->n;
+    if (bi != 0u) {
+      st = submit_fence(dev);
+    }
+    tsr_gemm_desc_t d;
+    if (st == TSR_OK && l->a_zp != 0) {
+      /* colsum: the row of min(-a_zp, 127) (then the row of ones, onto the first result). */
+      for (uint32_t step = 0; step < (two ? 2u : 1u) && st == TSR_OK; step++) {
+        memset(&d, 0, sizeof d);
+        d.m = 1u;
+        d.k = l->k;
+        d.n = l->n;
+        d.a_addr = base + l->param_off + step * l->k;
+        d.lda = l->k;
+        d.b_addr = b_addr;
+        d.ldb = l->n;
+        d.c_addr = two && step == 0u ? scratch + 4u * l->n : scratch;
+        d.ldc = 4u * l->n;
+        d.has_bias = step == 1u;
+        d.bias_addr = scratch + 4u * l->n;
+        if (step == 1u && (st = submit_fence(dev)) != TSR_OK) {
+          break;
+        }
+        st = plan_and_run_gemm(dev, &d, why);
+      }
+      if (st == TSR_OK) {
+        st = submit_fence(dev);
+      }
+    }
+    if (st != TSR_OK) {
+      break;
+    }
+    memset(&d, 0, sizeof d);
+    d.m = l->m;
+    d.k = l->k;
+    d.n = l->n;
+    d.a_addr = base + x->dev_off + tsr_net_bmm_operand_batch(y, x, bi) * l->m * l->k;
+    d.lda = l->k;
+    d.b_addr = b_addr;
+    d.ldb = l->n;
+    d.c_addr = base + y->dev_off + bi * l->m * l->n;
+    d.ldc = l->n;
+    d.has_bias = true;
+    d.bias_addr = l->a_zp != 0 ? scratch : base + l->bias_off;
+    d.requant = true;
+    d.mult = l->mult;
+    d.shift = l->shift;
+    d.out_zp = l->out_zp;
+    d.act_min = l->act_min;
+    d.act_max = l->act_max;
+    st = plan_and_run_gemm(dev, &d, why);
+  }
+  return st;
+}
+
+/* A MAXPOOL layer: every window gathered into a row of the scratch (-128 first where a tap can
+ * fall outside the image), with a fused activation a MAP of the windows through the clamp table
+ * (a clamp is monotonic: the maximum of the clamped taps is the clamped maximum), one SFU REDUCE
+ * (the int32 maximum of each row), and the maxima's low bytes copied into the output. The input
+ * and the output may have borders (their storage strides). */
+static tsr_status_t capture_maxpool(tsr_dev_t *dev, const tsr_net_prog_t *p, const tsr_net_layer_t *l,
+                                    uint32_t base, const char **why) {
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  const uint32_t B = x->shape[0], H = x->shape[1], W = x->shape[2], C = x->shape[3];
+  const uint32_t OH = y->shape[1], OW = y->shape[2], T = l->len;
+  const uint32_t x_row = (W + x->pad[2] + x->pad[3]) * C, x_img = (H + x->pad[0] + x->pad[1]) * x_row;
+  const uint32_t y_row = (OW + y->pad[2] + y->pad[3]) * C, y_img = (OH + y->pad[0] + y->pad[1]) * y_row;
+  const uint32_t x0 = base + x->dev_off + (uint32_t)tsr_net_interior_off(x);
+  const uint32_t g = base + p->tensors[l->in3].dev_off;
+  const uint32_t red = g + tsr_net_maxpool_red_off(l);
+  if (!dev->info.has_sfu) {
+    *why = "the target has no SFU (CONFIG.SFU = 0)";
+    return TSR_UNSUPPORTED;
+  }
+  tsr_status_t st = TSR_OK;
+  /* Some window reaches outside the image: every tap starts at -128. */
+  const bool outside = l->pad_t > 0u || l->pad_l > 0u ||
+                       (OH - 1u) * l->stride_h + l->kh > H + l->pad_t ||
+                       (OW - 1u) * l->stride_w + l->kw > W + l->pad_l;
+  tsr_copy_desc_t d;
+  if (outside) {
+    memset(&d, 0, sizeof d);
+    d.dims[0] = d.dims[1] = 1u;
+    d.dims[2] = B * OH * OW;
+    d.dims[3] = C * T;
+    d.in_stride[3] = 1u;
+    d.in_addr = base + l->param_off;
+    d.out_addr = g;
+    if ((st = tsr_copy_run(dev, &d)) != TSR_OK || (st = submit_fence(dev)) != TSR_OK) {
+      return st;
+    }
+  }
+  for (uint32_t ky = 0; ky < l->kh && st == TSR_OK; ky++) {
+    for (uint32_t kx = 0; kx < l->kw && st == TSR_OK; kx++) {
+      /* The outputs whose tap (ky, kx) lies inside the image. */
+      uint32_t oy0 = 0, ox0 = 0;
+      while (oy0 < OH && oy0 * l->stride_h + ky < l->pad_t) {
+        oy0++;
+      }
+      while (ox0 < OW && ox0 * l->stride_w + kx < l->pad_l) {
+        ox0++;
+      }
+      uint32_t oy1 = oy0, ox1 = ox0;
+      while (oy1 < OH && oy1 * l->stride_h + ky - l->pad_t < H) {
+        oy1++;
+      }
+      while (ox1 < OW && ox1 * l->stride_w + kx - l->pad_l < W) {
+        ox1++;
+      }
+      if (oy1 == oy0 || ox1 == ox0) {
+        continue;
+      }
+      memset(&d, 0, sizeof d);
+      d.dims[0] = B;
+      d.dims[1] = oy1 - oy0;
+      d.dims[2] = ox1 - ox0;
+      d.dims[3] = C;
+      d.in_stride[0] = x_img;
+      d.in_stride[1] = l->stride_h * x_row;
+      d.in_stride[2] = l->stride_w * C;
+      d.in_stride[3] = 1u;
+      d.in_addr = x0 + (oy0 * l->stride_h + ky - l->pad_t) * x_row +
+                  (ox0 * l->stride_w + kx - l->pad_l) * C;
+      d.out_stride[0] = OH * OW * C * T;
+      d.out_stride[1] = OW * C * T;
+      d.out_stride[2] = C * T;
+      d.out_stride[3] = T;
+      d.out_addr = g + (oy0 * OW + ox0) * C * T + ky * l->kw + kx;
+      st = tsr_copy_run(dev, &d);
+    }
+  }
+  if (st != TSR_OK || (st = submit_fence(dev)) != TSR_OK) {
+    return st;
+  }
+  tsr_sfu_desc_t sd;
+  tsr_sfu_plan_t plan;
+  if (l->act_min > -128 || l->act_max < 127) {
+    memset(&sd, 0, sizeof sd);
+    sd.func = TSR_FUNC_MAP;
+    sd.rows = l->rows;
+    sd.len = T;
+    sd.in_addr = sd.out_addr = g;
+    sd.has_lut = true;
+    sd.lut_addr = base + l->bias_off;
+    if ((st = tsr_sfu_plan(&dev->info, &sd, &plan, why)) != TSR_OK ||
+        (st = tsr_sfu_run(dev, &sd, &plan)) != TSR_OK || (st = submit_fence(dev)) != TSR_OK) {
+      return st;
+    }
+  }
+  memset(&sd, 0, sizeof sd);
+  sd.func = TSR_FUNC_REDUCE;
+  sd.rows = l->rows;
+  sd.len = T;
+  sd.in_addr = g;
+  sd.out_addr = red;
+  if ((st = tsr_sfu_plan(&dev->info, &sd, &plan, why)) != TSR_OK ||
+      (st = tsr_sfu_run(dev, &sd, &plan)) != TSR_OK || (st = submit_fence(dev)) != TSR_OK) {
+    return st;
+  }
+  /* Each maximum is an int8 value: its int32's low byte, into the output's storage. */
+  memset(&d, 0, sizeof d);
+  d.dims[0] = B;
+  d.dims[1] = OH;
+  d.dims[2] = OW;
+  d.dims[3] = C;
+  d.in_stride[0] = OH * OW * C * 12u;
+  d.in_stride[1] = OW * C * 12u;
+  d.in_stride[2] = C * 12u;
+  d.in_stride[3] = 12u;
+  d.in_addr = red;
+  d.out_stride[0] = y_img;
+  d.out_stride[1] = y_row;
+  d.out_stride[2] = C;
+  d.out_stride[3] = 1u;
+  d.out_addr = base + y->dev_off + (uint32_t)tsr_net_interior_off(y);
+  return tsr_copy_run(dev, &d);
+}
+
 tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
   capture_t c;
   memset(&c, 0, sizeof c);
@@ -285,6 +526,12 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       }
     } else if (l->kind == TSR_NET_DWCONV) {
       st = capture_dwconv(&dev, p, l, base, &why);
+    } else if (l->kind == TSR_NET_COPY) {
+      st = capture_copy(&dev, p, l, base);
+    } else if (l->kind == TSR_NET_BMM) {
+      st = capture_bmm(&dev, p, l, base, &why);
+    } else if (l->kind == TSR_NET_MAXPOOL) {
+      st = capture_maxpool(&dev, p, l, base, &why);
     } else if (l->kind == TSR_NET_ADD && add_by_rows(p, l)) {
       st = capture_add_rows(&dev, p, l, base, &why);
     } else if (l->kind == TSR_NET_SOFTMAX || l->kind == TSR_NET_ADD || l->kind == TSR_NET_LUT) {

@@ -34,7 +34,7 @@ static const char *const k_op_names[] = {
     "WHILE", "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5", "SCATTER_ND", "SELECT_V2",
     "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL"};
 
-enum { OP_DEQUANTIZE = 6, OP_PAD = 34, OP_MEAN = 40, OP_QUANTIZE = 114 };
+enum { OP_DEQUANTIZE = 6, OP_PAD = 34, OP_TRANSPOSE = 39, OP_MEAN = 40, OP_QUANTIZE = 114 };
 
 const char *tsr_net_op_name(int32_t code) {
   if (code >= 0 && (size_t)code < sizeof k_op_names / sizeof k_op_names[0]) {
@@ -385,10 +385,9 @@ tsr_status_t tsr_nc_weights_and_bias(cc_t *c, const tsr_tflite_op_t *op, uint32_
 }
 
 static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
+  /* keep_num_dims only changes the output's shape (rows of N either way); the element count
+   * is checked below. */
   const tsr_tflite_fc_opts_t *o = &op->opt.fc;
-  if (op->options_decoded && o->keep_num_dims) {
-    return tsr_nc_unsupported(c, "keep_num_dims = true");
-  }
   if (op->options_decoded && o->weights_format != 0) {
     return tsr_nc_unsupported(c, "a shuffled weights format");
   }
@@ -436,6 +435,421 @@ static tsr_status_t compile_fc(cc_t *c, const tsr_tflite_op_t *op) {
   st = gemm_layer(c, TSR_NET_GEMM, in, out, m, k, n, bt, bdata, &w,
                   op->options_decoded ? o->fused_activation : 0, &l);
   free(bt);
+  return st;
+}
+
+/* A program tensor that no .tflite tensor is: an operand's transposed copy, a scratch area. */
+static tsr_status_t add_internal(cc_t *c, uint32_t rank, const uint32_t *shape, float scale,
+                                 int32_t zp, uint32_t *id) {
+  if (c->p->n_tensors == c->cap_t) {
+    c->cap_t = c->cap_t ? 2u * c->cap_t : 8u;
+    tsr_net_tensor_t *nt = realloc(c->p->tensors, c->cap_t * sizeof *nt);
+    if (nt == NULL) {
+      return tsr_nc_oom(c);
+    }
+    c->p->tensors = nt;
+  }
+  tsr_net_tensor_t *x = &c->p->tensors[c->p->n_tensors];
+  memset(x, 0, sizeof *x);
+  x->type = TSR_NET_INT8;
+  x->rank = rank;
+  x->elems = 1u;
+  for (uint32_t d = 0; d < rank; d++) {
+    x->shape[d] = shape[d];
+    x->elems *= shape[d];
+  }
+  x->scale = scale;
+  x->zp = zp;
+  x->alias = c->p->n_tensors;
+  x->dev_off = TSR_NET_HOST_ONLY;
+  *id = c->p->n_tensors++;
+  return TSR_OK;
+}
+
+/* A COPY layer in -> out, output axis d = input axis perm[d]. */
+static tsr_status_t copy_layer(cc_t *c, uint32_t in, uint32_t out, const uint32_t *perm) {
+  tsr_net_layer_t *l = NULL;
+  tsr_status_t st = new_layer(c, TSR_NET_COPY, in, out, &l);
+  for (uint32_t d = 0; st == TSR_OK && d < c->p->tensors[in].rank; d++) {
+    l->perm |= perm[d] << (8u * d);
+  }
+  return st;
+}
+
+/* A new tensor holding `in` with its last two axes swapped, and the COPY layer that makes it. */
+static tsr_status_t swapped_copy(cc_t *c, uint32_t in, uint32_t *out) {
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  uint32_t perm[TSR_NET_MAX_RANK], shape[TSR_NET_MAX_RANK];
+  const uint32_t r = x->rank;
+  for (uint32_t d = 0; d < r; d++) {
+    perm[d] = d < r - 2u ? d : (d == r - 2u ? r - 1u : r - 2u);
+    shape[d] = x->shape[perm[d]];
+  }
+  tsr_status_t st = add_internal(c, r, shape, x->scale, x->zp, out);
+  return st == TSR_OK ? copy_layer(c, in, *out, perm) : st;
+}
+
+/* TRANSPOSE: a permutation of up to four axes. One that keeps the order of every axis longer
+ * than 1 moves no byte: its output aliases the input (as RESHAPE). */
+static tsr_status_t compile_transpose(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t in = 0;
+  uint32_t out = 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK) {
+    return st;
+  }
+  const uint32_t r = c->p->tensors[in].rank;
+  const int32_t pi = op->inputs.count > 1u ? tsr_tflite_i32(op->inputs, 1) : -1;
+  tsr_tflite_tensor_t pt;
+  const uint8_t *pd = NULL;
+  if (pi < 0 || c->map[pi] >= 0 ||
+      tsr_tflite_tensor(c->m, (uint32_t)pi, &pt, c->err, c->errlen) != TSR_TFLITE_OK ||
+      pt.type != TSR_TFLITE_INT32) {
+    return tsr_nc_unsupported(c, "a permutation that is not a constant int32 tensor");
+  }
+  if ((st = tsr_nc_const_data(c, &pt, "permutation", r, 4u, &pd)) != TSR_OK ||
+      (st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  tsr_net_tensor_t *x = &c->p->tensors[in];
+  tsr_net_tensor_t *y = &c->p->tensors[out];
+  uint32_t perm[TSR_NET_MAX_RANK];
+  uint32_t seen = 0u;
+  bool moves = false;
+  int64_t last = -1;
+  for (uint32_t d = 0; d < r; d++) {
+    int32_t v;
+    memcpy(&v, pd + 4u * d, 4u);
+    if (v < 0 || (uint32_t)v >= r || (seen & (1u << v)) != 0u) {
+      return tsr_nc_unsupported(c, "a permutation that is not one of the input's axes");
+    }
+    seen |= 1u << v;
+    perm[d] = (uint32_t)v;
+    if (x->shape[v] > 1u) {
+      moves = moves || v < last;
+      last = v;
+    }
+  }
+  bool same = y->rank == r && y->scale == x->scale && y->zp == x->zp;
+  for (uint32_t d = 0; d < r && same; d++) {
+    same = y->shape[d] == x->shape[perm[d]];
+  }
+  if (!same) {
+    return tsr_nc_unsupported(c, "an output that is not the permuted input (shape or quantization)");
+  }
+  if (!moves) {
+    y->alias = x->alias;
+    tsr_net_layer_t *l = NULL;
+    return new_layer(c, TSR_NET_RESHAPE, in, out, &l);
+  }
+  return copy_layer(c, in, out, perm);
+}
+
+/* CONCATENATION: each input a COPY layer into its slice of the output (rows of the axis and
+ * everything after it). TFLite Micro takes int8 inputs quantized as the output only, and no
+ * fused activation. */
+static tsr_status_t compile_concat(cc_t *c, const tsr_tflite_op_t *op) {
+  const uint32_t n_in = op->inputs.count;
+  uint32_t ins[16];
+  if (n_in < 1u || n_in > 16u) {
+    return tsr_nc_unsupported(c, "a concatenation of more than 16 inputs");
+  }
+  tsr_status_t st = TSR_OK;
+  for (uint32_t i = 0; i < n_in; i++) {
+    if ((st = tsr_nc_known_input(c, op, i, TSR_NET_INT8, &ins[i])) != TSR_OK) {
+      return st;
+    }
+  }
+  if (op->options_decoded && op->opt.concat.fused_activation != TSR_TFLITE_ACT_NONE) {
+    return tsr_nc_unsupported(c, "a fused activation");
+  }
+  uint32_t out = 0;
+  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  const int32_t axis_raw = op->options_decoded ? op->opt.concat.axis : 0;
+  const int32_t axis = axis_raw < 0 ? axis_raw + (int32_t)y->rank : axis_raw;
+  if (axis < 0 || axis >= (int32_t)y->rank) {
+    return tsr_nc_unsupported(c, "an axis outside the output's rank");
+  }
+  uint32_t outer = 1u, inner = 1u, total = 0u;
+  for (uint32_t d = 0; d < y->rank; d++) {
+    outer *= d < (uint32_t)axis ? y->shape[d] : 1u;
+    inner *= d > (uint32_t)axis ? y->shape[d] : 1u;
+  }
+  for (uint32_t i = 0; i < n_in; i++) {
+    const tsr_net_tensor_t *x = &c->p->tensors[ins[i]];
+    bool ok = x->rank == y->rank;
+    for (uint32_t d = 0; d < y->rank && ok; d++) {
+      ok = d == (uint32_t)axis || x->shape[d] == y->shape[d];
+    }
+    if (!ok) {
+      return tsr_nc_unsupported(c, "inputs whose shapes differ off the axis");
+    }
+    if (x->scale != y->scale || x->zp != y->zp) {
+      return tsr_nc_unsupported(c, "an input quantized unlike the output (TFLite Micro requires the same)");
+    }
+    total += x->shape[axis];
+  }
+  if (total != y->shape[axis]) {
+    return tsr_nc_unsupported(c, "an output that is not the inputs' concatenation");
+  }
+  uint32_t off = 0u;
+  for (uint32_t i = 0; i < n_in; i++) {
+    const uint32_t len = c->p->tensors[ins[i]].shape[axis] * inner;
+    tsr_net_layer_t *l = NULL;
+    if ((st = new_layer(c, TSR_NET_COPY, ins[i], out, &l)) != TSR_OK) {
+      return st;
+    }
+    l->rows = outer;
+    l->len = len;
+    l->k = off;
+    l->n = total * inner;
+    off += len;
+  }
+  return TSR_OK;
+}
+
+/* MUL and MAX_POOL_2D with allow_host: a HOST layer (the runtime calls the golden model). The
+ * parameters are TFLite Micro's: MUL's multiplier in1_scale * in2_scale / out_scale, MAX_POOL's
+ * output quantized as its input. */
+static tsr_status_t compile_host(cc_t *c, const tsr_tflite_op_t *op, bool on_chip) {
+  const bool mul = op->builtin_code == TSR_TFLITE_OP_MUL;
+  uint32_t in = 0, in2 = 0, out = 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &in);
+  if (st != TSR_OK || (mul && (st = tsr_nc_known_input(c, op, 1, TSR_NET_INT8, &in2)) != TSR_OK) ||
+      (st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK) {
+    return st;
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[in];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  tsr_net_layer_t *l = NULL;
+  int32_t lo = -128, hi = 127, mult = 0, shift = 0;
+  if (mul) {
+    const tsr_net_tensor_t *x2 = &c->p->tensors[in2];
+    bool ok = x->rank <= y->rank && x2->rank <= y->rank;
+    for (uint32_t d = 0; d < y->rank && ok; d++) {
+      const uint32_t o1 = y->rank - x->rank, o2 = y->rank - x2->rank;
+      const uint32_t a = d >= o1 ? x->shape[d - o1] : 1u, b = d >= o2 ? x2->shape[d - o2] : 1u;
+      ok = (a == 1u || a == y->shape[d]) && (b == 1u || b == y->shape[d]);
+    }
+    if (!ok) {
+      return tsr_nc_unsupported(c, "inputs that do not broadcast to the output");
+    }
+    const double s2 = (double)x2->scale;
+    char why[TESSERA_ERRLEN];
+    if (tessera_gemm_quantize_scales(1u, (double)x->scale, &s2, 1u, (double)y->scale, &mult, &shift,
+                                     why, sizeof why) != TSR_OK) {
+      tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
+      return TSR_UNSUPPORTED;
+    }
+    if ((st = act_range(c, op->options_decoded ? op->opt.mul.fused_activation : 0, y->scale, y->zp,
+                        &lo, &hi)) != TSR_OK) {
+      return st;
+    }
+  } else {
+    const tsr_tflite_pool_opts_t *o = &op->opt.pool;
+    if (!op->options_decoded || x->rank != 4u || y->rank != 4u || o->filter_h < 1 ||
+        o->filter_w < 1 || o->stride_h < 1 || o->stride_w < 1 || o->filter_h > 255 ||
+        o->filter_w > 255 || o->stride_h > 255 || o->stride_w > 255) {
+      return tsr_nc_unsupported(c, "a pool that is not NHWC with filters and strides 1..255");
+    }
+    if (y->scale != x->scale || y->zp != x->zp) {
+      return tsr_nc_unsupported(c, "an output quantized unlike the input");
+    }
+    /* TFLite's output size and padding (ComputePaddingHeightWidth). */
+    const uint32_t sh = (uint32_t)o->stride_h, sw = (uint32_t)o->stride_w;
+    const uint32_t fh = (uint32_t)o->filter_h, fw = (uint32_t)o->filter_w;
+    const bool same = o->padding == TSR_TFLITE_PADDING_SAME;
+    const uint32_t oh = same ? (x->shape[1] + sh - 1u) / sh
+                             : (x->shape[1] >= fh ? (x->shape[1] - fh) / sh + 1u : 0u);
+    const uint32_t ow = same ? (x->shape[2] + sw - 1u) / sw
+                             : (x->shape[2] >= fw ? (x->shape[2] - fw) / sw + 1u : 0u);
+    if (oh != y->shape[1] || ow != y->shape[2] || x->shape[0] != y->shape[0] ||
+        x->shape[3] != y->shape[3]) {
+      return tsr_nc_unsupported(c, "an output shape other than TFLite's for this pool");
+    }
+    const int64_t th = (int64_t)(oh - 1u) * sh + fh - x->shape[1];
+    const int64_t tw = (int64_t)(ow - 1u) * sw + fw - x->shape[2];
+    const uint32_t taps = fh * fw;
+    const uint32_t ch = y->shape[3];
+    if (on_chip && (uint64_t)taps * ch > 65535u) {
+      return tsr_nc_unsupported(c, "a window of more than 65535 taps x channels");
+    }
+    if ((st = act_range(c, o->fused_activation, y->scale, y->zp, &lo, &hi)) != TSR_OK) {
+      return st;
+    }
+    if (on_chip) {
+      /* The scratch: the gathered windows, then the REDUCE results; the blob: a row of -128
+       * per pixel (the padded taps) and the clamp table. */
+      tsr_net_layer_t probe;
+      memset(&probe, 0, sizeof probe);
+      probe.rows = y->elems;
+      probe.len = taps;
+      const uint32_t sshape[1] = {tsr_net_maxpool_red_off(&probe) + 12u * y->elems};
+      uint32_t scratch = 0, neg_off = 0, lut_off = 0;
+      int8_t table[256];
+      for (int v = 0; v < 256; v++) {
+        const int32_t q = (int8_t)(uint8_t)v;
+        table[v] = (int8_t)(q < lo ? lo : q > hi ? hi : q);
+      }
+      int8_t *neg = malloc((size_t)taps * ch);
+      if (neg == NULL) {
+        return tsr_nc_oom(c);
+      }
+      memset(neg, 0x80, (size_t)taps * ch);
+      st = blob_add(c, neg, (size_t)taps * ch, &neg_off);
+      free(neg);
+      if (st != TSR_OK || (st = blob_add(c, table, sizeof table, &lut_off)) != TSR_OK ||
+          (st = add_internal(c, 1u, sshape, 1.0f, 0, &scratch)) != TSR_OK ||
+          (st = new_layer(c, TSR_NET_MAXPOOL, in, out, &l)) != TSR_OK) {
+        return st;
+      }
+      l->in3 = scratch;
+      l->rows = c->p->tensors[out].elems;
+      l->len = taps;
+      l->param_off = neg_off;
+      l->bias_off = lut_off;
+    } else if ((st = new_layer(c, TSR_NET_HOST, in, out, &l)) != TSR_OK) {
+      return st;
+    }
+    l->kh = fh;
+    l->kw = fw;
+    l->stride_h = sh;
+    l->stride_w = sw;
+    l->pad_t = th > 0 ? (uint32_t)(th / 2) : 0u;
+    l->pad_l = tw > 0 ? (uint32_t)(tw / 2) : 0u;
+  }
+  if (l == NULL && (st = new_layer(c, TSR_NET_HOST, in, out, &l)) != TSR_OK) {
+    return st;
+  }
+  if (l->kind == TSR_NET_HOST) {
+    l->rows = (uint32_t)op->builtin_code;
+  }
+  l->in2 = in2;
+  l->mult = mult;
+  l->shift = shift;
+  l->out_zp = y->zp;
+  l->act_min = lo;
+  l->act_max = hi;
+  return TSR_OK;
+}
+
+/* BATCH_MATMUL of two int8 activations: one GEMM per output batch (tsr_net_prog.h, TSR_NET_BMM).
+ * An adjoint operand is first transposed by a COPY layer into a tensor of its own. TFLite's
+ * kernel computes sum_k (a - za) (b - zb); the chip adds a bias per column, so -za * colsum(B)
+ * is computed on the chip (a GEMM of m = 1) and zb must be 0: its term -zb * rowsum(A) would be
+ * one per row. */
+static tsr_status_t compile_bmm(cc_t *c, const tsr_tflite_op_t *op) {
+  uint32_t a = 0;
+  uint32_t b = 0;
+  uint32_t out = 0;
+  tsr_status_t st = tsr_nc_known_input(c, op, 0, TSR_NET_INT8, &a);
+  if (st != TSR_OK || (st = tsr_nc_known_input(c, op, 1, TSR_NET_INT8, &b)) != TSR_OK) {
+    return st;
+  }
+  const bool adj_x = op->options_decoded && op->opt.bmm.adj_x;
+  const bool adj_y = op->options_decoded && op->opt.bmm.adj_y;
+  if (c->p->tensors[a].rank < 2u || c->p->tensors[b].rank < 2u) {
+    return tsr_nc_unsupported(c, "an operand of rank 1");
+  }
+  const bool host = c->p->tensors[b].zp != 0;
+  if (host && !c->allow_host) {
+    return tsr_nc_unsupported(c, "a right-hand operand with a zero point other than 0");
+  }
+  if ((st = tsr_nc_new_output(c, op, TSR_NET_INT8, &out)) != TSR_OK ||
+      (adj_x && (st = swapped_copy(c, a, &a)) != TSR_OK) ||
+      (adj_y && (st = swapped_copy(c, b, &b)) != TSR_OK)) {
+    return st;
+  }
+  const tsr_net_tensor_t *x = &c->p->tensors[a];
+  const tsr_net_tensor_t *w = &c->p->tensors[b];
+  const tsr_net_tensor_t *y = &c->p->tensors[out];
+  const uint32_t m = x->shape[x->rank - 2u], k = x->shape[x->rank - 1u];
+  const uint32_t n = w->shape[w->rank - 1u];
+  bool ok = w->shape[w->rank - 2u] == k && y->rank >= 2u && y->rank >= x->rank &&
+            y->rank >= w->rank && y->shape[y->rank - 2u] == m && y->shape[y->rank - 1u] == n;
+  for (uint32_t d = 0; ok && d + 2u < y->rank; d++) {
+    const uint32_t o = y->rank - x->rank, o2 = y->rank - w->rank;
+    const uint32_t da = d >= o ? x->shape[d - o] : 1u, db = d >= o2 ? w->shape[d - o2] : 1u;
+    ok = (da == y->shape[d] || da == 1u) && (db == y->shape[d] || db == 1u) &&
+         (da == y->shape[d] || db == y->shape[d]);
+  }
+  if (!ok) {
+    return tsr_nc_unsupported(c, "operand and output shapes that do not multiply (batch broadcast)");
+  }
+  int32_t mult = 0, shift = 0;
+  const double ws = (double)w->scale;
+  char why[TESSERA_ERRLEN];
+  if (tessera_gemm_quantize_scales(1u, (double)x->scale, &ws, 1u, (double)y->scale, &mult, &shift,
+                                   why, sizeof why) != TSR_OK) {
+    tsr_lib_err(c->err, c->errlen, "%s: %s", c->opname, why);
+    return TSR_UNSUPPORTED;
+  }
+  const int32_t za = x->zp;
+  uint32_t scratch = 0;
+  if (host) {
+    /* --allow-host: the whole product on the host (the golden model), after the chip's COPYs. */
+    tsr_net_layer_t *hl = NULL;
+    if ((st = new_layer(c, TSR_NET_HOST, a, out, &hl)) != TSR_OK) {
+      return st;
+    }
+    hl->rows = (uint32_t)TSR_TFLITE_OP_BATCH_MATMUL;
+    hl->in2 = b;
+    hl->m = m;
+    hl->k = k;
+    hl->n = n;
+    hl->a_zp = za;
+    hl->mult = mult;
+    hl->shift = shift;
+    hl->out_zp = c->p->tensors[out].zp;
+    hl->act_min = -128;
+    hl->act_max = 127;
+    return TSR_OK;
+  }
+  if (za != 0) {
+    const uint32_t sshape[1] = {8u * n};
+    if ((st = add_internal(c, 1u, sshape, 1.0f, 0, &scratch)) != TSR_OK) {
+      return st;
+    }
+  }
+  tsr_net_layer_t *l = NULL;
+  if ((st = new_layer(c, TSR_NET_BMM, a, out, &l)) != TSR_OK) {
+    return st;
+  }
+  l->in2 = b;
+  l->in3 = scratch;
+  l->m = m;
+  l->k = k;
+  l->n = n;
+  l->a_zp = za;
+  l->mult = mult;
+  l->shift = shift;
+  l->out_zp = c->p->tensors[out].zp;
+  l->act_min = -128;
+  l->act_max = 127;
+  int32_t *zeros = calloc(n, sizeof *zeros);
+  int8_t *rows = malloc(2u * (size_t)k);
+  if (zeros == NULL || rows == NULL) {
+    free(zeros);
+    free(rows);
+    return tsr_nc_oom(c);
+  }
+  const int32_t v1 = -za > 127 ? 127 : -za;
+  memset(rows, (int)(int8_t)v1, k);
+  memset(rows + k, 1, k);
+  uint32_t zoff = 0, roff = 0;
+  st = blob_add(c, zeros, 4u * (size_t)n, &zoff);
+  if (st == TSR_OK && za != 0) {
+    st = blob_add(c, rows, 2u * (size_t)k, &roff);
+  }
+  free(zeros);
+  free(rows);
+  /* blob_add may have moved nothing but the blob; the layer pointer still holds. */
+  l = &c->p->layers[c->p->n_layers - 1u];
+  l->bias_off = zoff;
+  l->param_off = roff;
   return st;
 }
 
@@ -673,6 +1087,33 @@ static tsr_status_t compile_ops(cc_t *c) {
       case OP_PAD:
         st = tsr_nc_compile_pad(c, &op);
         break;
+      case OP_TRANSPOSE:
+        st = compile_transpose(c, &op);
+        break;
+      case TSR_TFLITE_OP_CONCATENATION:
+        st = compile_concat(c, &op);
+        break;
+      case TSR_TFLITE_OP_MAX_POOL_2D:
+        if (c->p->target.has_sfu || !c->allow_host) {
+          st = c->p->target.has_sfu ? compile_host(c, &op, true)
+                                    : tsr_nc_unsupported(c, "a target without an SFU (MAX_POOL_2D uses"
+                                                            " its REDUCE)");
+          break;
+        }
+        st = compile_host(c, &op, false);
+        break;
+      case TSR_TFLITE_OP_MUL:
+        if (c->allow_host) {
+          st = compile_host(c, &op, false);
+          break;
+        }
+        tsr_lib_err(c->err, c->errlen, "%s is not supported on the chip (supported: %s)", c->opname,
+                    TSR_NET_SUPPORTED);
+        st = TSR_UNSUPPORTED;
+        break;
+      case TSR_TFLITE_OP_BATCH_MATMUL:
+        st = compile_bmm(c, &op);
+        break;
       case TSR_TFLITE_OP_SOFTMAX:
         st = compile_softmax(c, &op);
         break;
@@ -721,11 +1162,14 @@ static tsr_status_t check_borders(cc_t *c) {
     /* An ADD of NHWC tensors goes a row at a time when one of them has a border. */
     const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && y->rank == 4u &&
                           memcmp(x->shape, y->shape, sizeof x->shape) == 0;
-    const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV || nhwc_add;
-    const bool bad_in = !conv && (tsr_net_padded(&p->tensors[x->alias]) ||
+    const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV ||
+                      l->kind == TSR_NET_MAXPOOL || nhwc_add;
+    /* A HOST layer reads and writes dense host copies (the runtime moves the borders). */
+    const bool host = l->kind == TSR_NET_HOST;
+    const bool bad_in = !conv && !host && (tsr_net_padded(&p->tensors[x->alias]) ||
                                   (l->kind == TSR_NET_ADD &&
                                    tsr_net_padded(&p->tensors[p->tensors[l->in2].alias])));
-    const bool bad_out = !conv && l->kind != TSR_NET_QUANTIZE &&
+    const bool bad_out = !conv && !host && l->kind != TSR_NET_QUANTIZE &&
                          tsr_net_padded(&p->tensors[y->alias]);
     if (bad_in || bad_out) {
       tsr_tflite_op_t op;
@@ -814,6 +1258,11 @@ static tsr_status_t plan_arena(cc_t *c) {
 
 tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t *target,
                              tsr_net_prog_t **out, char *err, size_t errlen) {
+  return tsr_net_compile_ex(bytes, len, target, false, out, err, errlen);
+}
+
+tsr_status_t tsr_net_compile_ex(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                bool allow_host, tsr_net_prog_t **out, char *err, size_t errlen) {
   if (bytes == NULL || out == NULL || target == NULL) {
     tsr_lib_err(err, errlen, "tsr_net_compile: no model or no place for the program");
     return TSR_BAD_ARG;
@@ -830,6 +1279,7 @@ tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t
   c.m = &m;
   c.err = err;
   c.errlen = errlen;
+  c.allow_host = allow_host;
   c.p = calloc(1, sizeof *c.p);
   c.map = malloc((m.n_tensors + 1u) * sizeof *c.map);
   if (c.p == NULL || c.map == NULL) {

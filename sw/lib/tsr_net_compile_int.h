@@ -32,6 +32,7 @@ typedef struct cc {
   size_t errlen;
   uint32_t op;         /* the operator being compiled */
   char opname[48];
+  bool allow_host;     /* MUL and MAX_POOL_2D may run on the host (TSR_NET_HOST) */
 } cc_t;
 
 /* "out of memory" (TSR_NO_MEMORY). */

@@ -14,7 +14,7 @@
 /* Words (little-endian uint32) of each part. */
 #define HDR_WORDS 24u
 #define TENSOR_WORDS 16u
-#define LAYER_WORDS 36u
+#define LAYER_WORDS 38u
 #define HDR_BYTES (4u * HDR_WORDS)
 
 void tsr_net_free(tsr_net_prog_t *p) {
@@ -31,14 +31,18 @@ size_t tsr_net_elem_bytes(const tsr_net_tensor_t *t) { return t->type == TSR_NET
 
 bool tsr_net_kind_on_chip(uint32_t kind) {
   return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV ||
-         kind == TSR_NET_DWCONV || kind == TSR_NET_ADD || kind == TSR_NET_LUT;
+         kind == TSR_NET_DWCONV || kind == TSR_NET_ADD || kind == TSR_NET_LUT ||
+         kind == TSR_NET_COPY || kind == TSR_NET_BMM || kind == TSR_NET_MAXPOOL;
 }
 
-/* Whether layer l reads the storage of tensor root: its input, or its second one (ADD). */
+/* Whether layer l reads the storage of tensor root: its input, its second one (ADD, BMM,
+ * HOST), or its scratch tensor (BMM, MAXPOOL: written and read by the layer itself). */
 static bool reads(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t root) {
+  const bool two = l->kind == TSR_NET_ADD || l->kind == TSR_NET_BMM || l->kind == TSR_NET_HOST;
+  const bool scratch = l->kind == TSR_NET_BMM || l->kind == TSR_NET_MAXPOOL;
   return (l->in < p->n_tensors && p->tensors[l->in].alias == root) ||
-         ((l->kind == TSR_NET_ADD || l->in2 != 0u) && l->in2 < p->n_tensors &&
-          p->tensors[l->in2].alias == root);
+         ((two || l->in2 != 0u) && l->in2 < p->n_tensors && p->tensors[l->in2].alias == root) ||
+         ((scratch || l->in3 != 0u) && l->in3 < p->n_tensors && p->tensors[l->in3].alias == root);
 }
 
 void tsr_net_lifetime(const tsr_net_prog_t *p, uint32_t root, uint32_t *first, uint32_t *last) {
@@ -97,9 +101,45 @@ const char *tsr_net_kind_name(uint32_t kind) {
       return "DWCONV";
     case TSR_NET_ADD:
       return "ADD";
+    case TSR_NET_COPY:
+      return "COPY";
+    case TSR_NET_BMM:
+      return "BMM";
+    case TSR_NET_HOST:
+      return "HOST";
+    case TSR_NET_MAXPOOL:
+      return "MAXPOOL";
     default:
       return "?";
   }
+}
+
+uint32_t tsr_net_maxpool_red_off(const tsr_net_layer_t *l) {
+  return (uint32_t)tsr_lib_align_up((uint64_t)l->rows * l->len, 64u);
+}
+
+uint32_t tsr_net_bmm_batches(const tsr_net_tensor_t *y) {
+  uint32_t b = 1u;
+  for (uint32_t d = 0; d + 2u < y->rank; d++) {
+    b *= y->shape[d];
+  }
+  return b;
+}
+
+uint32_t tsr_net_bmm_operand_batch(const tsr_net_tensor_t *y, const tsr_net_tensor_t *x, uint32_t b) {
+  /* Batch dimensions align from the right; a dimension of 1 broadcasts. */
+  uint32_t idx = 0u, scale = 1u;
+  for (uint32_t d = y->rank - 2u; d-- > 0u;) {
+    const uint32_t digit = b % y->shape[d];
+    b /= y->shape[d];
+    const uint32_t off = y->rank - x->rank;
+    if (d >= off && d - off + 2u < x->rank) {
+      const uint32_t xd = x->shape[d - off];
+      idx += (xd == 1u ? 0u : digit) * scale;
+      scale *= xd;
+    }
+  }
+  return idx;
 }
 
 bool tsr_net_padded(const tsr_net_tensor_t *t) {
@@ -198,7 +238,7 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
         l->param_off, fbits(l->beta), l->cmd_first, l->cmd_count, l->kh,
         l->kw,       l->stride_h,  l->stride_w, l->dil_h,       l->dil_w,
         l->pad_t,    l->pad_l,     l->depth_mult, l->group_c,  l->in2,
-        0u};
+        l->perm,     l->in3,       0u};
     for (uint32_t j = 0; j < LAYER_WORDS; j++) {
       tsr_le32_store(w + 4u * j, r[j]);
     }
@@ -353,7 +393,8 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
   for (uint32_t i = 0; i < p->n_layers; i++) {
     const tsr_net_layer_t *l = &p->layers[i];
     if (l->in >= p->n_tensors || l->out >= p->n_tensors || l->in2 >= p->n_tensors ||
-        (l->kind != TSR_NET_ADD && l->in2 != 0u)) {
+        l->in3 >= p->n_tensors || (l->kind != TSR_NET_ADD && l->kind != TSR_NET_BMM && l->kind != TSR_NET_HOST && l->in2 != 0u) ||
+        (l->kind != TSR_NET_BMM && l->kind != TSR_NET_MAXPOOL && l->in3 != 0u) || (l->kind != TSR_NET_COPY && l->perm != 0u)) {
       return bad(err, errlen, "layer %u names tensor %u", i, l->in >= p->n_tensors ? l->in : l->out);
     }
     const tsr_net_tensor_t *x = &p->tensors[l->in];
@@ -364,7 +405,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
                           y->rank == 4u && memcmp(x->shape, y->shape, sizeof x->shape) == 0 &&
                           memcmp(x2->shape, y->shape, sizeof x->shape) == 0;
     if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
-        !nhwc_add &&
+        l->kind != TSR_NET_HOST && l->kind != TSR_NET_MAXPOOL && !nhwc_add &&
         (tsr_net_padded(x) || (l->kind == TSR_NET_ADD && tsr_net_padded(x2)) ||
          (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
       return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
@@ -406,9 +447,109 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       case TSR_NET_RESHAPE:
         ok = ok && x->alias == y->alias;
         break;
+      case TSR_NET_COPY: {
+        uint32_t seen = 0u;
+        if (l->n != 0u) { /* a CONCATENATION's slice */
+          ok = x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && x->alias != y->alias &&
+               l->perm == 0u && l->rows >= 1u && l->len >= 1u && l->len <= l->n &&
+               (uint64_t)l->rows * l->len == x->elems &&
+               (uint64_t)l->k + (uint64_t)(l->rows - 1u) * l->n + l->len <= y->elems;
+          break;
+        }
+        ok = ok && x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && x->rank == y->rank &&
+             x->alias != y->alias && (x->rank == 4u || (l->perm >> (8u * x->rank)) == 0u);
+        for (uint32_t d = 0; d < y->rank && ok; d++) {
+          const uint32_t a = (l->perm >> (8u * d)) & 0xffu;
+          ok = a < x->rank && (seen & (1u << a)) == 0u && x->shape[a] == y->shape[d];
+          seen |= 1u << (a < 31u ? a : 31u);
+        }
+        break;
+      }
+      case TSR_NET_BMM: {
+        const tsr_net_tensor_t *x3 = &p->tensors[l->in3];
+        const uint32_t nb = y->rank >= 2u ? tsr_net_bmm_batches(y) : 0u;
+        ok = x->type == TSR_NET_INT8 && x2->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 &&
+             x->rank >= 2u && x2->rank >= 2u && y->rank >= 2u && x->rank <= y->rank &&
+             x2->rank <= y->rank && l->m == y->shape[y->rank - 2u] &&
+             l->n == y->shape[y->rank - 1u] && l->k == x->shape[x->rank - 1u] &&
+             l->m == x->shape[x->rank - 2u] && l->k == x2->shape[x2->rank - 2u] &&
+             l->n == x2->shape[x2->rank - 1u] && x->alias != y->alias && x2->alias != y->alias &&
+             l->out_zp >= -128 && l->out_zp <= 127 && l->act_min >= -128 &&
+             l->act_min <= l->act_max && l->act_max <= 127 && l->a_zp >= -128 && l->a_zp <= 127 &&
+             inside(l->bias_off, 4ull * l->n, p->blob_bytes);
+        for (uint32_t d = 0; ok && d + 2u < y->rank; d++) {
+          const uint32_t o = y->rank - x->rank, o2 = y->rank - x2->rank;
+          const uint32_t a = d >= o ? x->shape[d - o] : 1u, b = d >= o2 ? x2->shape[d - o2] : 1u;
+          ok = (a == y->shape[d] || a == 1u) && (b == y->shape[d] || b == 1u);
+        }
+        ok = ok && (uint64_t)nb * l->m * l->n == y->elems;
+        if (ok && l->a_zp != 0) {
+          ok = x3->type == TSR_NET_INT8 && x3->elems >= 8ull * l->n && x3->alias != x->alias &&
+               x3->alias != x2->alias && x3->alias != y->alias &&
+               inside(l->param_off, 2ull * l->k, p->blob_bytes);
+        }
+        break;
+      }
       case TSR_NET_QUANTIZE:
         ok = ok && x->type == TSR_NET_FLOAT32 && y->type == TSR_NET_INT8;
         break;
+      case TSR_NET_MAXPOOL: {
+        const tsr_net_tensor_t *x3 = &p->tensors[l->in3];
+        ok = x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && x->alias != y->alias &&
+             x->rank == 4u && y->rank == 4u && x->shape[0] == y->shape[0] &&
+             x->shape[3] == y->shape[3] && x->zp == y->zp && l->kh >= 1u && l->kw >= 1u &&
+             l->stride_h >= 1u && l->stride_w >= 1u && l->kh <= 255u && l->kw <= 255u &&
+             l->stride_h <= 255u && l->stride_w <= 255u && l->pad_t < l->kh && l->pad_l < l->kw &&
+             l->len == l->kh * l->kw && (uint64_t)l->len * y->shape[3] <= 65535u &&
+             (uint64_t)l->rows == y->elems && y->shape[3] <= 65535u &&
+             (uint64_t)(y->shape[1] - 1u) * l->stride_h < (uint64_t)x->shape[1] + l->pad_t &&
+             (uint64_t)(y->shape[2] - 1u) * l->stride_w < (uint64_t)x->shape[2] + l->pad_l &&
+             x3->type == TSR_NET_INT8 && x3->alias != x->alias && x3->alias != y->alias &&
+             (uint64_t)x3->elems >= (uint64_t)tsr_net_maxpool_red_off(l) + 12ull * l->rows &&
+             inside(l->param_off, (uint64_t)l->len * y->shape[3], p->blob_bytes) &&
+             inside(l->bias_off, 256u, p->blob_bytes) && l->act_min >= -128 &&
+             l->act_min <= l->act_max && l->act_max <= 127;
+        break;
+      }
+      case TSR_NET_HOST: {
+        /* MUL (18): a broadcast of in and in2; MAX_POOL_2D (17): NHWC windows inside the image's
+         * reach. The golden model checks the rest at run time. */
+        ok = x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 && x->alias != y->alias &&
+             l->act_min >= -128 && l->act_min <= l->act_max && l->act_max <= 127 &&
+             l->out_zp >= -128 && l->out_zp <= 127;
+        if (ok && l->rows == 18u) {
+          ok = x2->type == TSR_NET_INT8 && x2->alias != y->alias && x->rank <= y->rank &&
+               x2->rank <= y->rank && l->shift >= -31 && l->shift <= 30;
+          for (uint32_t d = 0; d < y->rank && ok; d++) {
+            const uint32_t o1 = y->rank - x->rank, o2 = y->rank - x2->rank;
+            const uint32_t a = d >= o1 ? x->shape[d - o1] : 1u, b = d >= o2 ? x2->shape[d - o2] : 1u;
+            ok = (a == 1u || a == y->shape[d]) && (b == 1u || b == y->shape[d]);
+          }
+        } else if (ok && l->rows == 126u) { /* BATCH_MATMUL with a right-hand zero point */
+          const uint32_t nb = y->rank >= 2u ? tsr_net_bmm_batches(y) : 0u;
+          ok = x2->type == TSR_NET_INT8 && x2->alias != y->alias && x->rank >= 2u &&
+               x2->rank >= 2u && y->rank >= 2u && x->rank <= y->rank && x2->rank <= y->rank &&
+               l->m == x->shape[x->rank - 2u] && l->k == x->shape[x->rank - 1u] &&
+               l->k == x2->shape[x2->rank - 2u] && l->n == x2->shape[x2->rank - 1u] &&
+               l->m == y->shape[y->rank - 2u] && l->n == y->shape[y->rank - 1u] &&
+               (uint64_t)nb * l->m * l->n == y->elems && l->shift >= -31 && l->shift <= 30;
+          for (uint32_t d = 0; ok && d + 2u < y->rank; d++) {
+            const uint32_t o = y->rank - x->rank, o2 = y->rank - x2->rank;
+            const uint32_t a = d >= o ? x->shape[d - o] : 1u, b = d >= o2 ? x2->shape[d - o2] : 1u;
+            ok = (a == y->shape[d] || a == 1u) && (b == y->shape[d] || b == 1u);
+          }
+        } else if (ok && l->rows == 17u) {
+          ok = x->rank == 4u && y->rank == 4u && x->shape[0] == y->shape[0] &&
+               x->shape[3] == y->shape[3] && l->kh >= 1u && l->kw >= 1u && l->stride_h >= 1u &&
+               l->stride_w >= 1u && l->kh <= 255u && l->kw <= 255u && l->stride_h <= 255u &&
+               l->stride_w <= 255u && l->pad_t < l->kh && l->pad_l < l->kw &&
+               (uint64_t)(y->shape[1] - 1u) * l->stride_h < (uint64_t)x->shape[1] + l->pad_t &&
+               (uint64_t)(y->shape[2] - 1u) * l->stride_w < (uint64_t)x->shape[2] + l->pad_l;
+        } else {
+          ok = false;
+        }
+        break;
+      }
       case TSR_NET_DEQUANTIZE:
         ok = ok && x->type == TSR_NET_INT8 && y->type == TSR_NET_FLOAT32;
         break;
@@ -591,9 +732,11 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     l->depth_mult = v[32];
     l->group_c = v[33];
     l->in2 = v[34];
-    if (v[35] != 0u) {
+    l->perm = v[35];
+    l->in3 = v[36];
+    if (v[37] != 0u) {
       tsr_net_free(p);
-      return bad(err, errlen, "layer %u: reserved word %u is not zero", i, 35u);
+      return bad(err, errlen, "layer %u: reserved word %u is not zero", i, 37u);
     }
   }
   for (uint32_t i = 0; i < p->n_cmds; i++) {

@@ -45,7 +45,7 @@ extern "C" {
 
 /** "TSRN" as a little-endian word: the first four bytes of a .tsr file. */
 #define TSR_NET_MAGIC 0x4e525354u
-#define TSR_NET_VERSION 2u
+#define TSR_NET_VERSION 3u
 /** Highest tensor rank a program keeps. */
 #define TSR_NET_MAX_RANK 4u
 /** The device address of the arena while the commands are captured. */
@@ -66,8 +66,18 @@ typedef enum tsr_net_kind {
   TSR_NET_CONV = 6,       /**< CONV_2D: one GEMM job whose A is im2col by DMA addresses */
   TSR_NET_DWCONV = 7,     /**< DEPTHWISE_CONV_2D: one such job per channel group */
   TSR_NET_ADD = 8,        /**< ADD of two int8 tensors of one shape: one SFU job */
-  TSR_NET_LUT = 9         /**< LOGISTIC, TANH, HARD_SWISH, RELU, RELU6: one SFU MAP job through
+  TSR_NET_LUT = 9,        /**< LOGISTIC, TANH, HARD_SWISH, RELU, RELU6: one SFU MAP job through
                                the 256-entry table at param_off */
+  TSR_NET_COPY = 10,      /**< TRANSPOSE (and a BATCH_MATMUL operand's transpose): the output is
+                               the input with its axes permuted by `perm`; one input of a
+                               CONCATENATION (n != 0): its rows into a slice of the output. DMA
+                               through the scratchpad (tsr_copy_run) */
+  TSR_NET_BMM = 11,       /**< BATCH_MATMUL of two int8 activations: one GEMM per batch */
+  TSR_NET_HOST = 12,      /**< an operator the chip cannot run, on the host through the golden
+                               model (compiled with allow_host): `rows` holds its builtin code,
+                               MUL or MAX_POOL_2D */
+  TSR_NET_MAXPOOL = 13    /**< MAX_POOL_2D on the chip: windows gathered by COPY, SFU REDUCE,
+                               the maxima's low bytes by COPY (tsr_net_capture.c) */
 } tsr_net_kind_t;
 
 /** Element types of program tensors (the values of tsr_tflite_type_t). */
@@ -120,6 +130,23 @@ typedef struct tsr_net_layer {
   /* ADD: the second input (the first is `in`); rows x len elements, the 11-word parameter
    * block at param_off (act_min/act_max in it and above). */
   uint32_t in2;
+  /* COPY: output axis d is input axis (perm >> 8d) & 0xff, over the input's rank (the output
+   * has the same rank). With n != 0 (CONCATENATION; perm 0): the input is `rows` rows of `len`
+   * bytes, row r stored at output byte k + r * n. */
+  uint32_t perm;
+  /* BMM: C_b (m, n) = requant(A_b (m, k) x B_b (k, n) - a_zp * colsum(B_b)) for every batch b
+   * of the output (the operands' batch dimensions broadcast): A is `in`, B is `in2` (the
+   * right-hand zero point is 0), mult/shift per tensor. With a_zp != 0 the column sums come
+   * from the chip too: a GEMM of m = 1 whose A is the k-byte row at param_off (value
+   * min(-a_zp, 127)) writes raw int32 into the scratch tensor in3, and when -a_zp is 128 a
+   * second one (the row of ones at param_off + k) adds the rest; in3 is then the bias. */
+  uint32_t in3;
+  /* HOST MUL: in * in2 (broadcast) -> out with mult/shift per tensor and act_min/max; HOST
+   * MAX_POOL_2D: kh x kw windows, stride_h/w, pad_t/l, act_min/max. MAXPOOL: the same window
+   * fields; rows = output elements, len = kh * kw; the scratch tensor in3 holds the gathered
+   * windows (rows x len bytes) then, at tsr_net_maxpool_red_off, the REDUCE results (rows x 12);
+   * param_off: channels x len bytes of -128 (the padded taps); bias_off: the 256-entry clamp
+   * table of the fused activation. */
 } tsr_net_layer_t;
 
 /** A compiled network. */
@@ -142,9 +169,10 @@ typedef struct tsr_net_prog {
 /** The operators the compiler takes, for messages. */
 #define TSR_NET_SUPPORTED                                                                      \
   "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD of "   \
-  "two tensors of one shape), AVERAGE_POOL_2D (windows inside the image), MEAN (over height "  \
-  "and width), PAD (height and width), RESHAPE, SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU and "  \
-  "RELU6 (int8), QUANTIZE at the input, DEQUANTIZE at the output"
+  "one shape), AVERAGE_POOL_2D (inside the image), MAX_POOL_2D, MEAN and PAD (height and "      \
+  "width), RESHAPE, TRANSPOSE, CONCATENATION (inputs quantized alike), BATCH_MATMUL "           \
+  "(right-hand zero point 0, else --allow-host), SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU, "   \
+  "RELU6, QUANTIZE at the input, DEQUANTIZE at the output; MUL with --allow-host"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);
@@ -160,6 +188,11 @@ void tsr_net_default_target(uint32_t dim, tsr_dev_info_t *t);
  */
 tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t *target,
                              tsr_net_prog_t **out, char *err, size_t errlen);
+
+/** tsr_net_compile; with allow_host, MUL and MAX_POOL_2D (which the chip cannot run) become
+ *  TSR_NET_HOST layers that the runtime runs on the host through the golden model. */
+tsr_status_t tsr_net_compile_ex(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                bool allow_host, tsr_net_prog_t **out, char *err, size_t errlen);
 
 /** Capture the commands of every chip layer of `p` (tsr_net_capture.c; tsr_net_compile calls it). */
 tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen);
@@ -206,6 +239,16 @@ uint64_t tsr_net_storage_bytes(const tsr_net_tensor_t *t);
 
 /** Offset of a program tensor's first element in its storage (past the border). */
 uint64_t tsr_net_interior_off(const tsr_net_tensor_t *t);
+
+/** The batch count of a BATCH_MATMUL output (the product of all but its last two dimensions). */
+uint32_t tsr_net_bmm_batches(const tsr_net_tensor_t *y);
+
+/** The batch of operand x (rank >= 2) that output batch b reads (batch dimensions aligned
+ *  from the right; a dimension of 1 broadcasts). */
+uint32_t tsr_net_bmm_operand_batch(const tsr_net_tensor_t *y, const tsr_net_tensor_t *x, uint32_t b);
+
+/** Where a MAXPOOL layer's REDUCE results start in its scratch tensor. */
+uint32_t tsr_net_maxpool_red_off(const tsr_net_layer_t *l);
 
 /** Whether a program tensor has a border. */
 bool tsr_net_padded(const tsr_net_tensor_t *t);

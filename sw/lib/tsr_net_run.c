@@ -66,6 +66,114 @@ static int8_t *host_im2col(const tsr_net_prog_t *p, const tsr_net_layer_t *l, co
 static int golden_dwconv(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
                          int8_t *g);
 
+/* The golden model of a COPY layer: each output element from its input index, walked
+ * separately from the chip's strided loads. */
+static void golden_copy(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                        const int8_t *yc, int8_t *g) {
+  const tsr_net_tensor_t *t = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  if (l->n != 0u) {
+    /* A CONCATENATION's slice: what the other inputs wrote stays as the chip left it. */
+    memcpy(g, yc, y->elems);
+    for (uint32_t r = 0; r < l->rows; r++) {
+      memcpy(g + l->k + (size_t)r * l->n, x + (size_t)r * l->len, l->len);
+    }
+    return;
+  }
+  uint32_t idx[TSR_NET_MAX_RANK] = {0u, 0u, 0u, 0u};
+  for (uint32_t o = 0; o < y->elems; o++) {
+    uint32_t rem = o;
+    for (uint32_t d = y->rank; d-- > 0u;) {
+      idx[(l->perm >> (8u * d)) & 0xffu] = rem % y->shape[d];
+      rem /= y->shape[d];
+    }
+    size_t off = 0;
+    for (uint32_t d = 0; d < t->rank; d++) {
+      off = off * t->shape[d] + idx[d];
+    }
+    g[o] = x[off];
+  }
+}
+
+/* The golden model of a BMM layer: per batch, the bias -a_zp * colsum(B) summed on the host,
+ * then the golden GEMM; 0 or -1. */
+static int golden_bmm(const tsr_net_prog_t *p, const tsr_net_layer_t *l, const int8_t *x,
+                      const int8_t *w, int8_t *g) {
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  int32_t *bias = calloc(l->n, sizeof *bias);
+  if (bias == NULL) {
+    return -1;
+  }
+  int rc = 0;
+  const uint32_t batches = tsr_net_bmm_batches(y);
+  for (uint32_t b = 0; b < batches && rc == 0; b++) {
+    const int8_t *xb = x + (size_t)tsr_net_bmm_operand_batch(y, &p->tensors[l->in], b) * l->m * l->k;
+    const int8_t *wb = w + (size_t)tsr_net_bmm_operand_batch(y, &p->tensors[l->in2], b) * l->k * l->n;
+    for (uint32_t j = 0; j < l->n; j++) {
+      int64_t sum = 0;
+      for (uint32_t i = 0; i < l->k; i++) {
+        sum += wb[(size_t)i * l->n + j];
+      }
+      bias[j] = (int32_t)(-(int64_t)l->a_zp * sum);
+    }
+    tsr_gemm_params_t gp;
+    memset(&gp, 0, sizeof gp);
+    gp.bias = bias;
+    gp.requant = 1;
+    gp.mult_scalar = l->mult;
+    gp.shift_scalar = l->shift;
+    gp.out_zp = l->out_zp;
+    gp.act_min = l->act_min;
+    gp.act_max = l->act_max;
+    rc = tsr_golden_gemm(l->m, l->k, l->n, xb, l->k, wb, l->n, &gp, NULL,
+                         g + (size_t)b * l->m * l->n);
+  }
+  free(bias);
+  return rc;
+}
+
+/* A HOST layer: the golden model's MUL or MAX_POOL_2D on the host copies. */
+static tsr_status_t host_layer(run_t *r, const tsr_net_layer_t *l) {
+  const tsr_net_prog_t *p = r->p;
+  const tsr_net_tensor_t *x = &p->tensors[l->in];
+  const tsr_net_tensor_t *y = &p->tensors[l->out];
+  tsr_golden_shape4_t xs, ys, x2s;
+  const tsr_net_tensor_t *x2 = &p->tensors[l->in2];
+  for (uint32_t d = 0; d < 4u; d++) {
+    xs.d[d] = d < 4u - x->rank ? 1u : x->shape[d - (4u - x->rank)];
+    ys.d[d] = d < 4u - y->rank ? 1u : y->shape[d - (4u - y->rank)];
+    x2s.d[d] = d < 4u - x2->rank ? 1u : x2->shape[d - (4u - x2->rank)];
+  }
+  int rc = -1;
+  if (l->rows == 18u) {
+    rc = tsr_golden_mul(&ys, &xs, (const int8_t *)r->host[l->in], x->zp, &x2s,
+                        (const int8_t *)r->host[l->in2], x2->zp, l->mult, (int)l->shift, l->out_zp,
+                        l->act_min, l->act_max, (int8_t *)r->host[l->out]);
+  } else if (l->rows == 126u) {
+    rc = 0;
+    for (uint32_t b = 0; b < tsr_net_bmm_batches(y) && rc == 0; b++) {
+      rc = tsr_golden_matmul_zp(
+          l->m, l->k, l->n,
+          (const int8_t *)r->host[l->in] + (size_t)tsr_net_bmm_operand_batch(y, x, b) * l->m * l->k,
+          x->zp,
+          (const int8_t *)r->host[l->in2] + (size_t)tsr_net_bmm_operand_batch(y, x2, b) * l->k * l->n,
+          x2->zp, l->mult, (int)l->shift, l->out_zp, l->act_min, l->act_max,
+          (int8_t *)r->host[l->out] + (size_t)b * l->m * l->n);
+    }
+  } else if (l->rows == 17u) {
+    rc = tsr_golden_maxpool(&xs, (const int8_t *)r->host[l->in], &ys, l->kh, l->kw, l->stride_h,
+                            l->stride_w, l->pad_t, l->pad_l, l->act_min, l->act_max,
+                            (int8_t *)r->host[l->out]);
+  }
+  if (rc != 0) {
+    tsr_lib_err(r->err, r->errlen, "operator %u: the golden model rejected the host layer",
+                l->op_index);
+    return TSR_BAD_ARG;
+  }
+  r->on_dev[y->alias] = false;
+  return TSR_OK;
+}
+
 /* The golden model of a chip layer from the same input; the count of differing outputs. */
 static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_layer_fig_t *f) {
   const tsr_net_prog_t *p = r->p;
@@ -81,6 +189,16 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   int8_t *im2col = NULL;
   if (l->kind == TSR_NET_DWCONV) {
     rc = golden_dwconv(p, l, x, g);
+  } else if (l->kind == TSR_NET_COPY) {
+    golden_copy(p, l, x, y, g);
+  } else if (l->kind == TSR_NET_BMM) {
+    rc = golden_bmm(p, l, x, (const int8_t *)r->host[l->in2], g);
+  } else if (l->kind == TSR_NET_MAXPOOL) {
+    const tsr_net_tensor_t *xt = &p->tensors[l->in], *yt = &p->tensors[l->out];
+    const tsr_golden_shape4_t xs = {{xt->shape[0], xt->shape[1], xt->shape[2], xt->shape[3]}};
+    const tsr_golden_shape4_t ys = {{yt->shape[0], yt->shape[1], yt->shape[2], yt->shape[3]}};
+    rc = tsr_golden_maxpool(&xs, x, &ys, l->kh, l->kw, l->stride_h, l->stride_w, l->pad_t, l->pad_l,
+                            l->act_min, l->act_max, g);
   } else if (l->kind == TSR_NET_CONV) {
     if ((im2col = host_im2col(p, l, x, 0u, p->tensors[l->in].shape[3])) == NULL) {
       free(g);
@@ -307,7 +425,7 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
    * graph input, a host QUANTIZE's output. */
   for (uint32_t li = from; li <= to; li++) {
     const tsr_net_layer_t *l = &p->layers[li];
-    for (uint32_t k = 0; k < (l->kind == TSR_NET_ADD ? 2u : 1u); k++) {
+    for (uint32_t k = 0; k < (l->kind == TSR_NET_ADD || l->kind == TSR_NET_BMM ? 2u : 1u); k++) {
       const uint32_t root = p->tensors[k == 0u ? l->in : l->in2].alias;
       bool made = false;
       for (uint32_t j = from; j < li; j++) {
@@ -394,7 +512,7 @@ static uint32_t segment_end(const tsr_net_prog_t *p, uint32_t from) {
   uint32_t end = from;
   for (uint32_t i = from + 1u; i < p->n_layers; i++) {
     const uint32_t k = p->layers[i].kind;
-    if (k == TSR_NET_QUANTIZE || k == TSR_NET_DEQUANTIZE) {
+    if (k == TSR_NET_QUANTIZE || k == TSR_NET_DEQUANTIZE || k == TSR_NET_HOST) {
       break;
     }
     if (tsr_net_kind_on_chip(k)) {
@@ -470,6 +588,13 @@ static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net
         host_dequantize(&p->tensors[l->in], (const int8_t *)r->host[l->in],
                         (float *)(void *)r->host[l->out]);
         break;
+      case TSR_NET_HOST: {
+        const tsr_status_t hst = host_layer(r, l);
+        if (hst != TSR_OK) {
+          return hst;
+        }
+        break;
+      }
       default: /* RESHAPE: the output is the input's storage */
         break;
     }

@@ -2,10 +2,11 @@
 #define _POSIX_C_SOURCE 200809L
 
 /*
- * One input is one file's bytes, given to tsr_net_from_bytes for an N = 8
- * target, as `tessera run FILE` does: a .tsr (magic "TSRN") is loaded, any
- * other bytes go through the TFLite reader (sw/lib/tsr_tflite.c) and the
- * compiler (sw/lib/tsr_net_compile.c, with its command capture). A .tsr is
+ * One input is one file's bytes, read for an N = 8 target as `tessera run
+ * FILE` does: a .tsr (magic "TSRN") is loaded, any other bytes go through the
+ * TFLite reader (sw/lib/tsr_tflite.c) and the compiler
+ * (sw/lib/tsr_net_compile.c, with its command capture), and a model it
+ * refuses again with allow_host (`--allow-host`). A .tsr is
  * tried twice: as it is, and with its checksum made right, so that mutations
  * reach the container's consistency checks instead of stopping at the
  * checksum. The harness links libtessera's sources, without a device.
@@ -63,11 +64,18 @@ static void check_program(const tsr_net_prog_t *p) {
   free(again);
 }
 
-static void one(const uint8_t *data, size_t size, const tsr_dev_info_t *target) {
+static void one(const uint8_t *data, size_t size, const tsr_dev_info_t *target, bool allow_host) {
   tsr_net_prog_t *p = NULL;
   char err[TESSERA_ERRLEN];
   err[0] = '\0';
-  const tsr_status_t st = tsr_net_from_bytes(data, size, target, &p, err, sizeof err);
+  const tsr_status_t st =
+      tsr_net_is_tsr(data, size)
+          ? tsr_net_load(data, size, &p, err, sizeof err)
+          : tsr_net_compile_ex(data, size, target, allow_host, &p, err, sizeof err);
+  if (st == TSR_UNSUPPORTED && !allow_host && !tsr_net_is_tsr(data, size)) {
+    /* A refused .tflite again as `--allow-host` compiles it (MUL as a HOST layer). */
+    one(data, size, target, true);
+  }
   if (st == TSR_OK) {
     if (p == NULL) {
       fail("accepted without a program", NULL);
@@ -98,10 +106,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   memcpy(b, data, size);
-  one(b, size, &target);
+  one(b, size, &target, false);
   if (tsr_net_is_tsr(b, size) && size >= 56u) {
     tsr_tsr_fix_checksum(b, size);
-    one(b, size, &target);
+    one(b, size, &target, false);
   }
   free(b);
   return 0;

@@ -37,9 +37,10 @@ import tessera  # noqa: E402
 import layer_oracle  # noqa: E402  (beside this file)
 
 # Models the compiler does not take yet, with the part of its one-line refusal that says why.
-KNOWN_REFUSED = {
-    "attention": "keep_num_dims = true is not supported",
-}
+KNOWN_REFUSED: dict[str, str] = {}
+# At most this many inputs per size for a model (the attention block's SOFTMAX alone takes 1.4 M
+# cycles of simulation per inference).
+MAX_INPUTS = {"attention": 2}
 
 
 def main() -> int:
@@ -68,7 +69,8 @@ def main() -> int:
                 blob = path.read_bytes()
                 it = tflm.Interpreter.from_bytes(blob, arena_size=16 << 20)
                 shape = it.get_input_details(0)["shape"]
-                xs = [rng.integers(-128, 128, shape, dtype=np.int8) for _ in range(count)]
+                n = min(count, MAX_INPUTS.get(name, count))
+                xs = [rng.integers(-128, 128, shape, dtype=np.int8) for _ in range(n)]
                 want = []
                 for x in xs:
                     it.set_input(x, 0)
@@ -87,7 +89,7 @@ def main() -> int:
                     fails.append(f"{name}, N = {dim}: compiles now; take it out of KNOWN_REFUSED")
                 bad = sum(r.out.tobytes() != w.tobytes() for r, w in zip(runs, want))
                 if bad:
-                    fails.append(f"{name}, N = {dim}: {bad} of {count} inputs differ from TFLite Micro")
+                    fails.append(f"{name}, N = {dim}: {bad} of {n} inputs differ from TFLite Micro")
                 xin = pathlib.Path(tmp) / "x.npy"
                 np.save(xin, xs[0])
                 dump = pathlib.Path(tmp) / f"{name}_d{dim}"
@@ -101,8 +103,8 @@ def main() -> int:
                 n_layers, differ = layer_oracle.compare(blob, xs[0], dump)
                 fails += [f"{name}, N = {dim}: --dump-layers: {d}" for d in differ]
                 n_tensors += n_layers
-                n_inputs += count
-                print(f"  {name}, N = {dim}: {count} input(s) {'bit-exact' if not bad else 'DIFFERENT'}"
+                n_inputs += n
+                print(f"  {name}, N = {dim}: {n} input(s) {'bit-exact' if not bad else 'DIFFERENT'}"
                       f" vs TFLite Micro, {runs[0].figures['cycles']:,} cycles,"
                       f" {runs[0].figures['commands']:,} commands per inference")
             dev.close()

@@ -19,9 +19,12 @@ model. Every output byte must be equal. Then:
     LiteRT's accuracy;
   - LiteRT's interpreter (ai-edge-litert) is run as a cross-check and its
     agreement is reported (not required: its optimized kernels may round differently);
-  - refused models (AVERAGE_POOL_2D, keep_num_dims, a padded CONV_2D input that a
+  - refused models (AVERAGE_POOL_2D, a BATCH_MATMUL right-hand zero point, a padded CONV_2D input that a
     FULLY_CONNECTED reads too) exit 2 with exactly one line
     naming the operator, its index and the supported list;
+  - MUL and MAX_POOL_2D models are refused with one line, and with --allow-host run (the
+    operator on the host through the golden model, marked HOST in --json) byte for byte as
+    TFLite Micro, from the .tflite and from the compiled .tsr;
   - a malformed .tsr (truncated, bad magic, a flipped byte) exits 2 with one line.
 
   check_net.py MODELS_DIR TESSERA_BIN DIM [--seed S] [--per-model K]
@@ -261,8 +264,45 @@ def main() -> int:
     one_line_error(cli([a.tessera, "compile", str(d / "bad_padded_fc.tflite"), "-o", str(tmp / "p.tsr")]),
                    "padded input read by FULLY_CONNECTED",
                    ["operator 0 (RESHAPE)", "padded CONV_2D", "supported: FULLY_CONNECTED"])
-    one_line_error(cli([a.tessera, "compile", str(d / "bad_keepdims.tflite"), "-o", str(tmp / "k.tsr")]),
-                   "keep_num_dims", ["operator 0 (FULLY_CONNECTED)", "keep_num_dims", "supported: "])
+    one_line_error(cli([a.tessera, "compile", str(d / "bad_bmm_rhs_zp.tflite"), "-o", str(tmp / "k.tsr")]),
+                   "BATCH_MATMUL rhs zero point", ["operator 1 (BATCH_MATMUL)", "zero point other than 0",
+                                                   "supported: "])
+    # Operators the chip cannot run (MUL, MAX_POOL_2D): refused with one line, and with
+    # --allow-host run on the host through the golden model, marked so, every output byte equal
+    # to TFLite Micro's (.tflite and the compiled .tsr).
+    for nm in (d / "models_host.txt").read_text().split():
+        path = d / f"{nm}.tflite"
+        one_line_error(cli([a.tessera, "compile", str(path), "-o", str(tmp / "h.tsr")]),
+                       f"{nm} without --allow-host", ["is not supported", "supported: ", "--allow-host"])
+        p = cli([a.tessera, "compile", str(path), "-o", str(tmp / "h.tsr"), "--allow-host",
+                 "--dim", str(a.dim)])
+        if p.returncode != 0:
+            fail(f"{nm}: compile --allow-host: exit {p.returncode}: {p.stderr.strip()}")
+            continue
+        blob = path.read_bytes()
+        shape = tflm.Interpreter.from_bytes(blob).get_input_details(0)["shape"]
+        xs = [rng.integers(-128, 128, shape, dtype=np.int8) for _ in range(6)]
+        want = micro(blob, xs)
+        hosts = 0
+        for i, (x, w) in enumerate(zip(xs, want)):
+            xin, yout = tmp / "hx.npy", tmp / "hy.npy"
+            np.save(xin, x)
+            model = str(tmp / "h.tsr") if i % 2 else str(path)
+            p = cli([a.tessera, "run", model, "--allow-host", "--input", str(xin), "--out", str(yout),
+                     "--check", "--json", "--dim", str(a.dim)])
+            try:
+                j = json.loads(p.stdout)
+                y = np.load(yout)
+            except (ValueError, OSError) as e:
+                fail(f"{nm}: run --allow-host #{i}: exit {p.returncode}: {p.stderr.strip()} ({e})")
+                break
+            hosts = sum(1 for layer in j["layers"] if layer["kind"] == "HOST" and not layer["on_chip"])
+            if y.tobytes() != w.tobytes() or hosts == 0 or p.returncode != 0:
+                fail(f"{nm}: run --allow-host #{i}: exit {p.returncode}, {hosts} host layers, "
+                     f"{int((y.reshape(-1) != w.reshape(-1)).sum())} bytes differ from TFLite Micro")
+                break
+        else:
+            print(f"  {nm}: --allow-host, {len(xs)} inputs bit-exact vs TFLite Micro ({hosts} host layer(s))")
     # Bad command lines and inputs: one line, exit 2.
     xf = tmp / "xf.npy"
     np.save(xf, dxf[:1])

@@ -30,7 +30,17 @@ Writes, under OUTDIR:
                            (SAME that pads nothing), global 5x7
   bad_avgpool.tflite       an AVERAGE_POOL_2D with SAME padding that pads (refused)
   bad_padded_fc.tflite     a SAME CONV_2D whose input a FULLY_CONNECTED reads too (refused)
-  bad_keepdims.tflite      a FULLY_CONNECTED with keep_num_dims (refused)
+  transpose_*, bmm_*,      TRANSPOSE (the last axis moving, rows that move whole, unit axes),
+  concat_*, maxpool_*,     CONCATENATION (channels, width with three inputs, rows), MAX_POOL_2D
+  fc_keepdims              (3x3 SAME stride 2 odd before a SAME conv, 2x2 VALID RELU6, 3x2 SAME
+                           stride 1 RELU), BATCH_MATMUL (adj_x, adj_y, a broadcast batch, lhs zero points 0,
+                           non-zero and -128) and FULLY_CONNECTED keep_num_dims, calibrated in
+                           float by tools/gen_mlperf_tiny.py's builder
+  bad_bmm_rhs_zp.tflite    a BATCH_MATMUL whose right-hand operand has a zero point (refused;
+                           with --allow-host the product runs on the host)
+  host_*.tflite            MUL (broadcast over height; two FULLY_CONNECTED outputs): refused, and
+                           run on the host with --allow-host (as is bad_bmm_rhs_zp)
+  models_host.txt          their names
   digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
   digits_test_xf.npy       the same as float32 [200,64] (pixel values 0..16)
   digits_test_y.npy        their labels, int64 [200]
@@ -535,12 +545,118 @@ def synthetic_conv(rng, name, in_shape, in_zp, layers) -> bytes:
     return b.finish([x], [cur], name)
 
 
-def bad_keepdims(rng) -> bytes:
-    b = Builder()
-    x = b.tensor("input", T.INT8, [2, 3, 8], 0.05, 3)
-    fc(b, x, 0.05, rng.normal(0, 1, (4, 8)), rng.normal(0, 1, 4), False, 0.1, 0, ACT.NONE, [2, 3, 4],
-       "fc", keep_num_dims=True)
-    return b.finish([0], [len(b.tensors) - 1], "keep_num_dims")
+def attention_ops(seed: int) -> dict:
+    """TRANSPOSE, BATCH_MATMUL and FULLY_CONNECTED with keep_num_dims, built with
+    tools/gen_mlperf_tiny.py's float-calibrated builder (Net), at awkward shapes."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+    from gen_mlperf_tiny import Net  # noqa: E402  (it imports this file's helpers)
+
+    def build(i, f):
+        net = Net(np.random.default_rng(seed + i))
+        x, y = f(net)
+        return net.finish(x, y, "tessera directed model")
+
+    def transpose_0312(net):  # the last axis moves: one element per scratchpad row
+        x = net.input([5, 7, 3], lo=-0.3, hi=1.0)
+        return x, net.transpose(x, [0, 3, 1, 2])
+
+    def transpose_keep_inner(net):  # rows of 10 bytes (not a multiple of N) move as runs
+        x = net.input([6, 3, 10], lo=-1.0, hi=0.2)
+        return x, net.transpose(x, [0, 2, 1, 3])
+
+    def transpose_alias_then_swap(net):  # a permutation of unit axes (no copy), then a swap
+        x = net.input([1, 7, 5])
+        t = net.transpose(x, [0, 2, 1, 3])                                 # (1, 7, 1, 5)
+        return x, net.transpose(t, [0, 3, 2, 1])                           # (1, 5, 1, 7)
+
+    def fc_keepdims(net):  # FULLY_CONNECTED of a rank-4 tensor, keep_num_dims
+        x = net.input([2, 3, 11], lo=-0.5, hi=1.0)
+        return x, net.fc(x, 13, ACT.RELU)
+
+    def bmm_adj_y(net):  # Q K^T: two heads, lhs zero point non-zero (one colsum GEMM)
+        x = net.input([2, 7, 9], lo=-0.4, hi=1.0)
+        k = net.fc(x, 9, symmetric=True)
+        return x, net.batch_matmul(x, k, adj_y=True)
+
+    def bmm_softmax_v(net):  # softmax (zero point -128: two colsum GEMMs) times V
+        x = net.input([2, 7, 9])
+        s = net.softmax(x)
+        v = net.fc(net.transpose(x, [0, 1, 3, 2]), 6, symmetric=True)   # (1, 2, 9, 6)
+        return x, net.batch_matmul(s, v, adj_y=False)
+
+    def bmm_adj_x_bcast(net):  # lhs adjoint, its one batch broadcast over three
+        x = net.input([1, 9, 5], lo=-1.0, hi=0.3)
+        r = net.reshape(net.fc(x, 12, symmetric=True), [1, 3, 9, 4])
+        return x, net.batch_matmul(x, r, adj_y=False, adj_x=True)
+
+    def bmm_rank3_zp0(net):  # rank 3, both zero points 0 (no colsum), adj_y
+        x = net.input([13, 10], symmetric=True)
+        r = net.fc(x, 10, symmetric=True)
+        return x, net.batch_matmul(x, r, adj_y=True)
+
+    def concat_channels(net):  # channels 3 + 3 (rows of 3 bytes into rows of 6), axis -1
+        x = net.input([6, 6, 3], lo=-0.2, hi=1.0)
+        return x, net.concat([x, net.transpose(x, [0, 2, 1, 3])], -1)
+
+    def concat_width3(net):  # three inputs (one twice) along width 5 + 5 + 5
+        x = net.input([5, 5, 3])
+        t = net.transpose(x, [0, 2, 1, 3])
+        return x, net.concat([x, t, x], 2)
+
+    def concat_rows(net):  # along axis 1 of a rank-3 tensor: whole blocks
+        x = net.input([7, 9], lo=-1.0, hi=0.5)
+        return x, net.concat([net.transpose(net.reshape(x, [1, 9, 7]), [0, 2, 1]), x], 1)
+
+    def maxpool_same_s2_conv(net):  # 3x3 SAME stride 2 at odd sizes, then a SAME convolution
+        x = net.input([7, 9, 5], lo=-1.0, hi=0.4)                         # (its output has a border)
+        return x, net.conv(net.maxpool(x, 3, 2, "SAME"), 6, 3, act=ACT.NONE)
+
+    def maxpool_valid_relu6(net):  # 2x2 VALID after a SAME convolution, channels 10, RELU6
+        x = net.input([8, 6, 3])
+        return x, net.maxpool(net.conv(x, 10, 3, act=ACT.NONE), 2, 2, "VALID", ACT.RELU6)
+
+    def maxpool_same_3x2_relu(net):  # a 3x2 window, stride 1, SAME (pads right and bottom), RELU
+        x = net.input([5, 6, 9], lo=-1.0, hi=0.6)
+        return x, net.maxpool(x, (3, 2), 1, "SAME", ACT.RELU)
+
+    fs = [transpose_0312, transpose_keep_inner, transpose_alias_then_swap, fc_keepdims, bmm_adj_y,
+          bmm_softmax_v, bmm_adj_x_bcast, bmm_rank3_zp0, concat_channels, concat_width3, concat_rows,
+          maxpool_same_s2_conv, maxpool_valid_relu6, maxpool_same_3x2_relu]
+    return {f.__name__: build(i, f) for i, f in enumerate(fs)}
+
+
+def host_ops(seed: int) -> dict:
+    """MUL and MAX_POOL_2D, which the chip cannot run: compiled with --allow-host only."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+    from gen_mlperf_tiny import Net  # noqa: E402
+
+    def build(i, f):
+        net = Net(np.random.default_rng(seed + i))
+        x, y = f(net)
+        return net.finish(x, y, "tessera host-operator model")
+
+    def host_mul_bcast(net):  # MUL of the input and its column means (broadcast over height), RELU
+        x = net.input([5, 7, 6], lo=-0.3, hi=1.0)
+        return x, net.mul(x, net.avgpool(x, (5, 1)), ACT.RELU)
+
+    def host_mul_fc(net):  # MUL of two FULLY_CONNECTED outputs of one shape, then a chip layer
+        x = net.input([3, 10])
+        y = net.mul(net.fc(x, 9), net.fc(x, 9))
+        return x, net.fc(y, 5)
+
+    fs = [host_mul_bcast, host_mul_fc]
+    return {f.__name__: build(i, f) for i, f in enumerate(fs)}
+
+
+def bad_bmm_rhs_zp(seed: int) -> bytes:
+    """A BATCH_MATMUL whose right-hand operand has a non-zero zero point (refused)."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+    from gen_mlperf_tiny import Net  # noqa: E402
+    net = Net(np.random.default_rng(seed))
+    x = net.input([4, 6], lo=-0.2, hi=1.0)
+    r = net.fc(x, 6)
+    return net.finish(x, net.batch_matmul(x, r, adj_y=True), "rhs zero point")
+
 
 
 def main() -> None:
@@ -617,6 +733,10 @@ def main() -> None:
                      ("relu", S.RELU), ("relu6", S.RELU6)):
         models[f"act_{an}_fc"] = (synthetic_act(rng, f"act_{an}_fc", code, [3, 30], 9, True), "int8")
         models[f"act_{an}_in"] = (synthetic_act(rng, f"act_{an}_in", code, [2, 5, 7], -20, False), "int8")
+    # TRANSPOSE, BATCH_MATMUL (adjoint operands, broadcast batches, every colsum case) and
+    # FULLY_CONNECTED with keep_num_dims.
+    for nm, blob in attention_ops(11).items():
+        models[nm] = (blob, "int8")
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
     # held-out split is every fifth image.
     from sklearn.datasets import load_digits
@@ -634,7 +754,12 @@ def main() -> None:
         lines.append(f"{nm} {dt}")
     (out / "bad_avgpool.tflite").write_bytes(bad_avgpool())
     (out / "bad_padded_fc.tflite").write_bytes(bad_padded_fc())
-    (out / "bad_keepdims.tflite").write_bytes(bad_keepdims(rng))
+    (out / "bad_bmm_rhs_zp.tflite").write_bytes(bad_bmm_rhs_zp(12))
+    host = host_ops(31)
+    host["bad_bmm_rhs_zp"] = bad_bmm_rhs_zp(12)  # refused on the chip; --allow-host takes it
+    for nm, blob in host.items():
+        (out / f"{nm}.tflite").write_bytes(blob)
+    (out / "models_host.txt").write_text("\n".join(host) + "\n")
     xq = np.clip(np.round(xte[:200] / np.float32(f32(16.0 / 255.0))) - 128, -128, 127).astype(np.int8)
     np.save(out / "digits_test_x.npy", xq.reshape(200, 8, 8))
     np.save(out / "digits_test_xf.npy", xte[:200].astype(np.float32))

@@ -172,8 +172,13 @@ static void check_arena(const char *name, const tsr_net_prog_t *p, const uint8_t
     const uint32_t o = p->tensors[l->out].alias;
     w[o] = w[o] != 0u ? w[o] : i + 1u;
     r[p->tensors[l->in].alias] = i + 1u;
-    if (l->kind == TSR_NET_ADD) {
-      r[p->tensors[l->in2].alias] = i + 1u;
+    if (l->kind == TSR_NET_ADD || l->kind == TSR_NET_BMM || l->kind == TSR_NET_HOST) {
+      r[p->tensors[l->in2].alias] = i + 1u; /* the second operand */
+    }
+    if (l->kind == TSR_NET_BMM || l->kind == TSR_NET_MAXPOOL) { /* the layer's scratch tensor */
+      const uint32_t t = p->tensors[l->in3].alias;
+      w[t] = w[t] != 0u ? w[t] : i + 1u;
+      r[t] = i + 1u;
     }
   }
   uint32_t a_live = 0, b_live = 0;
@@ -422,7 +427,7 @@ int main(int argc, char **argv) {
   const int window = check_dma_window(argv[1]);
   check_refused(argv[1], "bad_avgpool", "operator 1 (AVERAGE_POOL_2D): SAME padding that pads");
   check_refused(argv[1], "bad_padded_fc", "operator 0 (RESHAPE): reading the input of a padded");
-  check_refused(argv[1], "bad_keepdims", "operator 0 (FULLY_CONNECTED): keep_num_dims");
+  check_refused(argv[1], "bad_bmm_rhs_zp", "operator 1 (BATCH_MATMUL): a right-hand operand with a zero point");
   printf("net_prog_check: %u programs round-tripped and relocated; arenas %" PRIu64 " bytes in all"
          " (%" PRIu64 " without reuse; %u tensor pairs at one offset), %u with live tensors made to"
          " share storage refused; %u malformed files refused, %u "
