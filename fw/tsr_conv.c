@@ -242,3 +242,385 @@ tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_ge
   const tsr_gemm_view_t view = {conv_load_a, conv_store_c, &v};
   return tsr_gemm_run_view(dev, &d->gemm, plan, &view, NULL, NULL);
 }
+
+/*
+ * Depthwise by shifted rows (tsr_dw_run). A depthwise convolution multiplies each channel
+ * by its own weights, so on the array every MATMUL is a block-diagonal N x N block: 1/N of
+ * its MACs count however A is fed. What the view above pays besides is its im2col: one
+ * 2-D LOAD of N-byte channel slices per (output-row run, tap), so that a DS-CNN layer is
+ * 2,000 commands and 8-byte bursts. Here the input is read once per tile instead:
+ *
+ *   With stride 1, virtual output pixel m = oy*wv + ox (wv the input's row pitch in
+ *   pixels, its border included) reads input pixel m + ky*dil_h*wv + kx*dil_w - (pad_t*wv
+ *   + pad_l) at tap (ky, kx): the same rows shifted by a constant per tap. So a tile of mt
+ *   virtual rows is one LOAD of mt + span consecutive pixels (every channel of the pass,
+ *   chunk c of pixel r at row c*(mt + span) + r), and each (group, tap) is one MATMUL
+ *   whose A starts span rows further for the farthest tap. The virtual pixels ox >= out_w
+ *   (wv - out_w per row, the border's width) are computed and never stored.
+ *
+ * A pass is gp channel groups: their weights (gp * k rows) are loaded once into the upper
+ * scratchpad bank and their bias and requantization once into each accumulator buffer;
+ * then its tiles run double-buffered (two A buffers in the lower bank, two accumulator
+ * tiles in the two banks), the LOADs of tile t+1 issued before the MATMULs of tile t and
+ * the STOREs of tile t-1 interleaved with those MATMULs, so that the store queue never
+ * holds up the array. Tokens as in tsr_gemm_emit.c: LOAD(t) PUSH_NEXT / first MATMUL(t)
+ * POP_PREV; last MATMUL(t) PUSH_PREV / LOAD(t+2) POP_NEXT; last MATMUL(t) PUSH_NEXT /
+ * first STORE(t) POP_PREV; last STORE(t) PUSH_PREV / first MATMUL(t+2) POP_NEXT. A FENCE
+ * separates two passes. With depth multiplier dm > 1 a group is N/dm input channels, so
+ * the groups start N/dm channels apart: dm LOADs per tile (phases), phase s holding groups
+ * s, s + dm, ... at N-channel steps.
+ */
+
+static uint32_t bank_half(uint32_t rows) {
+  uint32_t h = 1u;
+  while (h * 2u < rows) {
+    h *= 2u;
+  }
+  return h;
+}
+
+bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan_t *p) {
+  const tsr_conv_desc_t *c = &d->c;
+  if (info == NULL || p == NULL || info->dim == 0u || info->spad_rows < 4u || info->acc_rows < 4u) {
+    return false;
+  }
+  const uint32_t dim = info->dim;
+  const uint32_t ic = c->in_c, gc = d->group_c, dm = d->depth_mult, n = c->gemm.n;
+  if (c->in_pix != 0u || c->out_pix != 0u || gc == 0u || dm == 0u || ic == 0u || gc > ic ||
+      (uint64_t)gc * dm != n || n > dim || (uint64_t)ic * dm != c->out_c || c->batch == 0u ||
+      c->kh == 0u || c->kw == 0u || c->out_h == 0u || c->out_w == 0u || c->dil_h == 0u ||
+      c->dil_w == 0u || c->gemm.has_lut || ic > 65535u) {
+    return false;
+  }
+  const uint32_t groups = ceil_div(ic, gc);
+  if ((groups > 1u && gc * dm != dim) || (c->stride_h != 1u && c->out_h > 1u) ||
+      (c->stride_w != 1u && c->out_w > 1u) || c->in_row % ic != 0u) {
+    return false;
+  }
+  const uint32_t wv = c->in_row / ic;
+  const uint64_t taps = (uint64_t)c->kh * c->kw;
+  const uint64_t span = (uint64_t)(c->kh - 1u) * c->dil_h * wv + (uint64_t)(c->kw - 1u) * c->dil_w;
+  const uint64_t mv = (uint64_t)(c->out_h - 1u) * wv + c->out_w;
+  if (wv < c->out_w || taps * dim != c->gemm.k || span > 65535u || mv > 0x7fffffffu) {
+    return false;
+  }
+  const uint32_t half = bank_half(info->spad_rows);
+  const uint32_t ahalf = bank_half(info->acc_rows);
+  const uint32_t abuf = half / 2u;
+  const uint32_t wcap = info->spad_rows - half;
+  const uint32_t acap = min32(ahalf, info->acc_rows - ahalf);
+  const uint32_t prows = tsr_gemm_param_rows(&c->gemm);
+  const uint64_t k = c->gemm.k;
+  uint64_t best = 0u;
+  p->gp = 0u;
+  for (uint32_t gp = 1u; gp <= groups && (uint64_t)gp * k <= wcap; gp++) {
+    const uint32_t by_acc = acap / gp > prows ? acap / gp - prows : 0u;
+    const uint32_t by_a = abuf / gp > span ? abuf / gp - (uint32_t)span : 0u;
+    const uint32_t mt = (uint32_t)(mv < by_acc ? (mv < by_a ? mv : by_a) : min32(by_acc, by_a));
+    /* A tile of at least one virtual row's pixels holds an output pixel, so it has STOREs. */
+    if (mt == 0u || mt < min32((uint32_t)mv, wv) || (uint64_t)mt + span > 65535u) {
+      break;
+    }
+    /* Cycles, roughly: per pass its weights over an 8-byte bus and a FENCE; per tile one
+     * MATMUL of mt rows (and a few cycles) per group and tap, and its LOADs. */
+    const uint64_t passes = ceil_div(groups, gp);
+    const uint64_t tiles = (uint64_t)c->batch * ceil_div((uint32_t)mv, mt);
+    const uint64_t cost = passes * (200u + gp * k * n / 8u) +
+                          passes * tiles * (taps * gp * (mt + 2u) + 40u);
+    if (p->gp == 0u || cost < best) {
+      best = cost;
+      p->gp = gp;
+      p->mt = mt;
+    }
+  }
+  if (p->gp == 0u) {
+    return false;
+  }
+  p->wv = wv;
+  p->span = (uint32_t)span;
+  p->mv = (uint32_t)mv;
+  p->groups = groups;
+  p->phases = (dm == 1u || groups == 1u) ? 1u : dm;
+  p->abuf = abuf;
+  p->wbase = half;
+  p->cbuf[0] = 0u;
+  p->cbuf[1] = ahalf;
+  p->acc_stride = p->mt + prows;
+  return true;
+}
+
+/* One pass of tsr_dw_run: groups [g0, g0 + gp) and what their tiles share. */
+typedef struct dw_pass {
+  const tsr_dw_desc_t *d;
+  const tsr_dw_plan_t *p;
+  uint32_t dim, g0, gp, phases, tiles, tpi;
+} dw_pass_t;
+
+/* Tile t of a pass: image, first virtual row, rows. */
+static void dw_tile(const dw_pass_t *s, uint32_t t, uint32_t *b, uint32_t *m0, uint32_t *mt) {
+  *b = t / s->tpi;
+  *m0 = (t % s->tpi) * s->p->mt;
+  *mt = min32(s->p->mt, s->p->mv - *m0);
+}
+
+/* Input channels and output columns of group g. */
+static uint32_t dw_gc(const dw_pass_t *s, uint32_t g) {
+  return min32(s->d->group_c, s->d->c.in_c - g * s->d->group_c);
+}
+
+/* Scratchpad offset, within a tile's A buffer of rows r each, of group g0 + rel's chunk. */
+static uint32_t dw_aoff(const dw_pass_t *s, uint32_t rel, uint32_t r) {
+  uint32_t off = 0u;
+  for (uint32_t ph = 0u; ph < rel % s->phases; ph++) {
+    off += ceil_div(s->gp - ph, s->phases) * r;
+  }
+  return off + (rel / s->phases) * r;
+}
+
+static tsr_status_t dw_loads(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  const tsr_dw_plan_t *p = s->p;
+  const uint32_t ic = c->in_c, gc = s->d->group_c;
+  uint32_t b, m0, mt;
+  dw_tile(s, t, &b, &m0, &mt);
+  tsr_status_t st = TSR_OK;
+  uint32_t deps = t >= 2u ? TSR_DEP_POP_NEXT : 0u;
+  if (t == 0u) { /* the pass's weights: gp * k rows of n bytes */
+    st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD, c->gemm.b_addr + s->g0 * c->gemm.k * c->gemm.n,
+                          c->gemm.n, s->gp * c->gemm.k, c->gemm.n, p->wbase);
+    deps = 0u;
+  }
+  const uint32_t r = mt + p->span;
+  const uint32_t abase = (t % 2u) * p->abuf;
+  const uint32_t q0 = m0 - (c->pad_t * p->wv + c->pad_l); /* modulo 2^32 */
+  for (uint32_t ph = 0u; ph < s->phases && st == TSR_OK; ph++) {
+    const uint32_t chunks = ceil_div(s->gp - ph, s->phases);
+    const uint32_t ch0 = (s->g0 + ph) * gc;
+    const uint32_t cols = min32(chunks * s->dim, ic - ch0);
+    if (ph + 1u == s->phases) {
+      deps |= TSR_DEP_PUSH_NEXT;
+    }
+    st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD, c->in_addr + b * c->in_img + q0 * ic + ch0, ic,
+                          r, cols, abase + dw_aoff(s, ph, r));
+    deps = 0u;
+  }
+  return st;
+}
+
+/* The accumulator LOADs of one tile buffer's parameter rows (every group of the pass). */
+static tsr_status_t dw_params(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf) {
+  const tsr_gemm_desc_t *g = &s->d->c.gemm;
+  tsr_status_t st = TSR_OK;
+  for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
+    const uint32_t ncols = dw_gc(s, s->g0 + rel) * s->d->depth_mult;
+    const uint32_t o0 = (s->g0 + rel) * g->n;
+    const uint32_t prow = cbuf + rel * s->p->acc_stride + s->p->mt;
+    uint32_t addr[5], row[5], cnt = 0u;
+    if (g->has_bias) {
+      addr[cnt] = g->bias_addr + 4u * o0;
+      row[cnt++] = prow;
+    }
+    if (g->per_channel) {
+      addr[cnt] = g->mult_addr + 4u * o0;
+      row[cnt++] = prow + 1u;
+      addr[cnt] = g->shift_addr + 4u * o0;
+      row[cnt++] = prow + 2u;
+    }
+    if (g->leaky) {
+      addr[cnt] = g->mult_neg_addr + 4u * o0;
+      row[cnt++] = prow + 3u;
+      addr[cnt] = g->shift_neg_addr + 4u * o0;
+      row[cnt++] = prow + 4u;
+    }
+    for (uint32_t i = 0u; i < cnt && st == TSR_OK; i++) {
+      st = tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, addr[i], 4u * ncols, 1u, 4u * ncols, row[i]);
+    }
+  }
+  return st;
+}
+
+/* The STOREs of a tile, walked one at a time: group rel, virtual row m. */
+typedef struct dw_stores {
+  uint32_t t, b, m0, mt, rel, m, total, done;
+} dw_stores_t;
+
+/* Virtual rows [m, end) that one STORE writes: the rest of m's output row, or with a dense
+ * output and no virtual pixels (wv == out_w) every row to end. */
+static uint32_t dw_run(const dw_pass_t *s, uint32_t m, uint32_t end) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  if (s->p->wv == c->out_w && c->out_row == c->out_w * c->out_c) {
+    return end - m;
+  }
+  return min32(c->out_w - m % s->p->wv, end - m);
+}
+
+/* Skip virtual pixels: the first stored row at or after m (end if none). */
+static uint32_t dw_skip(const dw_pass_t *s, uint32_t m, uint32_t end) {
+  const uint32_t ox = m % s->p->wv;
+  if (ox >= s->d->c.out_w) {
+    m += s->p->wv - ox;
+  }
+  return m < end ? m : end;
+}
+
+static void dw_stores_init(const dw_pass_t *s, uint32_t t, dw_stores_t *w) {
+  dw_tile(s, t, &w->b, &w->m0, &w->mt);
+  w->t = t;
+  w->rel = 0u;
+  w->m = dw_skip(s, w->m0, w->m0 + w->mt);
+  w->done = 0u;
+  uint32_t per_group = 0u;
+  for (uint32_t m = w->m; m < w->m0 + w->mt;) {
+    m = dw_skip(s, m + dw_run(s, m, w->m0 + w->mt), w->m0 + w->mt);
+    per_group++;
+  }
+  w->total = per_group * s->gp;
+}
+
+static tsr_status_t dw_store_next(tsr_dev_t *dev, const dw_pass_t *s, dw_stores_t *w) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  const tsr_gemm_desc_t *g = &c->gemm;
+  const uint32_t end = w->m0 + w->mt;
+  const uint32_t len = dw_run(s, w->m, end);
+  const uint32_t cbuf = s->p->cbuf[w->t % 2u] + w->rel * s->p->acc_stride;
+  const uint32_t oy = w->m / s->p->wv, ox = w->m % s->p->wv;
+  tsr_store_args_t sa;
+  sa.addr = c->out_addr + w->b * c->out_img + oy * c->out_row + ox * c->out_c +
+            (s->g0 + w->rel) * g->n;
+  sa.stride = c->out_c;
+  sa.rows = len;
+  sa.cols = dw_gc(s, s->g0 + w->rel) * s->d->depth_mult;
+  sa.src = cbuf + (w->m - w->m0);
+  sa.param = cbuf + s->p->mt;
+  sa.bias = g->has_bias;
+  sa.requant = g->requant;
+  sa.per_channel = g->per_channel;
+  sa.spad = false;
+  sa.lut = false;
+  sa.leaky = g->leaky;
+  sa.mult = g->per_channel ? 0 : g->mult;
+  sa.shift = g->per_channel ? 0 : g->shift;
+  sa.out_zp = g->out_zp;
+  sa.act_min = g->act_min;
+  sa.act_max = g->act_max;
+  uint32_t deps = w->done == 0u ? TSR_DEP_POP_PREV : 0u;
+  if (w->done + 1u == w->total && w->t + 2u < s->tiles) {
+    deps |= TSR_DEP_PUSH_PREV;
+  }
+  tsr_cmd_t cmd;
+  tsr_status_t st = tsr_cmd_store(dev, deps, &sa, &cmd);
+  if (st == TSR_OK) {
+    st = tsr_submit(dev, &cmd);
+  }
+  w->done++;
+  w->m = dw_skip(s, w->m + len, end);
+  if (w->m == end) {
+    w->rel++;
+    w->m = dw_skip(s, w->m0, end);
+  }
+  return st;
+}
+
+/* The MATMULs of tile t, with the STOREs of the tile before (prev, NULL for none) spread
+ * between them. */
+static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, dw_stores_t *prev) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  const tsr_dw_plan_t *p = s->p;
+  uint32_t b, m0, mt;
+  dw_tile(s, t, &b, &m0, &mt);
+  const uint32_t taps = c->kh * c->kw;
+  const uint32_t total = taps * s->gp;
+  const uint32_t r = mt + p->span;
+  const uint32_t abase = (t % 2u) * p->abuf;
+  tsr_status_t st = TSR_OK;
+  uint32_t i = 0u;
+  for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
+    const uint32_t gcc = dw_gc(s, s->g0 + rel);
+    for (uint32_t tap = 0u; tap < taps && st == TSR_OK; tap++, i++) {
+      const uint32_t ky = tap / c->kw, kx = tap % c->kw;
+      uint32_t deps = 0u;
+      if (i == 0u) {
+        deps |= TSR_DEP_POP_PREV | (t >= 2u ? TSR_DEP_POP_NEXT : 0u);
+      }
+      if (i + 1u == total) {
+        deps |= TSR_DEP_PUSH_NEXT | (t + 2u < s->tiles ? TSR_DEP_PUSH_PREV : 0u);
+      }
+      tsr_matmul_args_t mm;
+      mm.a_addr = abase + dw_aoff(s, rel, r) + ky * c->dil_h * p->wv + kx * c->dil_w;
+      mm.w_addr = p->wbase + rel * c->gemm.k + tap * s->dim;
+      mm.c_addr = p->cbuf[t % 2u] + rel * p->acc_stride;
+      mm.m = mt;
+      mm.k = gcc;
+      mm.n = gcc * s->d->depth_mult;
+      mm.accumulate = tap != 0u;
+      mm.keep_weights = false;
+      tsr_cmd_t cmd;
+      st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+      if (st == TSR_OK) {
+        st = tsr_submit(dev, &cmd);
+      }
+      /* The STOREs of the tile before, in proportion: at most a few between two MATMULs. */
+      while (st == TSR_OK && prev != NULL &&
+             (uint64_t)prev->done * total < (uint64_t)(i + 1u) * prev->total) {
+        st = dw_store_next(dev, s, prev);
+      }
+    }
+  }
+  return st;
+}
+
+tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_plan_t *p) {
+  if (dev == NULL || d == NULL || p == NULL) {
+    return TSR_BAD_ARG;
+  }
+  tsr_dw_plan_t check;
+  if (!tsr_dw_plan(&dev->info, d, &check) || check.gp != p->gp || check.mt != p->mt) {
+    set_err(dev, "dwconv: ", "the plan was not made for this descriptor and device");
+    return TSR_BAD_ARG;
+  }
+  tsr_status_t st = TSR_OK;
+  for (uint32_t g0 = 0u; g0 < p->groups && st == TSR_OK; g0 += p->gp) {
+    dw_pass_t s;
+    s.d = d;
+    s.p = p;
+    s.dim = dev->info.dim;
+    s.g0 = g0;
+    s.gp = min32(p->gp, p->groups - g0);
+    s.phases = min32(p->phases, s.gp);
+    s.tpi = ceil_div(p->mv, p->mt);
+    s.tiles = d->c.batch * s.tpi;
+    if (g0 != 0u) {
+      tsr_cmd_t fence;
+      if ((st = tsr_cmd_fence(dev, false, &fence)) != TSR_OK || (st = tsr_submit(dev, &fence)) != TSR_OK) {
+        break;
+      }
+    }
+    dw_stores_t prev = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
+    st = dw_loads(dev, &s, 0u);
+    if (st == TSR_OK && s.tiles > 1u) {
+      st = dw_loads(dev, &s, 1u);
+    }
+    for (uint32_t t = 0u; t < s.tiles && st == TSR_OK; t++) {
+      if (t >= 1u && t + 1u < s.tiles) {
+        st = dw_loads(dev, &s, t + 1u);
+      }
+      if (st == TSR_OK && t < 2u) {
+        st = dw_params(dev, &s, p->cbuf[t]);
+      }
+      if (st == TSR_OK) {
+        st = dw_matmuls(dev, &s, t, t >= 1u ? &prev : NULL);
+      }
+      while (st == TSR_OK && t >= 1u && prev.done < prev.total) {
+        st = dw_store_next(dev, &s, &prev);
+      }
+      dw_stores_init(&s, t, &prev);
+    }
+    while (st == TSR_OK && prev.done < prev.total) {
+      st = dw_store_next(dev, &s, &prev);
+    }
+  }
+  if (st != TSR_OK) {
+    return st;
+  }
+  return tsr_wait(dev, TSR_WAIT_IRQ, 0u);
+}

@@ -80,6 +80,39 @@ tsr_status_t tsr_conv_plan(const tsr_dev_info_t *info, tsr_conv_desc_t *d, tsr_g
 /** Submit the commands of a convolution planned by tsr_conv_plan and wait until idle. */
 tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_gemm_plan_t *plan);
 
+
+/**
+ * A depthwise convolution (DEPTHWISE_CONV_2D, or the window sum of a pool or a mean) as one
+ * job over every channel group, with A shifted in the scratchpad instead of im2col
+ * (fw/tsr_conv.c, "Depthwise by shifted rows"). `c` describes the whole layer: in_c input
+ * channels, out_c = in_c * depth_mult, in_pix = out_pix = 0, and c.gemm's B holds the
+ * groups one after another, each k = kh * kw * N rows of n = group_c * depth_mult bytes
+ * (row tap * N + i, column i * depth_mult + j: the weight of input channel i of the group
+ * into its output i * depth_mult + j); the bias and the requantization cover all out_c.
+ */
+typedef struct tsr_dw_desc {
+  tsr_conv_desc_t c;
+  uint32_t group_c, depth_mult;
+} tsr_dw_desc_t;
+
+/** How tsr_dw_run cuts a layer: passes of `gp` channel groups (a FENCE between two), tiles
+ *  of `mt` virtual output rows; false when the path does not take the layer (a stride
+ *  other than 1 along an axis with more than one output, n > N, groups not N channels
+ *  apart, or a window too large for the buffers). */
+typedef struct tsr_dw_plan {
+  uint32_t wv;          /**< virtual row: the input's row pitch in pixels */
+  uint32_t span;        /**< rows from a tile's first virtual row to its last tap's */
+  uint32_t mv;          /**< virtual rows per image: (out_h - 1) * wv + out_w */
+  uint32_t gp, mt;      /**< groups per pass, virtual rows per tile */
+  uint32_t groups, phases;
+  uint32_t abuf, wbase, cbuf[2], acc_stride;
+} tsr_dw_plan_t;
+
+bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan_t *p);
+
+/** Submit the commands of a depthwise layer planned by tsr_dw_plan and wait until idle. */
+tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_plan_t *p);
+
 #ifdef __cplusplus
 }
 #endif

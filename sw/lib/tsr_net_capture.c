@@ -144,6 +144,15 @@ static tsr_status_t capture_dwconv(tsr_dev_t *dev, const tsr_net_prog_t *p,
                                    const tsr_net_layer_t *l, uint32_t base, const char **why) {
   const uint32_t ic = p->tensors[l->in].shape[3];
   const uint32_t groups = (ic + l->group_c - 1u) / l->group_c;
+  /* Every group in one job with shifted rows where that path takes the layer. */
+  tsr_dw_desc_t dw;
+  tsr_dw_plan_t dwp;
+  layer_conv_desc(p, l, base, &dw.c);
+  dw.group_c = l->group_c;
+  dw.depth_mult = l->depth_mult;
+  if (tsr_dw_plan(&dev->info, &dw, &dwp)) {
+    return tsr_dw_run(dev, &dw, &dwp);
+  }
   tsr_status_t st = TSR_OK;
   for (uint32_t g = 0; g < groups && st == TSR_OK; g++) {
     const uint32_t c0 = g * l->group_c;
