@@ -279,11 +279,49 @@ static uint32_t bank_half(uint32_t rows) {
   return h;
 }
 
+/*
+ * Window sums (tsr_dw_plan's window case). A layer whose weights are all one value w with
+ * one output pixel (a global average pool, a mean) sums each channel over the window's
+ * pixels. As MATMULs: A is one row of N bytes w (ones_addr), the weights are N pixels x N
+ * channels of the input (a LOAD of the window's pixels puts chunk j of pixel r at row
+ * j * pixels + r, so channel block j's pixels are consecutive rows), M = 1: one MATMUL per
+ * N pixels and channel block, accumulated into one row per block, instead of one M = 1
+ * MATMUL per tap and block.
+ */
+static bool dw_plan_window(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan_t *p,
+                           uint32_t groups, uint32_t wcap, uint32_t acap) {
+  const tsr_conv_desc_t *c = &d->c;
+  const uint32_t dim = info->dim;
+  if (d->ones_addr == 0u || d->depth_mult != 1u || d->group_c != min32(dim, c->in_c) ||
+      c->out_h != 1u || c->out_w != 1u || c->dil_w != 1u) {
+    return false;
+  }
+  /* The window's rows are one run when they are whole input rows, one after the other. */
+  const bool flat = c->dil_h == 1u && c->pad_l == 0u && (uint64_t)c->kw * c->in_c == c->in_row;
+  p->segs = flat ? 1u : c->kh;
+  p->seg_pix = flat ? c->kh * c->kw : c->kw;
+  const uint32_t prows = tsr_gemm_param_rows(&c->gemm);
+  const uint64_t rows_per_block = (uint64_t)p->segs * p->seg_pix;
+  if (p->seg_pix > 65535u || rows_per_block > wcap) {
+    return false;
+  }
+  p->gp = min32(groups, min32((uint32_t)(wcap / rows_per_block), acap / (1u + prows)));
+  if (p->gp == 0u) {
+    return false;
+  }
+  p->window = true;
+  p->mt = 1u;
+  p->acc_stride = 1u + prows;
+  return true;
+}
+
 bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan_t *p) {
   const tsr_conv_desc_t *c = &d->c;
   if (info == NULL || p == NULL || info->dim == 0u || info->spad_rows < 4u || info->acc_rows < 4u) {
     return false;
   }
+  p->window = false;
+  p->segs = p->seg_pix = 0u;
   const uint32_t dim = info->dim;
   const uint32_t ic = c->in_c, gc = d->group_c, dm = d->depth_mult, n = c->gemm.n;
   if (c->in_pix != 0u || c->out_pix != 0u || gc == 0u || dm == 0u || ic == 0u || gc > ic ||
@@ -309,6 +347,18 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   const uint32_t abuf = half / 2u;
   const uint32_t wcap = info->spad_rows - half;
   const uint32_t acap = min32(ahalf, info->acc_rows - ahalf);
+  p->wv = wv;
+  p->span = (uint32_t)span;
+  p->mv = (uint32_t)mv;
+  p->groups = groups;
+  p->phases = 1u;
+  p->abuf = abuf;
+  p->wbase = half;
+  p->cbuf[0] = 0u;
+  p->cbuf[1] = ahalf;
+  if (dw_plan_window(info, d, p, groups, wcap, acap)) {
+    return true;
+  }
   const uint32_t prows = tsr_gemm_param_rows(&c->gemm);
   const uint64_t k = c->gemm.k;
   uint64_t best = 0u;
@@ -321,12 +371,18 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
     if (mt == 0u || mt < min32((uint32_t)mv, wv) || (uint64_t)mt + span > 65535u) {
       break;
     }
-    /* Cycles, roughly: per pass its weights over an 8-byte bus and a FENCE; per tile one
-     * MATMUL of mt rows (and a few cycles) per group and tap, and its LOADs. */
+    /* Cycles, roughly: per pass its weights over an 8-byte bus, a FENCE and the STOREs of
+     * its last tile (nothing to hide behind); per tile one MATMUL of mt rows (and a few
+     * cycles) per group and tap, or the STOREs of the tile before if they take longer
+     * (about 44 cycles each: one per output row and group unless one run covers a tile). */
     const uint64_t passes = ceil_div(groups, gp);
     const uint64_t tiles = (uint64_t)c->batch * ceil_div((uint32_t)mv, mt);
-    const uint64_t cost = passes * (200u + gp * k * n / 8u) +
-                          passes * tiles * (taps * gp * (mt + 2u) + 40u);
+    const bool one_run = wv == c->out_w && c->out_row == c->out_w * c->out_c;
+    const uint64_t stores = (uint64_t)gp * (one_run ? 1u : ceil_div(mt, wv) + 1u);
+    const uint64_t st_cycles = stores * 44u + (uint64_t)gp * mt;
+    const uint64_t mm_cycles = taps * gp * (mt + 2u);
+    const uint64_t cost = passes * (200u + gp * k * n / 8u + st_cycles) +
+                          passes * tiles * ((mm_cycles > st_cycles ? mm_cycles : st_cycles) + 40u);
     if (p->gp == 0u || cost < best) {
       best = cost;
       p->gp = gp;
@@ -336,15 +392,7 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   if (p->gp == 0u) {
     return false;
   }
-  p->wv = wv;
-  p->span = (uint32_t)span;
-  p->mv = (uint32_t)mv;
-  p->groups = groups;
   p->phases = (dm == 1u || groups == 1u) ? 1u : dm;
-  p->abuf = abuf;
-  p->wbase = half;
-  p->cbuf[0] = 0u;
-  p->cbuf[1] = ahalf;
   p->acc_stride = p->mt + prows;
   return true;
 }
@@ -439,6 +487,20 @@ static tsr_status_t dw_params(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf)
   return st;
 }
 
+/* One accumulator LOAD that rewrites what a tile buffer's first parameter row holds (with
+ * no parameters, a row no STORE reads): it waits until the array is idle. */
+static tsr_status_t dw_pause(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf) {
+  const tsr_gemm_desc_t *g = &s->d->c.gemm;
+  const uint32_t row = cbuf + s->p->mt;
+  const uint32_t cols = 4u * dw_gc(s, s->g0) * s->d->depth_mult;
+  if (g->has_bias || g->per_channel) {
+    const uint32_t o0 = s->g0 * g->n;
+    const uint32_t addr = g->has_bias ? g->bias_addr + 4u * o0 : g->mult_addr + 4u * o0;
+    return tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, addr, cols, 1u, cols, row + (g->has_bias ? 0u : 1u));
+  }
+  return tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, g->b_addr, 4u, 1u, 4u, row);
+}
+
 /* The STOREs of a tile, walked one at a time: group rel, virtual row m. */
 typedef struct dw_stores {
   uint32_t t, b, m0, mt, rel, m, total, done;
@@ -504,8 +566,8 @@ static tsr_status_t dw_store_next(tsr_dev_t *dev, const dw_pass_t *s, dw_stores_
   sa.act_min = g->act_min;
   sa.act_max = g->act_max;
   uint32_t deps = w->done == 0u ? TSR_DEP_POP_PREV : 0u;
-  if (w->done + 1u == w->total && w->t + 2u < s->tiles) {
-    deps |= TSR_DEP_PUSH_PREV;
+  if (w->done + 1u == w->total) {
+    deps |= (w->t + 2u < s->tiles ? TSR_DEP_PUSH_PREV : 0u) | (w->total > 1u ? TSR_DEP_POP_PREV : 0u);
   }
   tsr_cmd_t cmd;
   tsr_status_t st = tsr_cmd_store(dev, deps, &sa, &cmd);
@@ -521,6 +583,20 @@ static tsr_status_t dw_store_next(tsr_dev_t *dev, const dw_pass_t *s, dw_stores_
   return st;
 }
 
+/* Before the STOREs of a tile (more than one): a NOP that gives the store stage one more
+ * token, which the last of them takes. Between the first STORE's pop and the last STORE
+ * a counter is then non-zero, so the engine runs the STOREs in between as tokened
+ * commands (queued, beside the array) and not as serial ones (docs/commands.md: each
+ * waits for every earlier command, and the front end for it). */
+static tsr_status_t dw_store_token(tsr_dev_t *dev, const dw_stores_t *w) {
+  if (w->total <= 1u) {
+    return TSR_OK;
+  }
+  tsr_cmd_t cmd;
+  tsr_status_t st = tsr_cmd_nop(dev, TSR_DEP_PUSH_NEXT, &cmd);
+  return st == TSR_OK ? tsr_submit(dev, &cmd) : st;
+}
+
 /* The MATMULs of tile t, with the STOREs of the tile before (prev, NULL for none) spread
  * between them. */
 static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, dw_stores_t *prev) {
@@ -532,7 +608,7 @@ static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, d
   const uint32_t total = taps * s->gp;
   const uint32_t r = mt + p->span;
   const uint32_t abase = (t % 2u) * p->abuf;
-  tsr_status_t st = TSR_OK;
+  tsr_status_t st = prev != NULL ? dw_store_token(dev, prev) : TSR_OK;
   uint32_t i = 0u;
   for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
     const uint32_t gcc = dw_gc(s, s->g0 + rel);
@@ -569,14 +645,91 @@ static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, d
   return st;
 }
 
+/* A window sum, image b, groups (channel blocks) [g0, g0 + gp): the window's pixels as
+ * weights, the row of w as A (scratchpad row 0, loaded by the caller), one accumulator row
+ * and its parameters per block. */
+static tsr_status_t dw_window_pass(tsr_dev_t *dev, const dw_pass_t *s, uint32_t b) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  const tsr_dw_plan_t *p = s->p;
+  const uint32_t ic = c->in_c, dim = s->dim;
+  const uint32_t c0 = s->g0 * s->d->group_c;
+  const uint32_t cols = min32(s->gp * dim, ic - c0);
+  const uint32_t seg_rows = p->seg_pix * s->gp; /* scratchpad rows of one run */
+  tsr_status_t st = TSR_OK;
+  for (uint32_t sg = 0u; sg < p->segs && st == TSR_OK; sg++) {
+    const uint32_t y = sg * c->dil_h - c->pad_t; /* modulo 2^32, as the view's a_addr */
+    st = tsr_fw_push_load(dev, sg + 1u == p->segs ? TSR_DEP_PUSH_NEXT : 0u, TSR_LOAD_SPAD,
+                          c->in_addr + b * c->in_img + y * c->in_row - c->pad_l * ic + c0, ic,
+                          p->seg_pix, cols, p->wbase + sg * seg_rows);
+  }
+  if (st == TSR_OK) {
+    st = dw_params(dev, s, 0u);
+  }
+  const uint32_t kblocks = ceil_div(p->seg_pix, dim);
+  const uint32_t total = s->gp * p->segs * kblocks;
+  uint32_t i = 0u;
+  for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
+    for (uint32_t sg = 0u; sg < p->segs && st == TSR_OK; sg++) {
+      for (uint32_t kb = 0u; kb < kblocks && st == TSR_OK; kb++, i++) {
+        tsr_matmul_args_t mm;
+        mm.a_addr = 0u;
+        mm.w_addr = p->wbase + sg * seg_rows + rel * p->seg_pix + kb * dim;
+        mm.c_addr = rel * p->acc_stride;
+        mm.m = 1u;
+        mm.k = min32(dim, p->seg_pix - kb * dim);
+        mm.n = dw_gc(s, s->g0 + rel);
+        mm.accumulate = sg != 0u || kb != 0u;
+        mm.keep_weights = false;
+        const uint32_t deps = (i == 0u ? TSR_DEP_POP_PREV : 0u) | (i + 1u == total ? TSR_DEP_PUSH_NEXT : 0u);
+        tsr_cmd_t cmd;
+        st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+        if (st == TSR_OK) {
+          st = tsr_submit(dev, &cmd);
+        }
+      }
+    }
+  }
+  dw_stores_t w = {0u, b, 0u, 1u, 0u, 0u, s->gp, 0u};
+  if (st == TSR_OK) {
+    st = dw_store_token(dev, &w);
+  }
+  while (st == TSR_OK && w.done < w.total) {
+    st = dw_store_next(dev, s, &w);
+  }
+  return st;
+}
+
+static tsr_status_t dw_window_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_plan_t *p) {
+  tsr_status_t st = tsr_fw_push_load(dev, 0u, TSR_LOAD_SPAD, d->ones_addr, dev->info.dim, 1u,
+                                     dev->info.dim, 0u);
+  for (uint32_t b = 0u; b < d->c.batch && st == TSR_OK; b++) {
+    for (uint32_t g0 = 0u; g0 < p->groups && st == TSR_OK; g0 += p->gp) {
+      dw_pass_t s = {d, p, dev->info.dim, g0, min32(p->gp, p->groups - g0), 1u, 1u, 1u};
+      if (b != 0u || g0 != 0u) {
+        tsr_cmd_t fence;
+        if ((st = tsr_cmd_fence(dev, false, &fence)) != TSR_OK ||
+            (st = tsr_submit(dev, &fence)) != TSR_OK) {
+          break;
+        }
+      }
+      st = dw_window_pass(dev, &s, b);
+    }
+  }
+  return st != TSR_OK ? st : tsr_wait(dev, TSR_WAIT_IRQ, 0u);
+}
+
 tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_plan_t *p) {
   if (dev == NULL || d == NULL || p == NULL) {
     return TSR_BAD_ARG;
   }
   tsr_dw_plan_t check;
-  if (!tsr_dw_plan(&dev->info, d, &check) || check.gp != p->gp || check.mt != p->mt) {
+  if (!tsr_dw_plan(&dev->info, d, &check) || check.gp != p->gp || check.mt != p->mt ||
+      check.window != p->window) {
     set_err(dev, "dwconv: ", "the plan was not made for this descriptor and device");
     return TSR_BAD_ARG;
+  }
+  if (p->window) {
+    return dw_window_run(dev, d, p);
   }
   tsr_status_t st = TSR_OK;
   for (uint32_t g0 = 0u; g0 < p->groups && st == TSR_OK; g0 += p->gp) {
@@ -597,15 +750,15 @@ tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_pla
     }
     dw_stores_t prev = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
     st = dw_loads(dev, &s, 0u);
-    if (st == TSR_OK && s.tiles > 1u) {
-      st = dw_loads(dev, &s, 1u);
-    }
     for (uint32_t t = 0u; t < s.tiles && st == TSR_OK; t++) {
-      if (t >= 1u && t + 1u < s.tiles) {
+      /* An accumulator LOAD starts only when the array is idle: the parameters of the two
+       * tile buffers, then one row again per tile. The engine holds a STORE back while
+       * back-to-back MATMULs have touched its accumulator bank since the array was last
+       * idle, so without this pause the STOREs of tile t-1 would wait for every MATMUL of
+       * tile t (rtl/tsr_ctrl.v, mm_banks_q). */
+      st = t < 2u ? dw_params(dev, &s, p->cbuf[t]) : dw_pause(dev, &s, p->cbuf[t % 2u]);
+      if (st == TSR_OK && t + 1u < s.tiles) {
         st = dw_loads(dev, &s, t + 1u);
-      }
-      if (st == TSR_OK && t < 2u) {
-        st = dw_params(dev, &s, p->cbuf[t]);
       }
       if (st == TSR_OK) {
         st = dw_matmuls(dev, &s, t, t >= 1u ? &prev : NULL);
@@ -614,6 +767,9 @@ tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_pla
         st = dw_store_next(dev, &s, &prev);
       }
       dw_stores_init(&s, t, &prev);
+    }
+    if (st == TSR_OK) {
+      st = dw_store_token(dev, &prev);
     }
     while (st == TSR_OK && prev.done < prev.total) {
       st = dw_store_next(dev, &s, &prev);

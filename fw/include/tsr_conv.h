@@ -93,6 +93,10 @@ tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_ge
 typedef struct tsr_dw_desc {
   tsr_conv_desc_t c;
   uint32_t group_c, depth_mult;
+  /** 0, or the address of N bytes that all equal every weight of the layer (a window sum:
+   *  an average pool or a mean). With one output pixel the layer then runs as a sum over
+   *  the window's pixels: A that row, the pixels the weights (tsr_dw_run, "Window sums"). */
+  uint32_t ones_addr;
 } tsr_dw_desc_t;
 
 /** How tsr_dw_run cuts a layer: passes of `gp` channel groups (a FENCE between two), tiles
@@ -105,6 +109,8 @@ typedef struct tsr_dw_plan {
   uint32_t mv;          /**< virtual rows per image: (out_h - 1) * wv + out_w */
   uint32_t gp, mt;      /**< groups per pass, virtual rows per tile */
   uint32_t groups, phases;
+  bool window;          /**< a window sum with one output pixel (mt = 1, gp blocks per pass) */
+  uint32_t segs, seg_pix; /**< window: runs of pixels contiguous in the input, pixels each */
   uint32_t abuf, wbase, cbuf[2], acc_stride;
 } tsr_dw_plan_t;
 

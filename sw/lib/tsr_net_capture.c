@@ -138,6 +138,34 @@ static void layer_conv_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, u
   d->pad_l = l->pad_l;
 }
 
+/* Whether every weight of a DWCONV layer is one value w and N bytes of w follow its B (the
+ * compiler writes them for a pool's or a mean's window sum): tsr_dw_run may then sum the
+ * window with that row as A. */
+static bool window_ones(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t groups) {
+  const uint32_t dim = p->target.dim;
+  const uint32_t ic = p->tensors[l->in].shape[3];
+  const uint64_t kn = (uint64_t)groups * l->k * l->n;
+  if (l->depth_mult != 1u || l->k % dim != 0u || (uint64_t)l->b_off + kn + dim > p->blob_bytes) {
+    return false;
+  }
+  const int8_t *b = (const int8_t *)(p->blob + l->b_off);
+  const int8_t w = b[kn];
+  for (uint32_t i = 0; i < dim; i++) {
+    if (b[kn + i] != w) {
+      return false;
+    }
+  }
+  for (uint32_t c = 0; c < ic; c++) {
+    const uint32_t g = c / l->group_c, cl = c % l->group_c;
+    for (uint32_t tap = 0; tap < l->k / dim; tap++) {
+      if (b[((uint64_t)g * l->k + (uint64_t)tap * dim + cl) * l->n + cl] != w) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 /* A DWCONV layer: one convolution per channel group (group_c input channels of pixels in_c
  * apart, group_c * depth_mult output channels), a FENCE between two. */
 static tsr_status_t capture_dwconv(tsr_dev_t *dev, const tsr_net_prog_t *p,
@@ -150,6 +178,7 @@ static tsr_status_t capture_dwconv(tsr_dev_t *dev, const tsr_net_prog_t *p,
   layer_conv_desc(p, l, base, &dw.c);
   dw.group_c = l->group_c;
   dw.depth_mult = l->depth_mult;
+  dw.ones_addr = window_ones(p, l, groups) ? base + l->b_off + (uint32_t)(groups * l->k * l->n) : 0u;
   if (tsr_dw_plan(&dev->info, &dw, &dwp)) {
     return tsr_dw_run(dev, &dw, &dwp);
   }
