@@ -310,7 +310,7 @@ static bool dw_plan_window(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, t
     return false;
   }
   p->window = true;
-  p->mt = 1u;
+  p->mt = p->th = p->rpm = 1u;
   p->acc_stride = 1u + prows;
   return true;
 }
@@ -331,15 +331,18 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
     return false;
   }
   const uint32_t groups = ceil_div(ic, gc);
-  if ((groups > 1u && gc * dm != dim) || (c->stride_h != 1u && c->out_h > 1u) ||
-      (c->stride_w != 1u && c->out_w > 1u) || c->in_row % ic != 0u) {
+  /* One stride s for every axis with more than one output. */
+  const uint32_t str = c->out_h > 1u ? c->stride_h : c->out_w > 1u ? c->stride_w : 1u;
+  if ((groups > 1u && gc * dm != dim) || (c->out_h > 1u && c->out_w > 1u && c->stride_h != c->stride_w) ||
+      str == 0u || str > 8u || c->in_row % ic != 0u) {
     return false;
   }
   const uint32_t wv = c->in_row / ic;
   const uint64_t taps = (uint64_t)c->kh * c->kw;
   const uint64_t span = (uint64_t)(c->kh - 1u) * c->dil_h * wv + (uint64_t)(c->kw - 1u) * c->dil_w;
   const uint64_t mv = (uint64_t)(c->out_h - 1u) * wv + c->out_w;
-  if (wv < c->out_w || taps * dim != c->gemm.k || span > 65535u || mv > 0x7fffffffu) {
+  if ((uint64_t)(c->out_w - 1u) * str + 1u > wv || taps * dim != c->gemm.k || span > 65535u ||
+      mv > 0x7fffffffu) {
     return false;
   }
   const uint32_t half = bank_half(info->spad_rows);
@@ -350,6 +353,7 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   p->wv = wv;
   p->span = (uint32_t)span;
   p->mv = (uint32_t)mv;
+  p->stride = str;
   p->groups = groups;
   p->phases = 1u;
   p->abuf = abuf;
@@ -364,29 +368,44 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   uint64_t best = 0u;
   p->gp = 0u;
   for (uint32_t gp = 1u; gp <= groups && (uint64_t)gp * k <= wcap; gp++) {
-    const uint32_t by_acc = acap / gp > prows ? acap / gp - prows : 0u;
-    const uint32_t by_a = abuf / gp > span ? abuf / gp - (uint32_t)span : 0u;
-    const uint32_t mt = (uint32_t)(mv < by_acc ? (mv < by_a ? mv : by_a) : min32(by_acc, by_a));
-    /* A tile of at least one virtual row's pixels holds an output pixel, so it has STOREs. */
-    if (mt == 0u || mt < min32((uint32_t)mv, wv) || (uint64_t)mt + span > 65535u) {
+    /* The most output rows per tile: th rows are mt = (th - 1) * wv + out_w virtual rows in
+     * the accumulator and s * (mt - 1) + span + 1 input pixels per group in the scratchpad. */
+    uint32_t th = c->out_h;
+    while (th > 0u) {
+      const uint64_t mt = (uint64_t)(th - 1u) * wv + c->out_w;
+      const uint64_t pix = (mt - 1u) * str + span + 1u;
+      if ((mt + prows) * gp <= acap && pix * gp <= abuf && pix <= 65535u) {
+        break;
+      }
+      th--;
+    }
+    if (th == 0u) {
       break;
     }
+    const uint32_t mt = (th - 1u) * wv + c->out_w;
+    /* A MATMUL streams a whole tile (virtual pixels included) or one output row (none): at
+     * least N cycles each, for its weights. */
+    const uint64_t mm_tile = (uint64_t)(mt > dim ? mt : dim) + 2u;
+    const uint64_t mm_rows = (uint64_t)th * ((c->out_w > dim ? c->out_w : dim) + 2u);
+    const uint32_t rpm = mm_rows < mm_tile ? 1u : th;
     /* Cycles, roughly: per pass its weights over an 8-byte bus, a FENCE and the STOREs of
-     * its last tile (nothing to hide behind); per tile one MATMUL of mt rows (and a few
-     * cycles) per group and tap, or the STOREs of the tile before if they take longer
-     * (about 44 cycles each: one per output row and group unless one run covers a tile). */
+     * its last tile (nothing to hide behind); per tile those MATMULs per group and tap, or
+     * the STOREs of the tile before if they take longer (about 44 cycles each: one per
+     * output row and group unless one run covers a tile). */
     const uint64_t passes = ceil_div(groups, gp);
-    const uint64_t tiles = (uint64_t)c->batch * ceil_div((uint32_t)mv, mt);
+    const uint64_t tiles = (uint64_t)c->batch * ceil_div(c->out_h, th);
     const bool one_run = wv == c->out_w && c->out_row == c->out_w * c->out_c;
-    const uint64_t stores = (uint64_t)gp * (one_run ? 1u : ceil_div(mt, wv) + 1u);
-    const uint64_t st_cycles = stores * 44u + (uint64_t)gp * mt;
-    const uint64_t mm_cycles = taps * gp * (mt + 2u);
+    const uint64_t stores = (uint64_t)gp * (one_run ? 1u : th);
+    const uint64_t st_cycles = stores * 44u + (uint64_t)gp * th * c->out_w;
+    const uint64_t mm_cycles = taps * gp * (rpm == 1u ? mm_rows : mm_tile);
     const uint64_t cost = passes * (200u + gp * k * n / 8u + st_cycles) +
                           passes * tiles * ((mm_cycles > st_cycles ? mm_cycles : st_cycles) + 40u);
     if (p->gp == 0u || cost < best) {
       best = cost;
       p->gp = gp;
+      p->th = th;
       p->mt = mt;
+      p->rpm = rpm;
     }
   }
   if (p->gp == 0u) {
@@ -406,9 +425,27 @@ typedef struct dw_pass {
 
 /* Tile t of a pass: image, first virtual row, rows. */
 static void dw_tile(const dw_pass_t *s, uint32_t t, uint32_t *b, uint32_t *m0, uint32_t *mt) {
+  const uint32_t oy0 = (t % s->tpi) * s->p->th;
   *b = t / s->tpi;
-  *m0 = (t % s->tpi) * s->p->mt;
-  *mt = min32(s->p->mt, s->p->mv - *m0);
+  *m0 = oy0 * s->p->wv;
+  *mt = (min32(s->p->th, s->d->c.out_h - oy0) - 1u) * s->p->wv + s->d->c.out_w;
+}
+
+/* A tile of mt virtual rows reads s * (mt - 1) + span + 1 consecutive input pixels from
+ * s * m0 - (pad_t * wv + pad_l): phase f (f < s) holds every s-th of them from the f-th,
+ * one LOAD per channel phase with pixel stride s. The rows of phase f, and where its
+ * region starts in the tile's A buffer (the phases one after the other, gp chunks each). */
+static uint32_t dw_phase_rows(const dw_pass_t *s, uint32_t mt, uint32_t f) {
+  const uint32_t pix = (mt - 1u) * s->p->stride + s->p->span + 1u;
+  return pix > f ? ceil_div(pix - f, s->p->stride) : 0u;
+}
+
+static uint32_t dw_phase_base(const dw_pass_t *s, uint32_t mt, uint32_t f) {
+  uint32_t base = 0u;
+  for (uint32_t i = 0u; i < f; i++) {
+    base += s->gp * dw_phase_rows(s, mt, i);
+  }
+  return base;
 }
 
 /* Input channels and output columns of group g. */
@@ -438,19 +475,23 @@ static tsr_status_t dw_loads(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t) {
                           c->gemm.n, s->gp * c->gemm.k, c->gemm.n, p->wbase);
     deps = 0u;
   }
-  const uint32_t r = mt + p->span;
   const uint32_t abase = (t % 2u) * p->abuf;
-  const uint32_t q0 = m0 - (c->pad_t * p->wv + c->pad_l); /* modulo 2^32 */
-  for (uint32_t ph = 0u; ph < s->phases && st == TSR_OK; ph++) {
-    const uint32_t chunks = ceil_div(s->gp - ph, s->phases);
-    const uint32_t ch0 = (s->g0 + ph) * gc;
-    const uint32_t cols = min32(chunks * s->dim, ic - ch0);
-    if (ph + 1u == s->phases) {
-      deps |= TSR_DEP_PUSH_NEXT;
+  const uint32_t q0 = m0 * p->stride - (c->pad_t * p->wv + c->pad_l); /* modulo 2^32 */
+  for (uint32_t f = 0u; f < p->stride && st == TSR_OK; f++) {
+    const uint32_t r = dw_phase_rows(s, mt, f);
+    const uint32_t fbase = abase + dw_phase_base(s, mt, f);
+    for (uint32_t ph = 0u; ph < s->phases && st == TSR_OK; ph++) {
+      const uint32_t chunks = ceil_div(s->gp - ph, s->phases);
+      const uint32_t ch0 = (s->g0 + ph) * gc;
+      const uint32_t cols = min32(chunks * s->dim, ic - ch0);
+      if (ph + 1u == s->phases && f + 1u == p->stride) {
+        deps |= TSR_DEP_PUSH_NEXT;
+      }
+      st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD,
+                            c->in_addr + b * c->in_img + (q0 + f) * ic + ch0, p->stride * ic, r, cols,
+                            fbase + dw_aoff(s, ph, r));
+      deps = 0u;
     }
-    st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD, c->in_addr + b * c->in_img + q0 * ic + ch0, ic,
-                          r, cols, abase + dw_aoff(s, ph, r));
-    deps = 0u;
   }
   return st;
 }
@@ -605,40 +646,50 @@ static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, d
   uint32_t b, m0, mt;
   dw_tile(s, t, &b, &m0, &mt);
   const uint32_t taps = c->kh * c->kw;
-  const uint32_t total = taps * s->gp;
-  const uint32_t r = mt + p->span;
+  const uint32_t rows = (mt - c->out_w) / p->wv + 1u; /* output rows of the tile */
+  const uint32_t chunks = ceil_div(rows, p->rpm);
+  const uint32_t total = taps * s->gp * chunks;
   const uint32_t abase = (t % 2u) * p->abuf;
   tsr_status_t st = prev != NULL ? dw_store_token(dev, prev) : TSR_OK;
   uint32_t i = 0u;
   for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
     const uint32_t gcc = dw_gc(s, s->g0 + rel);
-    for (uint32_t tap = 0u; tap < taps && st == TSR_OK; tap++, i++) {
-      const uint32_t ky = tap / c->kw, kx = tap % c->kw;
-      uint32_t deps = 0u;
-      if (i == 0u) {
-        deps |= TSR_DEP_POP_PREV | (t >= 2u ? TSR_DEP_POP_NEXT : 0u);
-      }
-      if (i + 1u == total) {
-        deps |= TSR_DEP_PUSH_NEXT | (t + 2u < s->tiles ? TSR_DEP_PUSH_PREV : 0u);
-      }
-      tsr_matmul_args_t mm;
-      mm.a_addr = abase + dw_aoff(s, rel, r) + ky * c->dil_h * p->wv + kx * c->dil_w;
-      mm.w_addr = p->wbase + rel * c->gemm.k + tap * s->dim;
-      mm.c_addr = p->cbuf[t % 2u] + rel * p->acc_stride;
-      mm.m = mt;
-      mm.k = gcc;
-      mm.n = gcc * s->d->depth_mult;
-      mm.accumulate = tap != 0u;
-      mm.keep_weights = false;
-      tsr_cmd_t cmd;
-      st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
-      if (st == TSR_OK) {
-        st = tsr_submit(dev, &cmd);
-      }
-      /* The STOREs of the tile before, in proportion: at most a few between two MATMULs. */
-      while (st == TSR_OK && prev != NULL &&
-             (uint64_t)prev->done * total < (uint64_t)(i + 1u) * prev->total) {
-        st = dw_store_next(dev, s, prev);
+    for (uint32_t tap = 0u; tap < taps && st == TSR_OK; tap++) {
+      /* Tap (ky, kx) reads flat pixel s * m + off: phase off mod s, (off - phase) / s rows
+       * into it. */
+      const uint32_t off = (tap / c->kw) * c->dil_h * p->wv + (tap % c->kw) * c->dil_w;
+      const uint32_t f = off % p->stride;
+      const uint32_t r = dw_phase_rows(s, mt, f);
+      const uint32_t a0 = abase + dw_phase_base(s, mt, f) + dw_aoff(s, rel, r) + (off - f) / p->stride;
+      for (uint32_t ch = 0u; ch < chunks && st == TSR_OK; ch++, i++) {
+        const uint32_t r0 = ch * p->rpm * p->wv; /* virtual row of the MATMUL's first output row */
+        const uint32_t nrows = min32(p->rpm, rows - ch * p->rpm);
+        uint32_t deps = 0u;
+        if (i == 0u) {
+          deps |= TSR_DEP_POP_PREV | (t >= 2u ? TSR_DEP_POP_NEXT : 0u);
+        }
+        if (i + 1u == total) {
+          deps |= TSR_DEP_PUSH_NEXT | (t + 2u < s->tiles ? TSR_DEP_PUSH_PREV : 0u);
+        }
+        tsr_matmul_args_t mm;
+        mm.a_addr = a0 + r0;
+        mm.w_addr = p->wbase + rel * c->gemm.k + tap * s->dim;
+        mm.c_addr = p->cbuf[t % 2u] + rel * p->acc_stride + r0;
+        mm.m = (nrows - 1u) * p->wv + c->out_w;
+        mm.k = gcc;
+        mm.n = gcc * s->d->depth_mult;
+        mm.accumulate = tap != 0u;
+        mm.keep_weights = false;
+        tsr_cmd_t cmd;
+        st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+        if (st == TSR_OK) {
+          st = tsr_submit(dev, &cmd);
+        }
+        /* The STOREs of the tile before, in proportion: a few between two MATMULs. */
+        while (st == TSR_OK && prev != NULL &&
+               (uint64_t)prev->done * total < (uint64_t)(i + 1u) * prev->total) {
+          st = dw_store_next(dev, s, prev);
+        }
       }
     }
   }
@@ -740,7 +791,7 @@ tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_pla
     s.g0 = g0;
     s.gp = min32(p->gp, p->groups - g0);
     s.phases = min32(p->phases, s.gp);
-    s.tpi = ceil_div(p->mv, p->mt);
+    s.tpi = ceil_div(d->c.out_h, p->th);
     s.tiles = d->c.batch * s.tpi;
     if (g0 != 0u) {
       tsr_cmd_t fence;

@@ -100,14 +100,16 @@ typedef struct tsr_dw_desc {
 } tsr_dw_desc_t;
 
 /** How tsr_dw_run cuts a layer: passes of `gp` channel groups (a FENCE between two), tiles
- *  of `mt` virtual output rows; false when the path does not take the layer (a stride
- *  other than 1 along an axis with more than one output, n > N, groups not N channels
- *  apart, or a window too large for the buffers). */
+ *  of `th` output rows; false when the path does not take the layer (strides that differ
+ *  between two axes with more than one output, n > N, groups not N channels apart, or a
+ *  window too large for the buffers). */
 typedef struct tsr_dw_plan {
   uint32_t wv;          /**< virtual row: the input's row pitch in pixels */
   uint32_t span;        /**< rows from a tile's first virtual row to its last tap's */
   uint32_t mv;          /**< virtual rows per image: (out_h - 1) * wv + out_w */
-  uint32_t gp, mt;      /**< groups per pass, virtual rows per tile */
+  uint32_t gp, mt;      /**< groups per pass, virtual rows per tile ((th - 1) * wv + out_w) */
+  uint32_t stride;      /**< s: virtual pixel m reads flat input pixel s * m + tap offset */
+  uint32_t th, rpm;     /**< output rows per tile, per MATMUL */
   uint32_t groups, phases;
   bool window;          /**< a window sum with one output pixel (mt = 1, gp blocks per pass) */
   uint32_t segs, seg_pix; /**< window: runs of pixels contiguous in the input, pixels each */
