@@ -323,17 +323,39 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   p->window = false;
   p->segs = p->seg_pix = 0u;
   const uint32_t dim = info->dim;
-  const uint32_t ic = c->in_c, gc = d->group_c, dm = d->depth_mult, n = c->gemm.n;
-  if (c->in_pix != 0u || c->out_pix != 0u || gc == 0u || dm == 0u || ic == 0u || gc > ic ||
-      (uint64_t)gc * dm != n || n > dim || (uint64_t)ic * dm != c->out_c || c->batch == 0u ||
+  const uint32_t ic = c->in_c;
+  const uint32_t gc = d->dense ? dim : d->group_c, dm = d->dense ? 1u : d->depth_mult;
+  const uint32_t n = d->dense ? min32(dim, c->out_c) : c->gemm.n;
+  if (c->in_pix != 0u || c->out_pix != 0u || gc == 0u || dm == 0u || ic == 0u || c->batch == 0u ||
       c->kh == 0u || c->kw == 0u || c->out_h == 0u || c->out_w == 0u || c->dil_h == 0u ||
-      c->dil_w == 0u || c->gemm.has_lut || ic > 65535u) {
+      c->dil_w == 0u || c->gemm.has_lut || ic > 65535u || c->out_c > 65535u) {
     return false;
   }
-  const uint32_t groups = ceil_div(ic, gc);
+  if (!d->dense && (gc > ic || (uint64_t)gc * dm != n || n > dim || (uint64_t)ic * dm != c->out_c)) {
+    return false;
+  }
+  p->dense = d->dense;
+  p->chunks = 1u;
+  p->per_kh = false;
+  p->seg_pad = dim;
+  if (d->dense) {
+    /* Every tap's B rows must start a K block: per kernel tap, or per kernel row of whole
+     * chunks. The per-tap K (chunks * N a tap) may be at most twice the view's im2col K. */
+    tsr_conv_geom_t g;
+    if (!tsr_conv_geom(c, dim, &g) || g.k != c->gemm.k || c->gemm.n != c->out_c ||
+        (g.per_kh && c->kw > 1u && ic % dim != 0u) ||
+        (uint64_t)ceil_div(ic, dim) * dim * c->kh * c->kw > 2u * (uint64_t)g.k) {
+      return false;
+    }
+    p->chunks = ceil_div(ic, dim);
+    p->per_kh = g.per_kh;
+    p->seg_pad = g.seg_pad;
+  }
+  const uint32_t groups = d->dense ? ceil_div(c->out_c, dim) : ceil_div(ic, gc);
   /* One stride s for every axis with more than one output. */
   const uint32_t str = c->out_h > 1u ? c->stride_h : c->out_w > 1u ? c->stride_w : 1u;
-  if ((groups > 1u && gc * dm != dim) || (c->out_h > 1u && c->out_w > 1u && c->stride_h != c->stride_w) ||
+  if ((!d->dense && groups > 1u && gc * dm != dim) ||
+      (c->out_h > 1u && c->out_w > 1u && c->stride_h != c->stride_w) ||
       str == 0u || str > 8u || c->in_row % ic != 0u) {
     return false;
   }
@@ -341,8 +363,8 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   const uint64_t taps = (uint64_t)c->kh * c->kw;
   const uint64_t span = (uint64_t)(c->kh - 1u) * c->dil_h * wv + (uint64_t)(c->kw - 1u) * c->dil_w;
   const uint64_t mv = (uint64_t)(c->out_h - 1u) * wv + c->out_w;
-  if ((uint64_t)(c->out_w - 1u) * str + 1u > wv || taps * dim != c->gemm.k || span > 65535u ||
-      mv > 0x7fffffffu) {
+  if ((uint64_t)(c->out_w - 1u) * str + 1u > wv || (!d->dense && taps * dim != c->gemm.k) ||
+      span > 65535u || mv > 0x7fffffffu) {
     return false;
   }
   const uint32_t half = bank_half(info->spad_rows);
@@ -360,7 +382,7 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   p->wbase = half;
   p->cbuf[0] = 0u;
   p->cbuf[1] = ahalf;
-  if (dw_plan_window(info, d, p, groups, wcap, acap)) {
+  if (!d->dense && dw_plan_window(info, d, p, groups, wcap, acap)) {
     return true;
   }
   const uint32_t prows = tsr_gemm_param_rows(&c->gemm);
@@ -374,7 +396,7 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
     while (th > 0u) {
       const uint64_t mt = (uint64_t)(th - 1u) * wv + c->out_w;
       const uint64_t pix = (mt - 1u) * str + span + 1u;
-      if ((mt + prows) * gp <= acap && pix * gp <= abuf && pix <= 65535u) {
+      if ((mt + prows) * gp <= acap && pix * (d->dense ? p->chunks : gp) <= abuf && pix <= 65535u) {
         break;
       }
       th--;
@@ -397,8 +419,10 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
     const bool one_run = wv == c->out_w && c->out_row == c->out_w * c->out_c;
     const uint64_t stores = (uint64_t)gp * (one_run ? 1u : th);
     const uint64_t st_cycles = stores * 44u + (uint64_t)gp * th * c->out_w;
-    const uint64_t mm_cycles = taps * gp * (rpm == 1u ? mm_rows : mm_tile);
-    const uint64_t cost = passes * (200u + gp * k * n / 8u + st_cycles) +
+    const uint64_t mm_cycles = taps * gp * p->chunks * (rpm == 1u ? mm_rows : mm_tile);
+    /* Dense: each pass loads the input again. */
+    const uint64_t reload = d->dense ? tiles * ((mt - 1u) * str + span + 1u) * ic / 8u : 0u;
+    const uint64_t cost = passes * (200u + gp * k * n / 8u + st_cycles + reload) +
                           passes * tiles * ((mm_cycles > st_cycles ? mm_cycles : st_cycles) + 40u);
     if (p->gp == 0u || cost < best) {
       best = cost;
@@ -408,10 +432,18 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
       p->rpm = rpm;
     }
   }
-  if (p->gp == 0u) {
+  /* A 1x1 kernel reads each input byte once either way; there the im2col view measured
+   * faster unless this path hides STOREs (one per output row into a bordered output)
+   * behind a second tile of one pass: with several passes each loads the input again and
+   * exposes its weight LOAD and last STOREs (MobileNetV1's 6x6x128 layers, 15,664 ->
+   * 18,834 cycles at N = 8), and a dense output is one STORE per tile in the view (DS-CNN's
+   * last 1x1, 10,275 -> 14,985). */
+  if (p->gp == 0u || (d->dense && taps == 1u &&
+                      (p->gp < groups || c->out_row == c->out_w * c->out_c ||
+                       (uint64_t)c->batch * ceil_div(c->out_h, p->th) < 2u))) {
     return false;
   }
-  p->phases = (dm == 1u || groups == 1u) ? 1u : dm;
+  p->phases = (dm == 1u || groups == 1u || d->dense) ? 1u : dm;
   p->acc_stride = p->mt + prows;
   return true;
 }
@@ -443,14 +475,23 @@ static uint32_t dw_phase_rows(const dw_pass_t *s, uint32_t mt, uint32_t f) {
 static uint32_t dw_phase_base(const dw_pass_t *s, uint32_t mt, uint32_t f) {
   uint32_t base = 0u;
   for (uint32_t i = 0u; i < f; i++) {
-    base += s->gp * dw_phase_rows(s, mt, i);
+    base += (s->p->dense ? s->p->chunks : s->gp) * dw_phase_rows(s, mt, i);
   }
   return base;
 }
 
-/* Input channels and output columns of group g. */
+/* Input channels of depthwise group g. */
 static uint32_t dw_gc(const dw_pass_t *s, uint32_t g) {
   return min32(s->d->group_c, s->d->c.in_c - g * s->d->group_c);
+}
+
+/* The first output channel of group g, and its output channels. */
+static uint32_t dw_o0(const dw_pass_t *s, uint32_t g) {
+  return g * (s->p->dense ? s->dim : s->d->c.gemm.n);
+}
+
+static uint32_t dw_ncols(const dw_pass_t *s, uint32_t g) {
+  return s->p->dense ? min32(s->dim, s->d->c.out_c - g * s->dim) : dw_gc(s, g) * s->d->depth_mult;
 }
 
 /* Scratchpad offset, within a tile's A buffer of rows r each, of group g0 + rel's chunk. */
@@ -471,8 +512,13 @@ static tsr_status_t dw_loads(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t) {
   tsr_status_t st = TSR_OK;
   uint32_t deps = t >= 2u ? TSR_DEP_POP_NEXT : 0u;
   if (t == 0u) { /* the pass's weights: gp * k rows of n bytes */
-    st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD, c->gemm.b_addr + s->g0 * c->gemm.k * c->gemm.n,
-                          c->gemm.n, s->gp * c->gemm.k, c->gemm.n, p->wbase);
+    if (p->dense) { /* B's columns of the pass: block jj lands at wbase + jj * k */
+      st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD, c->gemm.b_addr + s->g0 * s->dim, c->gemm.ldb,
+                            c->gemm.k, min32(s->gp * s->dim, c->out_c - s->g0 * s->dim), p->wbase);
+    } else {
+      st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD, c->gemm.b_addr + s->g0 * c->gemm.k * c->gemm.n,
+                            c->gemm.n, s->gp * c->gemm.k, c->gemm.n, p->wbase);
+    }
     deps = 0u;
   }
   const uint32_t abase = (t % 2u) * p->abuf;
@@ -482,8 +528,8 @@ static tsr_status_t dw_loads(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t) {
     const uint32_t fbase = abase + dw_phase_base(s, mt, f);
     for (uint32_t ph = 0u; ph < s->phases && st == TSR_OK; ph++) {
       const uint32_t chunks = ceil_div(s->gp - ph, s->phases);
-      const uint32_t ch0 = (s->g0 + ph) * gc;
-      const uint32_t cols = min32(chunks * s->dim, ic - ch0);
+      const uint32_t ch0 = p->dense ? 0u : (s->g0 + ph) * gc;
+      const uint32_t cols = p->dense ? ic : min32(chunks * s->dim, ic - ch0);
       if (ph + 1u == s->phases && f + 1u == p->stride) {
         deps |= TSR_DEP_PUSH_NEXT;
       }
@@ -501,8 +547,8 @@ static tsr_status_t dw_params(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf)
   const tsr_gemm_desc_t *g = &s->d->c.gemm;
   tsr_status_t st = TSR_OK;
   for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
-    const uint32_t ncols = dw_gc(s, s->g0 + rel) * s->d->depth_mult;
-    const uint32_t o0 = (s->g0 + rel) * g->n;
+    const uint32_t ncols = dw_ncols(s, s->g0 + rel);
+    const uint32_t o0 = dw_o0(s, s->g0 + rel);
     const uint32_t prow = cbuf + rel * s->p->acc_stride + s->p->mt;
     uint32_t addr[5], row[5], cnt = 0u;
     if (g->has_bias) {
@@ -533,9 +579,9 @@ static tsr_status_t dw_params(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf)
 static tsr_status_t dw_pause(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf) {
   const tsr_gemm_desc_t *g = &s->d->c.gemm;
   const uint32_t row = cbuf + s->p->mt;
-  const uint32_t cols = 4u * dw_gc(s, s->g0) * s->d->depth_mult;
+  const uint32_t cols = 4u * dw_ncols(s, s->g0);
   if (g->has_bias || g->per_channel) {
-    const uint32_t o0 = s->g0 * g->n;
+    const uint32_t o0 = dw_o0(s, s->g0);
     const uint32_t addr = g->has_bias ? g->bias_addr + 4u * o0 : g->mult_addr + 4u * o0;
     return tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, addr, cols, 1u, cols, row + (g->has_bias ? 0u : 1u));
   }
@@ -589,10 +635,10 @@ static tsr_status_t dw_store_next(tsr_dev_t *dev, const dw_pass_t *s, dw_stores_
   const uint32_t oy = w->m / s->p->wv, ox = w->m % s->p->wv;
   tsr_store_args_t sa;
   sa.addr = c->out_addr + w->b * c->out_img + oy * c->out_row + ox * c->out_c +
-            (s->g0 + w->rel) * g->n;
+            dw_o0(s, s->g0 + w->rel);
   sa.stride = c->out_c;
   sa.rows = len;
-  sa.cols = dw_gc(s, s->g0 + w->rel) * s->d->depth_mult;
+  sa.cols = dw_ncols(s, s->g0 + w->rel);
   sa.src = cbuf + (w->m - w->m0);
   sa.param = cbuf + s->p->mt;
   sa.bias = g->has_bias;
@@ -648,19 +694,26 @@ static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, d
   const uint32_t taps = c->kh * c->kw;
   const uint32_t rows = (mt - c->out_w) / p->wv + 1u; /* output rows of the tile */
   const uint32_t chunks = ceil_div(rows, p->rpm);
-  const uint32_t total = taps * s->gp * chunks;
+  const uint32_t pairs = p->dense ? p->chunks : 1u; /* input chunks per group and tap */
+  const uint32_t total = taps * s->gp * pairs * chunks;
   const uint32_t abase = (t % 2u) * p->abuf;
   tsr_status_t st = prev != NULL ? dw_store_token(dev, prev) : TSR_OK;
   uint32_t i = 0u;
   for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
-    const uint32_t gcc = dw_gc(s, s->g0 + rel);
-    for (uint32_t tap = 0u; tap < taps && st == TSR_OK; tap++) {
+    const uint32_t ncols = dw_ncols(s, s->g0 + rel);
+    for (uint32_t q = 0u; q < taps * pairs && st == TSR_OK; q++) {
       /* Tap (ky, kx) reads flat pixel s * m + off: phase off mod s, (off - phase) / s rows
-       * into it. */
-      const uint32_t off = (tap / c->kw) * c->dil_h * p->wv + (tap % c->kw) * c->dil_w;
+       * into it; dense, input chunk ci of it against B rows tap_base + ci * N. */
+      const uint32_t tap = q / pairs, ci = q % pairs;
+      const uint32_t ky = tap / c->kw, kx = tap % c->kw;
+      const uint32_t off = ky * c->dil_h * p->wv + kx * c->dil_w;
       const uint32_t f = off % p->stride;
       const uint32_t r = dw_phase_rows(s, mt, f);
-      const uint32_t a0 = abase + dw_phase_base(s, mt, f) + dw_aoff(s, rel, r) + (off - f) / p->stride;
+      const uint32_t a0 = abase + dw_phase_base(s, mt, f) + (p->dense ? ci * r : dw_aoff(s, rel, r)) +
+                          (off - f) / p->stride;
+      const uint32_t brow = !p->dense ? tap * s->dim
+                            : (p->per_kh ? ky * p->seg_pad + kx * c->in_c : tap * p->seg_pad) + ci * s->dim;
+      const uint32_t kk = p->dense ? min32(s->dim, c->in_c - ci * s->dim) : dw_gc(s, s->g0 + rel);
       for (uint32_t ch = 0u; ch < chunks && st == TSR_OK; ch++, i++) {
         const uint32_t r0 = ch * p->rpm * p->wv; /* virtual row of the MATMUL's first output row */
         const uint32_t nrows = min32(p->rpm, rows - ch * p->rpm);
@@ -673,12 +726,12 @@ static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, d
         }
         tsr_matmul_args_t mm;
         mm.a_addr = a0 + r0;
-        mm.w_addr = p->wbase + rel * c->gemm.k + tap * s->dim;
+        mm.w_addr = p->wbase + rel * c->gemm.k + brow;
         mm.c_addr = p->cbuf[t % 2u] + rel * p->acc_stride + r0;
         mm.m = (nrows - 1u) * p->wv + c->out_w;
-        mm.k = gcc;
-        mm.n = gcc * s->d->depth_mult;
-        mm.accumulate = tap != 0u;
+        mm.k = kk;
+        mm.n = ncols;
+        mm.accumulate = q != 0u;
         mm.keep_weights = false;
         tsr_cmd_t cmd;
         st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
@@ -775,7 +828,7 @@ tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_pla
   }
   tsr_dw_plan_t check;
   if (!tsr_dw_plan(&dev->info, d, &check) || check.gp != p->gp || check.mt != p->mt ||
-      check.window != p->window) {
+      check.window != p->window || check.dense != p->dense) {
     set_err(dev, "dwconv: ", "the plan was not made for this descriptor and device");
     return TSR_BAD_ARG;
   }

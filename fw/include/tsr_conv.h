@@ -64,7 +64,8 @@ typedef struct tsr_conv_desc {
  *  padded to seg_pad (a multiple of dim); K = segs * seg_pad. */
 typedef struct tsr_conv_geom {
   uint32_t segs, seg_bytes, seg_pad, k;
-  bool per_kh;                   /**< one segment per kernel row (else per kernel tap) */
+  bool per_kh;
+  bool dense;           /**< a CONV_2D (tsr_dw_desc_t.dense) */                   /**< one segment per kernel row (else per kernel tap) */
 } tsr_conv_geom_t;
 
 /** The K layout of `d` for an N = dim array; false if a size overflows. */
@@ -97,6 +98,10 @@ typedef struct tsr_dw_desc {
    *  an average pool or a mean). With one output pixel the layer then runs as a sum over
    *  the window's pixels: A that row, the pixels the weights (tsr_dw_run, "Window sums"). */
   uint32_t ones_addr;
+  /** A CONV_2D instead (group_c and depth_mult unused): every input channel feeds every output
+   *  channel, c.gemm's B is tsr_conv_geom's (K x out_c, ldb = out_c), and a "group" is a
+   *  block of N output channels whose MATMULs take every N-channel chunk of the input. */
+  bool dense;
 } tsr_dw_desc_t;
 
 /** How tsr_dw_run cuts a layer: passes of `gp` channel groups (a FENCE between two), tiles
@@ -112,6 +117,11 @@ typedef struct tsr_dw_plan {
   uint32_t th, rpm;     /**< output rows per tile, per MATMUL */
   uint32_t groups, phases;
   bool window;          /**< a window sum with one output pixel (mt = 1, gp blocks per pass) */
+  uint32_t chunks;      /**< N-channel chunks of the input a tile loads per group (dense: all) */
+  uint32_t seg_pad;     /**< dense: tsr_conv_geom's segment; B rows of tap (ky, kx) start at
+                             ky * seg_pad + kx * in_c (per_kh) or tap * seg_pad */
+  bool per_kh;
+  bool dense;           /**< a CONV_2D (tsr_dw_desc_t.dense) */
   uint32_t segs, seg_pix; /**< window: runs of pixels contiguous in the input, pixels each */
   uint32_t abuf, wbase, cbuf[2], acc_stride;
 } tsr_dw_plan_t;

@@ -175,6 +175,7 @@ static tsr_status_t capture_dwconv(tsr_dev_t *dev, const tsr_net_prog_t *p,
   /* Every group in one job with shifted rows where that path takes the layer. */
   tsr_dw_desc_t dw;
   tsr_dw_plan_t dwp;
+  memset(&dw, 0, sizeof dw);
   layer_conv_desc(p, l, base, &dw.c);
   dw.group_c = l->group_c;
   dw.depth_mult = l->depth_mult;
@@ -315,11 +316,17 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
         st = tsr_gemm_run(&dev, &d, &plan, NULL, NULL);
       }
     } else if (l->kind == TSR_NET_CONV) {
-      tsr_conv_desc_t d;
+      /* With shifted rows (fw/tsr_conv.c) where that path takes it, else the im2col view. */
+      tsr_dw_desc_t dw;
+      tsr_dw_plan_t dwp;
+      memset(&dw, 0, sizeof dw);
+      layer_conv_desc(p, l, base, &dw.c);
+      dw.dense = true;
       tsr_gemm_plan_t plan;
-      layer_conv_desc(p, l, base, &d);
-      if ((st = tsr_conv_plan(&dev.info, &d, &plan, &why)) == TSR_OK) {
-        st = tsr_conv_run(&dev, &d, &plan);
+      if (tsr_dw_plan(&dev.info, &dw, &dwp)) {
+        st = tsr_dw_run(&dev, &dw, &dwp);
+      } else if ((st = tsr_conv_plan(&dev.info, &dw.c, &plan, &why)) == TSR_OK) {
+        st = tsr_conv_run(&dev, &dw.c, &plan);
       }
     } else if (l->kind == TSR_NET_DWCONV) {
       st = capture_dwconv(&dev, p, l, base, &why);

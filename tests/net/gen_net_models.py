@@ -544,7 +544,7 @@ def bad_keepdims(rng) -> bytes:
 
 
 def vela20_models() -> dict:
-    """Depthwise convolutions and window sums large enough for tsr_dw_run's own paths
+    """Depthwise convolutions, convolutions and window sums large enough for tsr_dw_run's paths
     (fw/tsr_conv.c): several tiles of output rows (double-buffered, STOREs beside the next
     tile's MATMULs), several passes of channel groups, stride 2 (input phases), a MATMUL per
     output row, depth multiplier 2 (channel phases), and window sums over one output pixel
@@ -561,6 +561,18 @@ def vela20_models() -> dict:
                                                (3, 3, 1, 2, 2, 1, 1, True, True, ACT.RELU6, "dw"),
                                                (3, 3, 2, 1, 1, 1, 1, True, True, ACT.NONE, "dw")]),
     }
+    # CONV_2D through the same path (a block of N output channels per group, every input
+    # chunk per tap): stride 1, stride 2 SAME at odd sizes, dilation 2 with channels not a
+    # multiple of N (one B segment per tap), several passes of output blocks, and a 1x1
+    # whose output the next SAME convolution reads with a border.
+    dw.update({
+        "conv20_s1_c16": ([1, 20, 18, 16], -60, [(3, 3, 24, 1, 1, 1, 1, True, True, ACT.RELU)]),
+        "conv20_s2_odd_c16": ([1, 19, 17, 16], 8, [(3, 3, 20, 2, 2, 1, 1, True, True, ACT.NONE)]),
+        "conv20_dil2_c10": ([1, 15, 13, 10], 30, [(3, 3, 12, 1, 1, 2, 2, True, False, ACT.RELU6)]),
+        "conv20_passes": ([1, 10, 10, 32], -2, [(3, 3, 80, 1, 1, 1, 1, True, True, ACT.NONE)]),
+        "conv20_1x1_border": ([1, 24, 20, 24], 77, [(1, 1, 32, 1, 1, 1, 1, True, True, ACT.RELU),
+                                                    (3, 3, 8, 1, 1, 1, 1, True, True, ACT.NONE)]),
+    })
     models = {nm: (synthetic_conv(rng, nm, shape, zp, layers), "int8") for nm, (shape, zp, layers) in dw.items()}
     models["avgpool20_3x3_in_5x5_b2"] = (synthetic_pool(rng, "avgpool20_3x3_in_5x5_b2", [2, 5, 5, 20], -17,
                                                        3, 3, 3, 3, False, ACT.NONE), "int8")
