@@ -305,7 +305,7 @@ static bool dw_plan_window(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, t
   if (p->seg_pix > 65535u || rows_per_block > wcap) {
     return false;
   }
-  p->gp = min32(groups, min32((uint32_t)(wcap / rows_per_block), acap / (1u + prows)));
+  p->gp = min32(groups, min32(wcap / (uint32_t)rows_per_block, acap / (1u + prows)));
   if (p->gp == 0u) {
     return false;
   }
@@ -852,7 +852,8 @@ tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_pla
         break;
       }
     }
-    dw_stores_t prev = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
+    dw_stores_t prev; /* dw_stores_init fills it after tile 0 */
+    prev.done = prev.total = 0u;
     st = dw_loads(dev, &s, 0u);
     for (uint32_t t = 0u; t < s.tiles && st == TSR_OK; t++) {
       /* An accumulator LOAD starts only when the array is idle: the parameters of the two
