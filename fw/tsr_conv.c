@@ -388,6 +388,7 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   const uint32_t prows = tsr_gemm_param_rows(&c->gemm);
   const uint64_t k = c->gemm.k;
   uint64_t best = 0u;
+  uint32_t best_nt0 = 0u; /* tiles per image of the chosen pass size at its most rows */
   p->gp = 0u;
   for (uint32_t gp = 1u; gp <= groups && (uint64_t)gp * k <= wcap; gp++) {
     /* The most output rows per tile: th rows are mt = (th - 1) * wv + out_w virtual rows in
@@ -404,43 +405,56 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
     if (th == 0u) {
       break;
     }
-    const uint32_t mt = (th - 1u) * wv + c->out_w;
-    /* A MATMUL streams a whole tile (virtual pixels included) or one output row (none): at
-     * least N cycles each, for its weights. */
-    const uint64_t mm_tile = (uint64_t)(mt > dim ? mt : dim) + 2u;
-    const uint64_t mm_rows = (uint64_t)th * ((c->out_w > dim ? c->out_w : dim) + 2u);
-    const uint32_t rpm = mm_rows < mm_tile ? 1u : th;
-    /* Cycles, roughly: per pass its weights over an 8-byte bus, a FENCE and the STOREs of
-     * its last tile (nothing to hide behind); per tile those MATMULs per group and tap, or
-     * the STOREs of the tile before if they take longer (about 44 cycles each: one per
-     * output row and group unless one run covers a tile). */
-    const uint64_t passes = ceil_div(groups, gp);
-    const uint64_t tiles = (uint64_t)c->batch * ceil_div(c->out_h, th);
-    const bool one_run = wv == c->out_w && c->out_row == c->out_w * c->out_c;
-    const uint64_t stores = (uint64_t)gp * (one_run ? 1u : th);
-    const uint64_t st_cycles = stores * 44u + (uint64_t)gp * th * c->out_w;
-    const uint64_t mm_cycles = taps * gp * p->chunks * (rpm == 1u ? mm_rows : mm_tile);
-    /* Dense: each pass loads the input again. */
-    const uint64_t reload = d->dense ? tiles * ((mt - 1u) * str + span + 1u) * ic / 8u : 0u;
-    const uint64_t cost = passes * (200u + gp * k * n / 8u + st_cycles + reload) +
-                          passes * tiles * ((mm_cycles > st_cycles ? mm_cycles : st_cycles) + 40u);
-    if (p->gp == 0u || cost < best) {
-      best = cost;
-      p->gp = gp;
-      p->th = th;
-      p->mt = mt;
-      p->rpm = rpm;
+    /* The most rows, or fewer in more tiles: the last tile's STOREs and the first tile's
+     * LOAD of a pass have nothing to hide behind. But a tile of few pixels pays for its
+     * own (weight loads not hidden behind short MATMULs, the pause): at least 2N. */
+    const uint32_t nt0 = ceil_div(c->out_h, th);
+    for (uint32_t nt = nt0; nt < nt0 + 4u && nt <= c->out_h; nt++) {
+      const uint32_t tr = ceil_div(c->out_h, nt);
+      if (nt > nt0 && (uint64_t)tr * c->out_w < 2u * (uint64_t)dim) {
+        break;
+      }
+      const uint32_t mt = (tr - 1u) * wv + c->out_w;
+      const uint64_t pix = (uint64_t)(mt - 1u) * str + span + 1u;
+      /* A MATMUL streams a whole tile (virtual pixels included) or one output row (none): at
+       * least N cycles each, for its weights. */
+      const uint64_t mm_tile = (uint64_t)(mt > dim ? mt : dim) + 2u;
+      const uint64_t mm_rows = (uint64_t)tr * ((c->out_w > dim ? c->out_w : dim) + 2u);
+      const uint32_t rpm = mm_rows < mm_tile ? 1u : tr;
+      /* Cycles, roughly: per pass its weights over an 8-byte bus, a FENCE, its first tile's
+       * LOAD and the STOREs of its last tile; per tile those MATMULs per group and tap, or
+       * the STOREs of the tile before if they take longer (about 44 cycles each: one per
+       * output row and group unless one run covers a tile). Dense, each pass loads the
+       * input again. */
+      const uint64_t passes = ceil_div(groups, gp);
+      const uint64_t tiles = (uint64_t)c->batch * ceil_div(c->out_h, tr);
+      const bool one_run = wv == c->out_w && c->out_row == c->out_w * c->out_c;
+      const uint64_t stores = (uint64_t)gp * (one_run ? 1u : tr);
+      const uint64_t st_cycles = stores * 44u + (uint64_t)gp * tr * c->out_w;
+      const uint64_t mm_cycles = taps * gp * p->chunks * (rpm == 1u ? mm_rows : mm_tile);
+      const uint64_t load = pix * (d->dense ? ic : (uint64_t)gp * gc) / 8u;
+      const uint64_t cost = passes * (200u + gp * k * n / 8u + st_cycles + load) +
+                            passes * tiles * ((mm_cycles > st_cycles ? mm_cycles : st_cycles) + 40u +
+                                              (d->dense ? load : 0u));
+      if (p->gp == 0u || cost < best) {
+        best = cost;
+        best_nt0 = nt0;
+        p->gp = gp;
+        p->th = tr;
+        p->mt = mt;
+        p->rpm = rpm;
+      }
     }
   }
   /* A 1x1 kernel reads each input byte once either way; there the im2col view measured
    * faster unless this path hides STOREs (one per output row into a bordered output)
-   * behind a second tile of one pass: with several passes each loads the input again and
+   * behind a second tile (at the most rows a tile takes) of one pass: with several passes each loads the input again and
    * exposes its weight LOAD and last STOREs (MobileNetV1's 6x6x128 layers, 15,664 ->
    * 18,834 cycles at N = 8), and a dense output is one STORE per tile in the view (DS-CNN's
    * last 1x1, 10,275 -> 14,985). */
   if (p->gp == 0u || (d->dense && taps == 1u &&
                       (p->gp < groups || c->out_row == c->out_w * c->out_c ||
-                       (uint64_t)c->batch * ceil_div(c->out_h, p->th) < 2u))) {
+                       (uint64_t)c->batch * best_nt0 < 2u))) {
     return false;
   }
   p->phases = (dm == 1u || groups == 1u || d->dense) ? 1u : dm;
