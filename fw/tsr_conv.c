@@ -242,3 +242,660 @@ tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_ge
   const tsr_gemm_view_t view = {conv_load_a, conv_store_c, &v};
   return tsr_gemm_run_view(dev, &d->gemm, plan, &view, NULL, NULL);
 }
+
+/*
+ * Depthwise by shifted rows (tsr_dw_run). A depthwise convolution multiplies each channel
+ * by its own weights, so on the array every MATMUL is a block-diagonal N x N block: 1/N of
+ * its MACs count however A is fed. What the view above pays besides is its im2col: one
+ * 2-D LOAD of N-byte channel slices per (output-row run, tap), so that a DS-CNN layer is
+ * 2,000 commands and 8-byte bursts. Here the input is read once per tile instead:
+ *
+ *   With stride 1, virtual output pixel m = oy*wv + ox (wv the input's row pitch in
+ *   pixels, its border included) reads input pixel m + ky*dil_h*wv + kx*dil_w - (pad_t*wv
+ *   + pad_l) at tap (ky, kx): the same rows shifted by a constant per tap. So a tile of mt
+ *   virtual rows is one LOAD of mt + span consecutive pixels (every channel of the pass,
+ *   chunk c of pixel r at row c*(mt + span) + r), and each (group, tap) is one MATMUL
+ *   whose A starts span rows further for the farthest tap. The virtual pixels ox >= out_w
+ *   (wv - out_w per row, the border's width) are computed and never stored.
+ *
+ * A pass is gp channel groups: their weights (gp * k rows) are loaded once into the upper
+ * scratchpad bank and their bias and requantization once into each accumulator buffer;
+ * then its tiles run double-buffered (two A buffers in the lower bank, two accumulator
+ * tiles in the two banks), the LOADs of tile t+1 issued before the MATMULs of tile t and
+ * the STOREs of tile t-1 interleaved with those MATMULs, so that the store queue never
+ * holds up the array. Tokens as in tsr_gemm_emit.c: LOAD(t) PUSH_NEXT / first MATMUL(t)
+ * POP_PREV; last MATMUL(t) PUSH_PREV / LOAD(t+2) POP_NEXT; last MATMUL(t) PUSH_NEXT /
+ * first STORE(t) POP_PREV; last STORE(t) PUSH_PREV / first MATMUL(t+2) POP_NEXT. A FENCE
+ * separates two passes. With depth multiplier dm > 1 a group is N/dm input channels, so
+ * the groups start N/dm channels apart: dm LOADs per tile (phases), phase s holding groups
+ * s, s + dm, ... at N-channel steps.
+ */
+
+static uint32_t bank_half(uint32_t rows) {
+  uint32_t h = 1u;
+  while (h * 2u < rows) {
+    h *= 2u;
+  }
+  return h;
+}
+
+/*
+ * Window sums (tsr_dw_plan's window case). A layer whose weights are all one value w with
+ * one output pixel (a global average pool, a mean) sums each channel over the window's
+ * pixels. As MATMULs: A is one row of N bytes w (ones_addr), the weights are N pixels x N
+ * channels of the input (a LOAD of the window's pixels puts chunk j of pixel r at row
+ * j * pixels + r, so channel block j's pixels are consecutive rows), M = 1: one MATMUL per
+ * N pixels and channel block, accumulated into one row per block, instead of one M = 1
+ * MATMUL per tap and block.
+ */
+static bool dw_plan_window(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan_t *p,
+                           uint32_t groups, uint32_t wcap, uint32_t acap) {
+  const tsr_conv_desc_t *c = &d->c;
+  const uint32_t dim = info->dim;
+  if (d->ones_addr == 0u || d->depth_mult != 1u || d->group_c != min32(dim, c->in_c) ||
+      c->out_h != 1u || c->out_w != 1u || c->dil_w != 1u) {
+    return false;
+  }
+  /* The window's rows are one run when they are whole input rows, one after the other. */
+  const bool flat = c->dil_h == 1u && c->pad_l == 0u && (uint64_t)c->kw * c->in_c == c->in_row;
+  p->segs = flat ? 1u : c->kh;
+  p->seg_pix = flat ? c->kh * c->kw : c->kw;
+  const uint32_t prows = tsr_gemm_param_rows(&c->gemm);
+  const uint64_t rows_per_block = (uint64_t)p->segs * p->seg_pix;
+  if (p->seg_pix > 65535u || rows_per_block > wcap) {
+    return false;
+  }
+  p->gp = min32(groups, min32(wcap / (uint32_t)rows_per_block, acap / (1u + prows)));
+  if (p->gp == 0u) {
+    return false;
+  }
+  p->window = true;
+  p->mt = p->th = p->rpm = 1u;
+  p->acc_stride = 1u + prows;
+  return true;
+}
+
+bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan_t *p) {
+  const tsr_conv_desc_t *c = &d->c;
+  if (info == NULL || p == NULL || info->dim == 0u || info->spad_rows < 4u || info->acc_rows < 4u) {
+    return false;
+  }
+  p->window = false;
+  p->segs = p->seg_pix = 0u;
+  const uint32_t dim = info->dim;
+  const uint32_t ic = c->in_c;
+  const uint32_t gc = d->dense ? dim : d->group_c, dm = d->dense ? 1u : d->depth_mult;
+  const uint32_t n = d->dense ? min32(dim, c->out_c) : c->gemm.n;
+  if (c->in_pix != 0u || c->out_pix != 0u || gc == 0u || dm == 0u || ic == 0u || c->batch == 0u ||
+      c->kh == 0u || c->kw == 0u || c->out_h == 0u || c->out_w == 0u || c->dil_h == 0u ||
+      c->dil_w == 0u || c->gemm.has_lut || ic > 65535u || c->out_c > 65535u) {
+    return false;
+  }
+  if (!d->dense && (gc > ic || (uint64_t)gc * dm != n || n > dim || (uint64_t)ic * dm != c->out_c)) {
+    return false;
+  }
+  p->dense = d->dense;
+  p->chunks = 1u;
+  p->per_kh = false;
+  p->seg_pad = dim;
+  if (d->dense) {
+    /* Every tap's B rows must start a K block: per kernel tap, or per kernel row of whole
+     * chunks. The per-tap K (chunks * N a tap) may be at most twice the view's im2col K. */
+    tsr_conv_geom_t g;
+    if (!tsr_conv_geom(c, dim, &g) || g.k != c->gemm.k || c->gemm.n != c->out_c ||
+        (g.per_kh && c->kw > 1u && ic % dim != 0u) ||
+        (uint64_t)ceil_div(ic, dim) * dim * c->kh * c->kw > 2u * (uint64_t)g.k) {
+      return false;
+    }
+    p->chunks = ceil_div(ic, dim);
+    p->per_kh = g.per_kh;
+    p->seg_pad = g.seg_pad;
+  }
+  const uint32_t groups = d->dense ? ceil_div(c->out_c, dim) : ceil_div(ic, gc);
+  /* One stride s for every axis with more than one output. */
+  const uint32_t str = c->out_h > 1u ? c->stride_h : c->out_w > 1u ? c->stride_w : 1u;
+  if ((!d->dense && groups > 1u && gc * dm != dim) ||
+      (c->out_h > 1u && c->out_w > 1u && c->stride_h != c->stride_w) ||
+      str == 0u || str > 8u || c->in_row % ic != 0u) {
+    return false;
+  }
+  const uint32_t wv = c->in_row / ic;
+  const uint64_t taps = (uint64_t)c->kh * c->kw;
+  const uint64_t span = (uint64_t)(c->kh - 1u) * c->dil_h * wv + (uint64_t)(c->kw - 1u) * c->dil_w;
+  const uint64_t mv = (uint64_t)(c->out_h - 1u) * wv + c->out_w;
+  if ((uint64_t)(c->out_w - 1u) * str + 1u > wv || (!d->dense && taps * dim != c->gemm.k) ||
+      span > 65535u || mv > 0x7fffffffu) {
+    return false;
+  }
+  const uint32_t half = bank_half(info->spad_rows);
+  const uint32_t ahalf = bank_half(info->acc_rows);
+  const uint32_t abuf = half / 2u;
+  const uint32_t wcap = info->spad_rows - half;
+  const uint32_t acap = min32(ahalf, info->acc_rows - ahalf);
+  p->wv = wv;
+  p->span = (uint32_t)span;
+  p->mv = (uint32_t)mv;
+  p->stride = str;
+  p->groups = groups;
+  p->phases = 1u;
+  p->abuf = abuf;
+  p->wbase = half;
+  p->cbuf[0] = 0u;
+  p->cbuf[1] = ahalf;
+  if (!d->dense && dw_plan_window(info, d, p, groups, wcap, acap)) {
+    return true;
+  }
+  const uint32_t prows = tsr_gemm_param_rows(&c->gemm);
+  const uint64_t k = c->gemm.k;
+  uint64_t best = 0u;
+  uint32_t best_nt0 = 0u; /* tiles per image of the chosen pass size at its most rows */
+  p->gp = 0u;
+  for (uint32_t gp = 1u; gp <= groups && (uint64_t)gp * k <= wcap; gp++) {
+    /* The most output rows per tile: th rows are mt = (th - 1) * wv + out_w virtual rows in
+     * the accumulator and s * (mt - 1) + span + 1 input pixels per group in the scratchpad. */
+    uint32_t th = c->out_h;
+    while (th > 0u) {
+      const uint64_t mt = (uint64_t)(th - 1u) * wv + c->out_w;
+      const uint64_t pix = (mt - 1u) * str + span + 1u;
+      if ((mt + prows) * gp <= acap && pix * (d->dense ? p->chunks : gp) <= abuf && pix <= 65535u) {
+        break;
+      }
+      th--;
+    }
+    if (th == 0u) {
+      break;
+    }
+    /* The most rows, or fewer in more tiles: the last tile's STOREs and the first tile's
+     * LOAD of a pass have nothing to hide behind. But a tile of few pixels pays for its
+     * own (weight loads not hidden behind short MATMULs, the pause): at least 2N. */
+    const uint32_t nt0 = ceil_div(c->out_h, th);
+    for (uint32_t nt = nt0; nt < nt0 + 4u && nt <= c->out_h; nt++) {
+      const uint32_t tr = ceil_div(c->out_h, nt);
+      if (nt > nt0 && (uint64_t)tr * c->out_w < 2u * (uint64_t)dim) {
+        break;
+      }
+      const uint32_t mt = (tr - 1u) * wv + c->out_w;
+      const uint64_t pix = (uint64_t)(mt - 1u) * str + span + 1u;
+      /* A MATMUL streams a whole tile (virtual pixels included) or one output row (none): at
+       * least N cycles each, for its weights. */
+      const uint64_t mm_tile = (uint64_t)(mt > dim ? mt : dim) + 2u;
+      const uint64_t mm_rows = (uint64_t)tr * ((c->out_w > dim ? c->out_w : dim) + 2u);
+      const uint32_t rpm = mm_rows < mm_tile ? 1u : tr;
+      /* Cycles, roughly: per pass its weights over an 8-byte bus, a FENCE, its first tile's
+       * LOAD and the STOREs of its last tile; per tile those MATMULs per group and tap, or
+       * the STOREs of the tile before if they take longer (about 44 cycles each: one per
+       * output row and group unless one run covers a tile). Dense, each pass loads the
+       * input again. */
+      const uint64_t passes = ceil_div(groups, gp);
+      const uint64_t tiles = (uint64_t)c->batch * ceil_div(c->out_h, tr);
+      const bool one_run = wv == c->out_w && c->out_row == c->out_w * c->out_c;
+      const uint64_t stores = (uint64_t)gp * (one_run ? 1u : tr);
+      const uint64_t st_cycles = stores * 44u + (uint64_t)gp * tr * c->out_w;
+      const uint64_t mm_cycles = taps * gp * p->chunks * (rpm == 1u ? mm_rows : mm_tile);
+      const uint64_t load = pix * (d->dense ? ic : (uint64_t)gp * gc) / 8u;
+      const uint64_t cost = passes * (200u + gp * k * n / 8u + st_cycles + load) +
+                            passes * tiles * ((mm_cycles > st_cycles ? mm_cycles : st_cycles) + 40u +
+                                              (d->dense ? load : 0u));
+      if (p->gp == 0u || cost < best) {
+        best = cost;
+        best_nt0 = nt0;
+        p->gp = gp;
+        p->th = tr;
+        p->mt = mt;
+        p->rpm = rpm;
+      }
+    }
+  }
+  /* A 1x1 kernel reads each input byte once either way; there the im2col view measured
+   * faster unless this path hides STOREs (one per output row into a bordered output)
+   * behind a second tile (at the most rows a tile takes) of one pass: with several passes each loads the input again and
+   * exposes its weight LOAD and last STOREs (MobileNetV1's 6x6x128 layers, 15,664 ->
+   * 18,834 cycles at N = 8), and a dense output is one STORE per tile in the view (DS-CNN's
+   * last 1x1, 10,275 -> 14,985). */
+  if (p->gp == 0u || (d->dense && taps == 1u &&
+                      (p->gp < groups || c->out_row == c->out_w * c->out_c ||
+                       (uint64_t)c->batch * best_nt0 < 2u))) {
+    return false;
+  }
+  p->phases = (dm == 1u || groups == 1u || d->dense) ? 1u : dm;
+  p->acc_stride = p->mt + prows;
+  return true;
+}
+
+/* One pass of tsr_dw_run: groups [g0, g0 + gp) and what their tiles share. */
+typedef struct dw_pass {
+  const tsr_dw_desc_t *d;
+  const tsr_dw_plan_t *p;
+  uint32_t dim, g0, gp, phases, tiles, tpi;
+} dw_pass_t;
+
+/* Tile t of a pass: image, first virtual row, rows. */
+static void dw_tile(const dw_pass_t *s, uint32_t t, uint32_t *b, uint32_t *m0, uint32_t *mt) {
+  const uint32_t oy0 = (t % s->tpi) * s->p->th;
+  *b = t / s->tpi;
+  *m0 = oy0 * s->p->wv;
+  *mt = (min32(s->p->th, s->d->c.out_h - oy0) - 1u) * s->p->wv + s->d->c.out_w;
+}
+
+/* A tile of mt virtual rows reads s * (mt - 1) + span + 1 consecutive input pixels from
+ * s * m0 - (pad_t * wv + pad_l): phase f (f < s) holds every s-th of them from the f-th,
+ * one LOAD per channel phase with pixel stride s. The rows of phase f, and where its
+ * region starts in the tile's A buffer (the phases one after the other, gp chunks each). */
+static uint32_t dw_phase_rows(const dw_pass_t *s, uint32_t mt, uint32_t f) {
+  const uint32_t pix = (mt - 1u) * s->p->stride + s->p->span + 1u;
+  return pix > f ? ceil_div(pix - f, s->p->stride) : 0u;
+}
+
+static uint32_t dw_phase_base(const dw_pass_t *s, uint32_t mt, uint32_t f) {
+  uint32_t base = 0u;
+  for (uint32_t i = 0u; i < f; i++) {
+    base += (s->p->dense ? s->p->chunks : s->gp) * dw_phase_rows(s, mt, i);
+  }
+  return base;
+}
+
+/* Input channels of depthwise group g. */
+static uint32_t dw_gc(const dw_pass_t *s, uint32_t g) {
+  return min32(s->d->group_c, s->d->c.in_c - g * s->d->group_c);
+}
+
+/* The first output channel of group g, and its output channels. */
+static uint32_t dw_o0(const dw_pass_t *s, uint32_t g) {
+  return g * (s->p->dense ? s->dim : s->d->c.gemm.n);
+}
+
+static uint32_t dw_ncols(const dw_pass_t *s, uint32_t g) {
+  return s->p->dense ? min32(s->dim, s->d->c.out_c - g * s->dim) : dw_gc(s, g) * s->d->depth_mult;
+}
+
+/* Scratchpad offset, within a tile's A buffer of rows r each, of group g0 + rel's chunk. */
+static uint32_t dw_aoff(const dw_pass_t *s, uint32_t rel, uint32_t r) {
+  uint32_t off = 0u;
+  for (uint32_t ph = 0u; ph < rel % s->phases; ph++) {
+    off += ceil_div(s->gp - ph, s->phases) * r;
+  }
+  return off + (rel / s->phases) * r;
+}
+
+static tsr_status_t dw_loads(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  const tsr_dw_plan_t *p = s->p;
+  const uint32_t ic = c->in_c, gc = s->d->group_c;
+  uint32_t b, m0, mt;
+  dw_tile(s, t, &b, &m0, &mt);
+  tsr_status_t st = TSR_OK;
+  uint32_t deps = t >= 2u ? TSR_DEP_POP_NEXT : 0u;
+  if (t == 0u) { /* the pass's weights: gp * k rows of n bytes */
+    if (p->dense) { /* B's columns of the pass: block jj lands at wbase + jj * k */
+      st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD, c->gemm.b_addr + s->g0 * s->dim, c->gemm.ldb,
+                            c->gemm.k, min32(s->gp * s->dim, c->out_c - s->g0 * s->dim), p->wbase);
+    } else {
+      st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD, c->gemm.b_addr + s->g0 * c->gemm.k * c->gemm.n,
+                            c->gemm.n, s->gp * c->gemm.k, c->gemm.n, p->wbase);
+    }
+    deps = 0u;
+  }
+  const uint32_t abase = (t % 2u) * p->abuf;
+  const uint32_t q0 = m0 * p->stride - (c->pad_t * p->wv + c->pad_l); /* modulo 2^32 */
+  for (uint32_t f = 0u; f < p->stride && st == TSR_OK; f++) {
+    const uint32_t r = dw_phase_rows(s, mt, f);
+    const uint32_t fbase = abase + dw_phase_base(s, mt, f);
+    for (uint32_t ph = 0u; ph < s->phases && st == TSR_OK; ph++) {
+      const uint32_t chunks = ceil_div(s->gp - ph, s->phases);
+      const uint32_t ch0 = p->dense ? 0u : (s->g0 + ph) * gc;
+      const uint32_t cols = p->dense ? ic : min32(chunks * s->dim, ic - ch0);
+      if (ph + 1u == s->phases && f + 1u == p->stride) {
+        deps |= TSR_DEP_PUSH_NEXT;
+      }
+      st = tsr_fw_push_load(dev, deps, TSR_LOAD_SPAD,
+                            c->in_addr + b * c->in_img + (q0 + f) * ic + ch0, p->stride * ic, r, cols,
+                            fbase + dw_aoff(s, ph, r));
+      deps = 0u;
+    }
+  }
+  return st;
+}
+
+/* The accumulator LOADs of one tile buffer's parameter rows (every group of the pass). */
+static tsr_status_t dw_params(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf) {
+  const tsr_gemm_desc_t *g = &s->d->c.gemm;
+  tsr_status_t st = TSR_OK;
+  for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
+    const uint32_t ncols = dw_ncols(s, s->g0 + rel);
+    const uint32_t o0 = dw_o0(s, s->g0 + rel);
+    const uint32_t prow = cbuf + rel * s->p->acc_stride + s->p->mt;
+    uint32_t addr[5], row[5], cnt = 0u;
+    if (g->has_bias) {
+      addr[cnt] = g->bias_addr + 4u * o0;
+      row[cnt++] = prow;
+    }
+    if (g->per_channel) {
+      addr[cnt] = g->mult_addr + 4u * o0;
+      row[cnt++] = prow + 1u;
+      addr[cnt] = g->shift_addr + 4u * o0;
+      row[cnt++] = prow + 2u;
+    }
+    if (g->leaky) {
+      addr[cnt] = g->mult_neg_addr + 4u * o0;
+      row[cnt++] = prow + 3u;
+      addr[cnt] = g->shift_neg_addr + 4u * o0;
+      row[cnt++] = prow + 4u;
+    }
+    for (uint32_t i = 0u; i < cnt && st == TSR_OK; i++) {
+      st = tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, addr[i], 4u * ncols, 1u, 4u * ncols, row[i]);
+    }
+  }
+  return st;
+}
+
+/* One accumulator LOAD that rewrites what a tile buffer's first parameter row holds (with
+ * no parameters, a row no STORE reads): it waits until the array is idle. */
+static tsr_status_t dw_pause(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf) {
+  const tsr_gemm_desc_t *g = &s->d->c.gemm;
+  const uint32_t row = cbuf + s->p->mt;
+  const uint32_t cols = 4u * dw_ncols(s, s->g0);
+  if (g->has_bias || g->per_channel) {
+    const uint32_t o0 = dw_o0(s, s->g0);
+    const uint32_t addr = g->has_bias ? g->bias_addr + 4u * o0 : g->mult_addr + 4u * o0;
+    return tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, addr, cols, 1u, cols, row + (g->has_bias ? 0u : 1u));
+  }
+  return tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, g->b_addr, 4u, 1u, 4u, row);
+}
+
+/* The STOREs of a tile, walked one at a time: group rel, virtual row m. */
+typedef struct dw_stores {
+  uint32_t t, b, m0, mt, rel, m, total, done;
+} dw_stores_t;
+
+/* Virtual rows [m, end) that one STORE writes: the rest of m's output row, or with a dense
+ * output and no virtual pixels (wv == out_w) every row to end. */
+static uint32_t dw_run(const dw_pass_t *s, uint32_t m, uint32_t end) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  if (s->p->wv == c->out_w && c->out_row == c->out_w * c->out_c) {
+    return end - m;
+  }
+  return min32(c->out_w - m % s->p->wv, end - m);
+}
+
+/* Skip virtual pixels: the first stored row at or after m (end if none). */
+static uint32_t dw_skip(const dw_pass_t *s, uint32_t m, uint32_t end) {
+  const uint32_t ox = m % s->p->wv;
+  if (ox >= s->d->c.out_w) {
+    m += s->p->wv - ox;
+  }
+  return m < end ? m : end;
+}
+
+static void dw_stores_init(const dw_pass_t *s, uint32_t t, dw_stores_t *w) {
+  dw_tile(s, t, &w->b, &w->m0, &w->mt);
+  w->t = t;
+  w->rel = 0u;
+  w->m = dw_skip(s, w->m0, w->m0 + w->mt);
+  w->done = 0u;
+  uint32_t per_group = 0u;
+  for (uint32_t m = w->m; m < w->m0 + w->mt;) {
+    m = dw_skip(s, m + dw_run(s, m, w->m0 + w->mt), w->m0 + w->mt);
+    per_group++;
+  }
+  w->total = per_group * s->gp;
+}
+
+static tsr_status_t dw_store_next(tsr_dev_t *dev, const dw_pass_t *s, dw_stores_t *w) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  const tsr_gemm_desc_t *g = &c->gemm;
+  const uint32_t end = w->m0 + w->mt;
+  const uint32_t len = dw_run(s, w->m, end);
+  const uint32_t cbuf = s->p->cbuf[w->t % 2u] + w->rel * s->p->acc_stride;
+  const uint32_t oy = w->m / s->p->wv, ox = w->m % s->p->wv;
+  tsr_store_args_t sa;
+  sa.addr = c->out_addr + w->b * c->out_img + oy * c->out_row + ox * c->out_c +
+            dw_o0(s, s->g0 + w->rel);
+  sa.stride = c->out_c;
+  sa.rows = len;
+  sa.cols = dw_ncols(s, s->g0 + w->rel);
+  sa.src = cbuf + (w->m - w->m0);
+  sa.param = cbuf + s->p->mt;
+  sa.bias = g->has_bias;
+  sa.requant = g->requant;
+  sa.per_channel = g->per_channel;
+  sa.spad = false;
+  sa.lut = false;
+  sa.leaky = g->leaky;
+  sa.mult = g->per_channel ? 0 : g->mult;
+  sa.shift = g->per_channel ? 0 : g->shift;
+  sa.out_zp = g->out_zp;
+  sa.act_min = g->act_min;
+  sa.act_max = g->act_max;
+  uint32_t deps = w->done == 0u ? TSR_DEP_POP_PREV : 0u;
+  if (w->done + 1u == w->total) {
+    deps |= (w->t + 2u < s->tiles ? TSR_DEP_PUSH_PREV : 0u) | (w->total > 1u ? TSR_DEP_POP_PREV : 0u);
+  }
+  tsr_cmd_t cmd;
+  tsr_status_t st = tsr_cmd_store(dev, deps, &sa, &cmd);
+  if (st == TSR_OK) {
+    st = tsr_submit(dev, &cmd);
+  }
+  w->done++;
+  w->m = dw_skip(s, w->m + len, end);
+  if (w->m == end) {
+    w->rel++;
+    w->m = dw_skip(s, w->m0, end);
+  }
+  return st;
+}
+
+/* Before the STOREs of a tile (more than one): a NOP that gives the store stage one more
+ * token, which the last of them takes. Between the first STORE's pop and the last STORE
+ * a counter is then non-zero, so the engine runs the STOREs in between as tokened
+ * commands (queued, beside the array) and not as serial ones (docs/commands.md: each
+ * waits for every earlier command, and the front end for it). */
+static tsr_status_t dw_store_token(tsr_dev_t *dev, const dw_stores_t *w) {
+  if (w->total <= 1u) {
+    return TSR_OK;
+  }
+  tsr_cmd_t cmd;
+  tsr_status_t st = tsr_cmd_nop(dev, TSR_DEP_PUSH_NEXT, &cmd);
+  return st == TSR_OK ? tsr_submit(dev, &cmd) : st;
+}
+
+/* The MATMULs of tile t, with the STOREs of the tile before (prev, NULL for none) spread
+ * between them. */
+static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, dw_stores_t *prev) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  const tsr_dw_plan_t *p = s->p;
+  uint32_t b, m0, mt;
+  dw_tile(s, t, &b, &m0, &mt);
+  const uint32_t taps = c->kh * c->kw;
+  const uint32_t rows = (mt - c->out_w) / p->wv + 1u; /* output rows of the tile */
+  const uint32_t chunks = ceil_div(rows, p->rpm);
+  const uint32_t pairs = p->dense ? p->chunks : 1u; /* input chunks per group and tap */
+  const uint32_t total = taps * s->gp * pairs * chunks;
+  const uint32_t abase = (t % 2u) * p->abuf;
+  tsr_status_t st = prev != NULL ? dw_store_token(dev, prev) : TSR_OK;
+  uint32_t i = 0u;
+  for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
+    const uint32_t ncols = dw_ncols(s, s->g0 + rel);
+    for (uint32_t q = 0u; q < taps * pairs && st == TSR_OK; q++) {
+      /* Tap (ky, kx) reads flat pixel s * m + off: phase off mod s, (off - phase) / s rows
+       * into it; dense, input chunk ci of it against B rows tap_base + ci * N. */
+      const uint32_t tap = q / pairs, ci = q % pairs;
+      const uint32_t ky = tap / c->kw, kx = tap % c->kw;
+      const uint32_t off = ky * c->dil_h * p->wv + kx * c->dil_w;
+      const uint32_t f = off % p->stride;
+      const uint32_t r = dw_phase_rows(s, mt, f);
+      const uint32_t a0 = abase + dw_phase_base(s, mt, f) + (p->dense ? ci * r : dw_aoff(s, rel, r)) +
+                          (off - f) / p->stride;
+      const uint32_t brow = !p->dense ? tap * s->dim
+                            : (p->per_kh ? ky * p->seg_pad + kx * c->in_c : tap * p->seg_pad) + ci * s->dim;
+      const uint32_t kk = p->dense ? min32(s->dim, c->in_c - ci * s->dim) : dw_gc(s, s->g0 + rel);
+      for (uint32_t ch = 0u; ch < chunks && st == TSR_OK; ch++, i++) {
+        const uint32_t r0 = ch * p->rpm * p->wv; /* virtual row of the MATMUL's first output row */
+        const uint32_t nrows = min32(p->rpm, rows - ch * p->rpm);
+        uint32_t deps = 0u;
+        if (i == 0u) {
+          deps |= TSR_DEP_POP_PREV | (t >= 2u ? TSR_DEP_POP_NEXT : 0u);
+        }
+        if (i + 1u == total) {
+          deps |= TSR_DEP_PUSH_NEXT | (t + 2u < s->tiles ? TSR_DEP_PUSH_PREV : 0u);
+        }
+        tsr_matmul_args_t mm;
+        mm.a_addr = a0 + r0;
+        mm.w_addr = p->wbase + rel * c->gemm.k + brow;
+        mm.c_addr = p->cbuf[t % 2u] + rel * p->acc_stride + r0;
+        mm.m = (nrows - 1u) * p->wv + c->out_w;
+        mm.k = kk;
+        mm.n = ncols;
+        mm.accumulate = q != 0u;
+        mm.keep_weights = false;
+        tsr_cmd_t cmd;
+        st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+        if (st == TSR_OK) {
+          st = tsr_submit(dev, &cmd);
+        }
+        /* The STOREs of the tile before, in proportion: a few between two MATMULs. */
+        while (st == TSR_OK && prev != NULL &&
+               (uint64_t)prev->done * total < (uint64_t)(i + 1u) * prev->total) {
+          st = dw_store_next(dev, s, prev);
+        }
+      }
+    }
+  }
+  return st;
+}
+
+/* A window sum, image b, groups (channel blocks) [g0, g0 + gp): the window's pixels as
+ * weights, the row of w as A (scratchpad row 0, loaded by the caller), one accumulator row
+ * and its parameters per block. */
+static tsr_status_t dw_window_pass(tsr_dev_t *dev, const dw_pass_t *s, uint32_t b) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  const tsr_dw_plan_t *p = s->p;
+  const uint32_t ic = c->in_c, dim = s->dim;
+  const uint32_t c0 = s->g0 * s->d->group_c;
+  const uint32_t cols = min32(s->gp * dim, ic - c0);
+  const uint32_t seg_rows = p->seg_pix * s->gp; /* scratchpad rows of one run */
+  tsr_status_t st = TSR_OK;
+  for (uint32_t sg = 0u; sg < p->segs && st == TSR_OK; sg++) {
+    const uint32_t y = sg * c->dil_h - c->pad_t; /* modulo 2^32, as the view's a_addr */
+    st = tsr_fw_push_load(dev, sg + 1u == p->segs ? TSR_DEP_PUSH_NEXT : 0u, TSR_LOAD_SPAD,
+                          c->in_addr + b * c->in_img + y * c->in_row - c->pad_l * ic + c0, ic,
+                          p->seg_pix, cols, p->wbase + sg * seg_rows);
+  }
+  if (st == TSR_OK) {
+    st = dw_params(dev, s, 0u);
+  }
+  const uint32_t kblocks = ceil_div(p->seg_pix, dim);
+  const uint32_t total = s->gp * p->segs * kblocks;
+  uint32_t i = 0u;
+  for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
+    for (uint32_t sg = 0u; sg < p->segs && st == TSR_OK; sg++) {
+      for (uint32_t kb = 0u; kb < kblocks && st == TSR_OK; kb++, i++) {
+        tsr_matmul_args_t mm;
+        mm.a_addr = 0u;
+        mm.w_addr = p->wbase + sg * seg_rows + rel * p->seg_pix + kb * dim;
+        mm.c_addr = rel * p->acc_stride;
+        mm.m = 1u;
+        mm.k = min32(dim, p->seg_pix - kb * dim);
+        mm.n = dw_gc(s, s->g0 + rel);
+        mm.accumulate = sg != 0u || kb != 0u;
+        mm.keep_weights = false;
+        const uint32_t deps = (i == 0u ? TSR_DEP_POP_PREV : 0u) | (i + 1u == total ? TSR_DEP_PUSH_NEXT : 0u);
+        tsr_cmd_t cmd;
+        st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+        if (st == TSR_OK) {
+          st = tsr_submit(dev, &cmd);
+        }
+      }
+    }
+  }
+  dw_stores_t w = {0u, b, 0u, 1u, 0u, 0u, s->gp, 0u};
+  if (st == TSR_OK) {
+    st = dw_store_token(dev, &w);
+  }
+  while (st == TSR_OK && w.done < w.total) {
+    st = dw_store_next(dev, s, &w);
+  }
+  return st;
+}
+
+static tsr_status_t dw_window_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_plan_t *p) {
+  tsr_status_t st = tsr_fw_push_load(dev, 0u, TSR_LOAD_SPAD, d->ones_addr, dev->info.dim, 1u,
+                                     dev->info.dim, 0u);
+  for (uint32_t b = 0u; b < d->c.batch && st == TSR_OK; b++) {
+    for (uint32_t g0 = 0u; g0 < p->groups && st == TSR_OK; g0 += p->gp) {
+      dw_pass_t s = {d, p, dev->info.dim, g0, min32(p->gp, p->groups - g0), 1u, 1u, 1u};
+      if (b != 0u || g0 != 0u) {
+        tsr_cmd_t fence;
+        if ((st = tsr_cmd_fence(dev, false, &fence)) != TSR_OK ||
+            (st = tsr_submit(dev, &fence)) != TSR_OK) {
+          break;
+        }
+      }
+      st = dw_window_pass(dev, &s, b);
+    }
+  }
+  return st != TSR_OK ? st : tsr_wait(dev, TSR_WAIT_IRQ, 0u);
+}
+
+tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_plan_t *p) {
+  if (dev == NULL || d == NULL || p == NULL) {
+    return TSR_BAD_ARG;
+  }
+  tsr_dw_plan_t check;
+  if (!tsr_dw_plan(&dev->info, d, &check) || check.gp != p->gp || check.mt != p->mt ||
+      check.window != p->window || check.dense != p->dense) {
+    set_err(dev, "dwconv: ", "the plan was not made for this descriptor and device");
+    return TSR_BAD_ARG;
+  }
+  if (p->window) {
+    return dw_window_run(dev, d, p);
+  }
+  tsr_status_t st = TSR_OK;
+  for (uint32_t g0 = 0u; g0 < p->groups && st == TSR_OK; g0 += p->gp) {
+    dw_pass_t s;
+    s.d = d;
+    s.p = p;
+    s.dim = dev->info.dim;
+    s.g0 = g0;
+    s.gp = min32(p->gp, p->groups - g0);
+    s.phases = min32(p->phases, s.gp);
+    s.tpi = ceil_div(d->c.out_h, p->th);
+    s.tiles = d->c.batch * s.tpi;
+    if (g0 != 0u) {
+      tsr_cmd_t fence;
+      if ((st = tsr_cmd_fence(dev, false, &fence)) != TSR_OK || (st = tsr_submit(dev, &fence)) != TSR_OK) {
+        break;
+      }
+    }
+    dw_stores_t prev; /* dw_stores_init fills it after tile 0 */
+    prev.done = prev.total = 0u;
+    st = dw_loads(dev, &s, 0u);
+    for (uint32_t t = 0u; t < s.tiles && st == TSR_OK; t++) {
+      /* An accumulator LOAD starts only when the array is idle: the parameters of the two
+       * tile buffers, then one row again per tile. The engine holds a STORE back while
+       * back-to-back MATMULs have touched its accumulator bank since the array was last
+       * idle, so without this pause the STOREs of tile t-1 would wait for every MATMUL of
+       * tile t (rtl/tsr_ctrl.v, mm_banks_q). */
+      st = t < 2u ? dw_params(dev, &s, p->cbuf[t]) : dw_pause(dev, &s, p->cbuf[t % 2u]);
+      if (st == TSR_OK && t + 1u < s.tiles) {
+        st = dw_loads(dev, &s, t + 1u);
+      }
+      if (st == TSR_OK) {
+        st = dw_matmuls(dev, &s, t, t >= 1u ? &prev : NULL);
+      }
+      while (st == TSR_OK && t >= 1u && prev.done < prev.total) {
+        st = dw_store_next(dev, &s, &prev);
+      }
+      dw_stores_init(&s, t, &prev);
+    }
+    if (st == TSR_OK) {
+      st = dw_store_token(dev, &prev);
+    }
+    while (st == TSR_OK && prev.done < prev.total) {
+      st = dw_store_next(dev, &s, &prev);
+    }
+  }
+  if (st != TSR_OK) {
+    return st;
+  }
+  return tsr_wait(dev, TSR_WAIT_IRQ, 0u);
+}

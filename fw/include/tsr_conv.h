@@ -64,7 +64,8 @@ typedef struct tsr_conv_desc {
  *  padded to seg_pad (a multiple of dim); K = segs * seg_pad. */
 typedef struct tsr_conv_geom {
   uint32_t segs, seg_bytes, seg_pad, k;
-  bool per_kh;                   /**< one segment per kernel row (else per kernel tap) */
+  bool per_kh;
+  bool dense;           /**< a CONV_2D (tsr_dw_desc_t.dense) */                   /**< one segment per kernel row (else per kernel tap) */
 } tsr_conv_geom_t;
 
 /** The K layout of `d` for an N = dim array; false if a size overflows. */
@@ -79,6 +80,56 @@ tsr_status_t tsr_conv_plan(const tsr_dev_info_t *info, tsr_conv_desc_t *d, tsr_g
 
 /** Submit the commands of a convolution planned by tsr_conv_plan and wait until idle. */
 tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_gemm_plan_t *plan);
+
+
+/**
+ * A depthwise convolution (DEPTHWISE_CONV_2D, or the window sum of a pool or a mean) as one
+ * job over every channel group, with A shifted in the scratchpad instead of im2col
+ * (fw/tsr_conv.c, "Depthwise by shifted rows"). `c` describes the whole layer: in_c input
+ * channels, out_c = in_c * depth_mult, in_pix = out_pix = 0, and c.gemm's B holds the
+ * groups one after another, each k = kh * kw * N rows of n = group_c * depth_mult bytes
+ * (row tap * N + i, column i * depth_mult + j: the weight of input channel i of the group
+ * into its output i * depth_mult + j); the bias and the requantization cover all out_c.
+ */
+typedef struct tsr_dw_desc {
+  tsr_conv_desc_t c;
+  uint32_t group_c, depth_mult;
+  /** 0, or the address of N bytes that all equal every weight of the layer (a window sum:
+   *  an average pool or a mean). With one output pixel the layer then runs as a sum over
+   *  the window's pixels: A that row, the pixels the weights (tsr_dw_run, "Window sums"). */
+  uint32_t ones_addr;
+  /** A CONV_2D instead (group_c and depth_mult unused): every input channel feeds every output
+   *  channel, c.gemm's B is tsr_conv_geom's (K x out_c, ldb = out_c), and a "group" is a
+   *  block of N output channels whose MATMULs take every N-channel chunk of the input. */
+  bool dense;
+} tsr_dw_desc_t;
+
+/** How tsr_dw_run cuts a layer: passes of `gp` channel groups (a FENCE between two), tiles
+ *  of `th` output rows; false when the path does not take the layer (strides that differ
+ *  between two axes with more than one output, n > N, groups not N channels apart, or a
+ *  window too large for the buffers). */
+typedef struct tsr_dw_plan {
+  uint32_t wv;          /**< virtual row: the input's row pitch in pixels */
+  uint32_t span;        /**< rows from a tile's first virtual row to its last tap's */
+  uint32_t mv;          /**< virtual rows per image: (out_h - 1) * wv + out_w */
+  uint32_t gp, mt;      /**< groups per pass, virtual rows per tile ((th - 1) * wv + out_w) */
+  uint32_t stride;      /**< s: virtual pixel m reads flat input pixel s * m + tap offset */
+  uint32_t th, rpm;     /**< output rows per tile, per MATMUL */
+  uint32_t groups, phases;
+  bool window;          /**< a window sum with one output pixel (mt = 1, gp blocks per pass) */
+  uint32_t chunks;      /**< N-channel chunks of the input a tile loads per group (dense: all) */
+  uint32_t seg_pad;     /**< dense: tsr_conv_geom's segment; B rows of tap (ky, kx) start at
+                             ky * seg_pad + kx * in_c (per_kh) or tap * seg_pad */
+  bool per_kh;
+  bool dense;           /**< a CONV_2D (tsr_dw_desc_t.dense) */
+  uint32_t segs, seg_pix; /**< window: runs of pixels contiguous in the input, pixels each */
+  uint32_t abuf, wbase, cbuf[2], acc_stride;
+} tsr_dw_plan_t;
+
+bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan_t *p);
+
+/** Submit the commands of a depthwise layer planned by tsr_dw_plan and wait until idle. */
+tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_plan_t *p);
 
 #ifdef __cplusplus
 }

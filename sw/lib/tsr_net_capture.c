@@ -138,12 +138,51 @@ static void layer_conv_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, u
   d->pad_l = l->pad_l;
 }
 
+/* Whether every weight of a DWCONV layer is one value w and N bytes of w follow its B (the
+ * compiler writes them for a pool's or a mean's window sum): tsr_dw_run may then sum the
+ * window with that row as A. */
+static bool window_ones(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t groups) {
+  const uint32_t dim = p->target.dim;
+  const uint32_t ic = p->tensors[l->in].shape[3];
+  const uint64_t kn = (uint64_t)groups * l->k * l->n;
+  if (l->depth_mult != 1u || l->k % dim != 0u || (uint64_t)l->b_off + kn + dim > p->blob_bytes) {
+    return false;
+  }
+  const int8_t *b = (const int8_t *)(p->blob + l->b_off);
+  const int8_t w = b[kn];
+  for (uint32_t i = 0; i < dim; i++) {
+    if (b[kn + i] != w) {
+      return false;
+    }
+  }
+  for (uint32_t c = 0; c < ic; c++) {
+    const uint32_t g = c / l->group_c, cl = c % l->group_c;
+    for (uint32_t tap = 0; tap < l->k / dim; tap++) {
+      if (b[((uint64_t)g * l->k + (uint64_t)tap * dim + cl) * l->n + cl] != w) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 /* A DWCONV layer: one convolution per channel group (group_c input channels of pixels in_c
  * apart, group_c * depth_mult output channels), a FENCE between two. */
 static tsr_status_t capture_dwconv(tsr_dev_t *dev, const tsr_net_prog_t *p,
                                    const tsr_net_layer_t *l, uint32_t base, const char **why) {
   const uint32_t ic = p->tensors[l->in].shape[3];
   const uint32_t groups = (ic + l->group_c - 1u) / l->group_c;
+  /* Every group in one job with shifted rows where that path takes the layer. */
+  tsr_dw_desc_t dw;
+  tsr_dw_plan_t dwp;
+  memset(&dw, 0, sizeof dw);
+  layer_conv_desc(p, l, base, &dw.c);
+  dw.group_c = l->group_c;
+  dw.depth_mult = l->depth_mult;
+  dw.ones_addr = window_ones(p, l, groups) ? base + l->b_off + (uint32_t)(groups * l->k * l->n) : 0u;
+  if (tsr_dw_plan(&dev->info, &dw, &dwp)) {
+    return tsr_dw_run(dev, &dw, &dwp);
+  }
   tsr_status_t st = TSR_OK;
   for (uint32_t g = 0; g < groups && st == TSR_OK; g++) {
     const uint32_t c0 = g * l->group_c;
@@ -518,11 +557,17 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
         st = tsr_gemm_run(&dev, &d, &plan, NULL, NULL);
       }
     } else if (l->kind == TSR_NET_CONV) {
-      tsr_conv_desc_t d;
+      /* With shifted rows (fw/tsr_conv.c) where that path takes it, else the im2col view. */
+      tsr_dw_desc_t dw;
+      tsr_dw_plan_t dwp;
+      memset(&dw, 0, sizeof dw);
+      layer_conv_desc(p, l, base, &dw.c);
+      dw.dense = true;
       tsr_gemm_plan_t plan;
-      layer_conv_desc(p, l, base, &d);
-      if ((st = tsr_conv_plan(&dev.info, &d, &plan, &why)) == TSR_OK) {
-        st = tsr_conv_run(&dev, &d, &plan);
+      if (tsr_dw_plan(&dev.info, &dw, &dwp)) {
+        st = tsr_dw_run(&dev, &dw, &dwp);
+      } else if ((st = tsr_conv_plan(&dev.info, &dw.c, &plan, &why)) == TSR_OK) {
+        st = tsr_conv_run(&dev, &dw.c, &plan);
       }
     } else if (l->kind == TSR_NET_DWCONV) {
       st = capture_dwconv(&dev, p, l, base, &why);

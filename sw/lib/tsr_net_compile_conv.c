@@ -278,7 +278,10 @@ static tsr_status_t window_layer(cc_t *c, uint32_t in, uint32_t out, uint32_t kh
   if (!tsr_conv_geom(&d, dim, &g) || (uint64_t)groups * g.k * gc > (1u << 28)) {
     return tsr_nc_unsupported(c, "a pool window this large");
   }
-  int8_t *bt = calloc((size_t)groups * g.k, gc);
+  /* B, then N bytes of `weight`: the row a window sum over one output pixel uses as A
+   * (fw/tsr_conv.c, "Window sums"). */
+  const size_t b_bytes = (size_t)groups * g.k * gc;
+  int8_t *bt = calloc(b_bytes + dim, 1u);
   if (bt == NULL) {
     return tsr_nc_oom(c);
   }
@@ -288,6 +291,7 @@ static tsr_status_t window_layer(cc_t *c, uint32_t in, uint32_t out, uint32_t kh
       bt[row * gc + ci % gc] = weight;
     }
   }
+  memset(bt + b_bytes, weight, dim);
   /* The multiplier is set below; the scale given here only passes the checks. */
   tsr_tflite_tensor_t w;
   memset(&w, 0, sizeof w);
@@ -306,8 +310,7 @@ static tsr_status_t window_layer(cc_t *c, uint32_t in, uint32_t out, uint32_t kh
   }
   tsr_net_layer_t *l = NULL;
   tsr_status_t st = tsr_nc_gemm_layer_folded(c, TSR_NET_DWCONV, in, out, batch * oh * ow, g.k, gc, bt,
-                                      (size_t)groups * g.k * gc, kh * kw, ic, ones, NULL, &w, act,
-                                      &l);
+                                             b_bytes + dim, kh * kw, ic, ones, NULL, &w, act, &l);
   free(bt);
   free(ones);
   if (st != TSR_OK) {

@@ -60,7 +60,7 @@ def fail(msg: str) -> None:
 
 
 def micro(model: bytes, xs: list[np.ndarray]) -> list[np.ndarray]:
-    it = tflm.Interpreter.from_bytes(model)
+    it = tflm.Interpreter.from_bytes(model, arena_size=16 << 20)
     out = []
     for x in xs:
         it.set_input(x.reshape(it.get_input_details(0)["shape"]), 0)
@@ -139,7 +139,7 @@ def main() -> int:
     for name, dtype in models:
         path = d / f"{name}.tflite"
         blob = path.read_bytes()
-        shape = tflm.Interpreter.from_bytes(blob).get_input_details(0)["shape"]
+        shape = tflm.Interpreter.from_bytes(blob, arena_size=16 << 20).get_input_details(0)["shape"]
         if name == "digits_mlp_b200":
             xs = [dx]
         elif name == "digits_mlp":

@@ -659,6 +659,46 @@ def bad_bmm_rhs_zp(seed: int) -> bytes:
 
 
 
+def vela20_models() -> dict:
+    """Depthwise convolutions, convolutions and window sums large enough for tsr_dw_run's paths
+    (fw/tsr_conv.c): several tiles of output rows (double-buffered, STOREs beside the next
+    tile's MATMULs), several passes of channel groups, stride 2 (input phases), a MATMUL per
+    output row, depth multiplier 2 (channel phases), and window sums over one output pixel
+    that take one run of pixels or one per window row, several passes or images."""
+    rng = np.random.default_rng(20)
+    #                         shape          zp   kh kw dm sh sw dh dw same  pc    act
+    dw = {
+        "dw20_tiles_c20": ([1, 30, 21, 20], 9, [(3, 3, 1, 1, 1, 1, 1, True, True, ACT.RELU, "dw")]),
+        "dw20_s2_dm2_c10": ([1, 27, 19, 10], -40, [(3, 3, 2, 2, 2, 1, 1, True, True, ACT.NONE, "dw")]),
+        "dw20_dil2_b2": ([2, 20, 16, 12], 60, [(3, 3, 1, 1, 1, 2, 2, True, False, ACT.RELU6, "dw")]),
+        "dw20_s2_wide": ([1, 33, 40, 8], -128, [(3, 3, 1, 2, 2, 1, 1, True, True, ACT.RELU, "dw")]),
+        "dw20_5x5_c90": ([1, 9, 9, 90], 3, [(5, 5, 1, 1, 1, 1, 1, True, True, ACT.NONE, "dw")]),
+        "dw20_chain_s2": ([1, 17, 15, 6], -3, [(3, 3, 12, 1, 1, 1, 1, True, True, ACT.RELU),
+                                               (3, 3, 1, 2, 2, 1, 1, True, True, ACT.RELU6, "dw"),
+                                               (3, 3, 2, 1, 1, 1, 1, True, True, ACT.NONE, "dw")]),
+    }
+    # CONV_2D through the same path (a block of N output channels per group, every input
+    # chunk per tap): stride 1, stride 2 SAME at odd sizes, dilation 2 with channels not a
+    # multiple of N (one B segment per tap), several passes of output blocks, and a 1x1
+    # whose output the next SAME convolution reads with a border.
+    dw.update({
+        "conv20_s1_c16": ([1, 20, 18, 16], -60, [(3, 3, 24, 1, 1, 1, 1, True, True, ACT.RELU)]),
+        "conv20_s2_odd_c16": ([1, 19, 17, 16], 8, [(3, 3, 20, 2, 2, 1, 1, True, True, ACT.NONE)]),
+        "conv20_dil2_c10": ([1, 15, 13, 10], 30, [(3, 3, 12, 1, 1, 2, 2, True, False, ACT.RELU6)]),
+        "conv20_passes": ([1, 10, 10, 32], -2, [(3, 3, 80, 1, 1, 1, 1, True, True, ACT.NONE)]),
+        "conv20_1x1_border": ([1, 24, 20, 24], 77, [(1, 1, 32, 1, 1, 1, 1, True, True, ACT.RELU),
+                                                    (3, 3, 8, 1, 1, 1, 1, True, True, ACT.NONE)]),
+    })
+    models = {nm: (synthetic_conv(rng, nm, shape, zp, layers), "int8") for nm, (shape, zp, layers) in dw.items()}
+    models["avgpool20_3x3_in_5x5_b2"] = (synthetic_pool(rng, "avgpool20_3x3_in_5x5_b2", [2, 5, 5, 20], -17,
+                                                       3, 3, 3, 3, False, ACT.NONE), "int8")
+    models["avgpool20_global_c33"] = (synthetic_pool(rng, "avgpool20_global_c33", [1, 10, 6, 33], 44,
+                                                    10, 6, 2, 2, False, ACT.RELU), "int8")
+    models["mean20_c130"] = (synthetic_mean(rng, "mean20_c130", [1, 12, 12, 130], -90), "int8")
+    models["mean20_b2_c40"] = (synthetic_mean(rng, "mean20_b2_c40", [2, 6, 6, 40], 5, conv_first=True), "int8")
+    return models
+
+
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit("usage: gen_net_models.py OUTDIR")
@@ -737,6 +777,7 @@ def main() -> None:
     # FULLY_CONNECTED with keep_num_dims.
     for nm, blob in attention_ops(11).items():
         models[nm] = (blob, "int8")
+    models.update(vela20_models())
     # The digits CNN: trained by tools/train_digits_cnn.py (make digits-cnn), committed; its
     # held-out split is every fifth image.
     from sklearn.datasets import load_digits
