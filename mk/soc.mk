@@ -246,3 +246,7 @@ SOC_FORMAL_DEPTH ?= 8
 soc-formal: ## BMC of the SoC arbiter's properties (AXI held until taken, every beat to its owner), depth SOC_FORMAL_DEPTH
 	@$(SOC_NICE) $(PYTHON) tools/formal.py --name soc_arb --top tsr_soc_axi_arb --depth $(SOC_FORMAL_DEPTH) --bmc-only \
 	  --set Depth=4 --build $(BUILD) rtl/soc/tsr_soc_axi_arb.v rtl/soc/tsr_soc_srcq.v
+
+# tests/unit/test_gemm_search.c (make test-unit-gemm_search): the planner's bounded search, which
+# keeps the planning on the SoC's core short, against the exhaustive one.
+UNIT_SRCS_test_gemm_search := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c
