@@ -268,12 +268,13 @@ uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_
   }
   const uint32_t dim = info->dim;
   const uint32_t beat = info->axi_bytes;
-  uint64_t front = 0u;
-  uint64_t load = 0u;
+  uint64_t lut = 0u;       /* the table's LOAD and LUT_LOAD, before anything else */
+  uint64_t front = 0u;     /* the front end's steps, but the LOADs' overheads */
+  uint64_t load_ovh = 0u;  /* the LOADs' overheads on the front end */
+  uint64_t load = 0u;      /* the load stage's LOADs */
   if (d->has_lut) {
-    front = dma_cycles(p, beat, 1u, TSR_SFU_LUT_ENTRIES, dim) + tsr_gemm_lut_rows(d, dim) +
-            2u * EST_CMD_OVERHEAD;
-    load = front;
+    lut = dma_cycles(p, beat, 1u, TSR_SFU_LUT_ENTRIES, dim) + tsr_gemm_lut_rows(d, dim) +
+          2u * EST_CMD_OVERHEAD;
   }
   /* Sizes of an interior and of the last m-tile, n-group and K chunk, and how many of each. */
   const uint32_t m_last = d->m - (p->m_tiles - 1u) * p->mt;
@@ -291,37 +292,46 @@ uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_
     const uint64_t mms = (uint64_t)ceil_div(cols[b], dim) * ceil_div(ks[c], dim);
     /* The W LOAD, and the A LOAD unless A stays (then once per m-tile, below). */
     uint64_t ld = dma_cycles(p, beat, ks[c], cols[b], dim);
-    uint64_t fr = EST_CMD_OVERHEAD + mms * floor_mm_each(p, rows[a]);
     if (!p->a_resident) {
       ld += dma_cycles(p, beat, rows[a], ks[c], dim);
-      fr += EST_CMD_OVERHEAD;
     }
     load += count * ld;
-    front += count * fr;
+    load_ovh += count * (p->a_resident ? 1u : 2u) * EST_CMD_OVERHEAD;
+    front += count * mms * floor_mm_each(p, rows[a]);
   }
+  const uint32_t last_cols = d->n - (p->n_blocks - 1u) * dim;
   for (uint32_t a = 0u; a < 2u; a++) {
     if (nt[a] == 0u) {
       continue;
     }
     /* Per m-tile: A once if it stays; per n-group the drain; per N-column block its
      * parameter LOADs and its STORE. */
-    uint64_t ld = 0u, fr = (uint64_t)p->n_groups * 2u * dim;
     if (p->a_resident) {
-      ld += dma_cycles(p, beat, rows[a], d->k, dim);
-      fr += EST_CMD_OVERHEAD;
+      load += nt[a] * dma_cycles(p, beat, rows[a], d->k, dim);
+      load_ovh += nt[a] * EST_CMD_OVERHEAD;
     }
-    const uint32_t last_cols = d->n - (p->n_blocks - 1u) * dim;
-    fr += (uint64_t)p->n_blocks * EST_CMD_OVERHEAD +
-          (uint64_t)p->n_params *
-              ((uint64_t)(p->n_blocks - 1u) * (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * dim, 4u * dim)) +
-               EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * last_cols, 4u * dim));
-    load += nt[a] * ld;
+    const uint64_t fr =
+        (uint64_t)p->n_groups * 2u * dim + (uint64_t)p->n_blocks * EST_CMD_OVERHEAD +
+        (uint64_t)p->n_params *
+            ((uint64_t)(p->n_blocks - 1u) * (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * dim, 4u * dim)) +
+             EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * last_cols, 4u * dim));
     front += nt[a] * fr;
   }
+  /* The first MATMUL waits for group 0's LOADs; the last STORE's rows leave after every
+   * step of the front end; the last group's MATMULs, its drain and that STORE follow
+   * every LOAD. */
+  const uint32_t k0 = min32(p->kc, d->k), n0 = min32(p->nb * dim, d->n);
+  const uint64_t first = lut + dma_cycles(p, beat, k0, n0, dim) + dma_cycles(p, beat, p->mt, k0, dim);
+  const uint64_t last_store = p->param_rows + store_cycles(p, beat, m_last, last_cols * (d->requant ? 1u : 4u),
+                                                           dim / info->store_lanes);
+  const uint64_t last_mms = (uint64_t)ceil_div(n_last, dim) * ceil_div(k_last, dim);
+  const uint64_t by_front = max64(lut + load_ovh, first) + front + last_store;
+  const uint64_t by_load =
+      lut + load + last_mms * floor_mm_each(p, m_last) + 2u * (uint64_t)dim + last_store;
   const uint64_t cmd_bytes = p->streamed ? p->cmds * EST_CMD_BYTES : 0u;
   const uint64_t fetch_gaps =
       p->streamed ? ceil_div(p->cmds, EST_FETCH_BURST) * (p->mem_latency + EST_DMA_SETUP) : 0u;
   const uint64_t bus =
       ceil_div64(p->dma_rd_bytes + p->dma_wr_bytes + cmd_bytes, p->mem_bw) + fetch_gaps;
-  return max64(max64(front, load), bus);
+  return max64(max64(by_front, by_load), bus);
 }

@@ -161,6 +161,10 @@ static uint32_t spad_half(uint32_t rows) {
   return h;
 }
 
+/* Candidates of at most this many groups are predicted outright: a floor costs about as
+ * much as predicting a few groups (measured on the SoC's core, docs/soc.md). */
+#define SMALL_GROUPS 8u
+
 /* One candidate of the planner. */
 typedef struct cand {
   uint32_t sbufs, abufs; /* scratchpad buffer pairs, accumulator tile buffers */
@@ -301,11 +305,13 @@ tsr_status_t tsr_gemm_plan_exhaustive(const tsr_dev_info_t *info, const tsr_gemm
  * The search ranks every candidate (sb, ab, i) by its predicted cycles; the
  * first in that order with the fewest wins. The prediction replays every group
  * of the plan (tsr_gemm_cost.c), which on the SoC's core costs millions of
- * cycles per candidate for a large GEMM, so the search first takes every
- * candidate's floor (tsr_gemm_predict_floor, a few operations), predicts the
- * candidate with the lowest floor, and then predicts, in the usual order, only
- * the candidates whose floor could still beat or tie-and-precede the best. As
- * floor <= prediction, that is the exhaustive search's winner and prediction.
+ * cycles per candidate for a large GEMM. So the search predicts the small
+ * candidates (SMALL_GROUPS), takes the floor of the others
+ * (tsr_gemm_predict_floor, a few operations per kind of group), predicts the
+ * one with the lowest floor, and then predicts, in the usual order, only those
+ * whose floor could still beat the best or tie with it and come first. As
+ * floor <= prediction, that is the exhaustive search's winner and prediction
+ * (tests/unit/test_gemm_search.c).
  */
 typedef struct search {
   bool found;
@@ -370,14 +376,16 @@ static tsr_status_t plan_search(const tsr_dev_info_t *info, const tsr_gemm_desc_
   s.best.kcb = 0u;
   s.best.nb = 0u;
   s.best.banked = false;
-  /* Pass 0 (not when exhaustive): the lowest floor; pass 1 predicts that candidate; pass 2
-   * predicts the rest in order, each unless its floor rules it out. */
+  /* Pass 0 predicts the small candidates (their prediction costs about what a floor does)
+   * and finds the large candidate with the lowest floor; pass 1 predicts that one; pass 2
+   * predicts the other large ones, in order, each unless its floor rules it out. The
+   * exhaustive search is pass 0 with every candidate small. */
   uint64_t low_floor = 0u;
   uint32_t low_idx = 0u;
   bool have_low = false;
-  for (uint32_t pass = exhaustive ? 2u : 0u; pass < 3u; pass++) {
-    if (pass == 1u && !have_low) {
-      continue;
+  for (uint32_t pass = 0u; pass < 3u; pass++) {
+    if ((pass == 1u && !have_low) || (pass == 2u && !have_low)) {
+      break;
     }
     uint32_t idx = 0u; /* the candidate's rank in the order of the search */
     for (uint32_t sb = 2u; sb >= 1u; sb--) {
@@ -419,7 +427,8 @@ static tsr_status_t plan_search(const tsr_dev_info_t *info, const tsr_gemm_desc_
           if (!make_candidate(info, desc, &cd, max_mt, mem_bw, mem_shared, mem_latency, streamed, plan)) {
             continue;
           }
-          if (pass == 0u) {
+          const bool small = exhaustive || plan->groups <= SMALL_GROUPS;
+          if (pass == 0u && !small) {
             const uint64_t f = tsr_gemm_predict_floor(info, desc, plan);
             if (!have_low || f < low_floor) {
               have_low = true;
@@ -428,10 +437,9 @@ static tsr_status_t plan_search(const tsr_dev_info_t *info, const tsr_gemm_desc_
             }
             continue;
           }
-          if (pass == 2u && !exhaustive) {
-            if (idx == low_idx || !beats(&s, tsr_gemm_predict_floor(info, desc, plan), idx)) {
-              continue; /* predicted in pass 1, or cannot win */
-            }
+          if (pass == 2u &&
+              (small || idx == low_idx || !beats(&s, tsr_gemm_predict_floor(info, desc, plan), idx))) {
+            continue; /* predicted in pass 0 or 1, or cannot win */
           }
           const uint64_t sc = tsr_gemm_predict_cycles(info, desc, plan);
           if (beats(&s, sc, idx)) {

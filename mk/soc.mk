@@ -177,7 +177,7 @@ $(SOC_FW_DIR)/%.hex: $(SOC_FW_DIR)/%.bin
 SOC_RUN      := $(SOC_BUILD)/bin/soc_run
 SOC_RUN_SRCS := tests/soc/soc_run.c sw/golden/tsr_golden.c sw/driver/tsr_quant.c
 
-$(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tests/common/tsr_prng.h mk/soc.mk
+$(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tb/tsr_soc_api.h tests/common/tsr_prng.h mk/soc.mk
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS) -o $@ $(SOC_RUN_SRCS) -ldl -lm
 

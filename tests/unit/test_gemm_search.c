@@ -133,8 +133,12 @@ static void same_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d, cons
   SAME(dma_rd_bytes);
   SAME(dma_wr_bytes);
 #undef SAME
-  /* And the prediction is the model's for that plan. */
+  /* And the prediction is the model's for that plan, and not below its floor. */
   assert_true(fast.est_cycles == tsr_gemm_predict_cycles(info, d, &fast));
+  if (tsr_gemm_predict_floor(info, d, &fast) > fast.est_cycles) {
+    fail_msg("%ux%ux%u at N = %u: floor %llu above the prediction %llu", d->m, d->k, d->n, info->dim,
+             (unsigned long long)tsr_gemm_predict_floor(info, d, &fast), (unsigned long long)fast.est_cycles);
+  }
 }
 
 static const uint32_t k_dims[] = {4u, 8u, 16u};
