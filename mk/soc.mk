@@ -250,3 +250,15 @@ soc-formal: ## BMC of the SoC arbiter's properties (AXI held until taken, every 
 # tests/unit/test_gemm_search.c (make test-unit-gemm_search): the planner's bounded search, which
 # keeps the planning on the SoC's core short, against the exhaustive one.
 UNIT_SRCS_test_gemm_search := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c
+
+#   make soc-figures      the figures of docs/performance.md's SoC section (long: ~15-30 minutes):
+#                         each job of SOC_FIG_JOBS on the chip alone and on the SoC at
+#                         N = SOC_FIG_DIM (tests/soc/soc_figures.sh), JSON in build/soc/figures/
+SOC_FIG_DIM  ?= 8
+SOC_FIG_JOBS ?= gemm:64x64x64 gemm:256x256x256 gemm:1x1024x1024 net:digits_mlp net:digits_cnn
+.PHONY: soc-figures
+soc-figures: ## (long) the SoC figures of docs/performance.md: SOC_FIG_JOBS on the chip alone and on the SoC at N = SOC_FIG_DIM
+	@$(MAKE) --no-print-directory fw-elf $(SW_BIN) >/dev/null
+	@$(MAKE) --no-print-directory soc-sim sim DIM=$(SOC_FIG_DIM)
+	@$(if $(wildcard $(NET_MODELS_DIR)/digits_mlp.tflite),true,$(PYTHON) tests/net/gen_net_models.py $(NET_MODELS_DIR))
+	$(SOC_NICE) tests/soc/soc_figures.sh $(SW_BIN) $(SOC_FIG_DIM) $(NET_MODELS_DIR) $(SOC_BUILD)/figures $(SOC_FIG_JOBS)
