@@ -183,6 +183,19 @@ static void bench_bandwidth_points(void **state) {
   }
 }
 
+/* Two candidates with the same prediction: the first in the exhaustive order wins, also
+ * when the bounded search predicted the later one first (found by a search over random
+ * shapes with the tie rule left out of the bounded search). */
+static void a_tie_goes_to_the_first_candidate(void **state) {
+  (void)state;
+  const tsr_dev_info_t info = info_of(16u, 4096u, 1024u, 16u);
+  const tsr_gemm_desc_t d = desc_of(72u, 49u, 54u, 1u); /* int32, no bias */
+  tsr_gemm_opts_t o;
+  memset(&o, 0, sizeof o);
+  o.max_mt = 24u;
+  same_plan(&info, &d, &o);
+}
+
 static void random_shapes_memories_and_options(void **state) {
   (void)state;
   for (uint32_t r = 0u; r < 600u; r++) {
@@ -223,6 +236,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bench_shapes_as_the_host_and_the_soc_plan_them),
       cmocka_unit_test(bench_bandwidth_points),
+      cmocka_unit_test(a_tie_goes_to_the_first_candidate),
       cmocka_unit_test(random_shapes_memories_and_options),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
