@@ -57,7 +57,7 @@ texts = [open(p).read() for p in sys.argv[1:3]]
 if job.startswith("gemm:"):
     sim, soc = (json.loads(t) for t in texts)
     c = soc["core"]
-    chip_sim, sim_cycles = sim["cycles"], sim["sim_cycles"]
+    chip_sim = sim["cycles"]
     line = (f"planning {c['plan_cycles']} cycles ({c['plan_instructions']} instructions), "
             f"commands {c['run_cycles']} cycles ({c['run_instructions']} instructions); {c['commands']} commands, "
             f"{c['instructions_per_command']} instructions and {c['submit_cycles_per_command']} cycles each; "
@@ -66,11 +66,23 @@ if job.startswith("gemm:"):
     soc_cycles = c["soc_cycles"]
 else:
     chip_sim = int(re.search(r"cycles: (\d+)", texts[0]).group(1))
-    sim_cycles = chip_sim  # the host's writes take no simulated time
     core = re.search(r"core: .*", texts[1]).group(0)
     soc_cycles = int(re.search(r"(\d+) SoC cycles in all", core).group(1))
     line = core
-print(f"soc-figures: N={dim} {job}: chip alone {chip_sim} cycles ({sim_cycles / (ms_sim / 1000):.0f} cycles/s); "
-      f"on the SoC {line}; {soc_cycles} SoC cycles ({soc_cycles / (ms_soc / 1000):.0f} cycles/s, {ms_soc / 1000:.1f} s)")
+print(f"soc-figures: N={dim} {job}: chip alone {chip_sim} cycles; on the SoC {line}; "
+      f"{soc_cycles} SoC cycles in {ms_soc / 1000:.1f} s ({soc_cycles / (ms_soc / 1000):.0f} cycles/s)")
 PY
 done
+
+# Simulation speed, chip alone against the SoC at the same N, back to back: 256^3 on the chip
+# alone (a quarter of a million cycles, the array mostly busy) and the SoC on a 16x16x16 job
+# (about a million cycles, the core mostly planning), each the JSON's cycles over the job's
+# own wall time (no process start-up).
+run sim speed gemm --m 256 --k 256 --n 256 --json > /dev/null || exit 1
+run soc speed16 gemm --m 16 --k 16 --n 16 --json > /dev/null || exit 1
+python3 - "$out/speed.sim.out" "$out/speed16.soc.out" "$dim" <<'PY' || exit 1
+import json, sys
+sim, soc = (json.load(open(p)) for p in sys.argv[1:3])
+print(f"soc-figures: N={sys.argv[3]} simulation speed: chip alone (256^3) {sim['sim_cycles_per_second']:.0f} cycles/s, "
+      f"SoC (16^3) {soc['sim_cycles_per_second']:.0f} cycles/s")
+PY
