@@ -333,5 +333,8 @@ uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_
       p->streamed ? ceil_div(p->cmds, EST_FETCH_BURST) * (p->mem_latency + EST_DMA_SETUP) : 0u;
   const uint64_t bus =
       ceil_div64(p->dma_rd_bytes + p->dma_wr_bytes + cmd_bytes, p->mem_bw) + fetch_gaps;
-  return max64(max64(by_front, by_load), bus);
+  /* One scratchpad buffer pair: a group's LOADs wait for the previous group's MATMULs and
+   * the steps after them, so LOADs and the front end's steps follow one another. */
+  const uint64_t serial = p->spad_bufs == 1u ? lut + load + front + last_store : 0u;
+  return max64(max64(max64(by_front, by_load), bus), serial);
 }
