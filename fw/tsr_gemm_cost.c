@@ -236,3 +236,105 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       ceil_div64(p->dma_rd_bytes + p->dma_wr_bytes + cmd_bytes, p->mem_bw) + fetch_gaps;
   return max64(max64(max64(front, load_free), store_free), bus);
 }
+
+/* ---- A floor of the prediction, for the planner's search (tsr_gemm_plan.c) --------------- */
+
+/* Each of MATMULs' cost (the front end's per-MATMUL step above) for a tile of `mrows` rows. */
+static uint64_t floor_mm_each(const tsr_gemm_plan_t *p, uint32_t mrows) {
+  const bool pre = p->preload && mrows >= p->dim;
+  return pre ? max64(mrows, 2u * (uint64_t)p->dim) : (uint64_t)mrows + p->dim;
+}
+
+/*
+ * A lower bound of tsr_gemm_predict_cycles(info, d, p) in a few operations per
+ * kind of group instead of a pass over every group: the front end does at
+ * least every command's overhead, every MATMUL's step, every drain and every
+ * parameter LOAD one after the other; the load stage does at least every LOAD
+ * one after the other; and the memory's term is the prediction's own. Groups
+ * differ only in being the last m-tile, n-group or K chunk or not, so each sum
+ * is over those 8 kinds times their counts. The planner skips a candidate
+ * whose floor cannot beat the best plan so far; tests/unit/test_gemm_search.c
+ * checks, over many shapes, that this picks what the exhaustive search picks
+ * (a term changed above without this floor following it turns that red).
+ */
+uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
+                                const tsr_gemm_plan_t *p) {
+  /* 0 where the prediction is 0 (its own checks). */
+  if (info == NULL || d == NULL || p == NULL || info->dim == 0u || info->axi_bytes == 0u ||
+      info->store_lanes == 0u || info->dim % info->store_lanes != 0u ||
+      p->mt == 0u || p->kc == 0u || p->dim != info->dim || p->spad_bufs == 0u ||
+      p->spad_bufs > 2u || p->acc_bufs == 0u || p->acc_bufs > 2u || p->mem_bw == 0u) {
+    return 0u;
+  }
+  const uint32_t dim = info->dim;
+  const uint32_t beat = info->axi_bytes;
+  uint64_t lut = 0u;       /* the table's LOAD and LUT_LOAD, before anything else */
+  uint64_t front = 0u;     /* the front end's steps, but the LOADs' overheads */
+  uint64_t load_ovh = 0u;  /* the LOADs' overheads on the front end */
+  uint64_t load = 0u;      /* the load stage's LOADs */
+  if (d->has_lut) {
+    lut = dma_cycles(p, beat, 1u, TSR_SFU_LUT_ENTRIES, dim) + tsr_gemm_lut_rows(d, dim) +
+          2u * EST_CMD_OVERHEAD;
+  }
+  /* Sizes of an interior and of the last m-tile, n-group and K chunk, and how many of each. */
+  const uint32_t m_last = d->m - (p->m_tiles - 1u) * p->mt;
+  const uint32_t n_last = d->n - (p->n_groups - 1u) * p->nb * dim;
+  const uint32_t k_last = d->k - (p->k_chunks - 1u) * p->kc;
+  const uint32_t rows[2] = {p->mt, m_last}, cols[2] = {p->nb * dim, n_last}, ks[2] = {p->kc, k_last};
+  const uint64_t nt[2] = {p->m_tiles - 1u, 1u}, nn[2] = {p->n_groups - 1u, 1u},
+                 nk[2] = {p->k_chunks - 1u, 1u};
+  for (uint32_t i = 0u; i < 8u; i++) {
+    const uint32_t a = i & 1u, b = (i >> 1) & 1u, c = i >> 2;
+    const uint64_t count = nt[a] * nn[b] * nk[c];
+    if (count == 0u) {
+      continue;
+    }
+    const uint64_t mms = (uint64_t)ceil_div(cols[b], dim) * ceil_div(ks[c], dim);
+    /* The W LOAD, and the A LOAD unless A stays (then once per m-tile, below). */
+    uint64_t ld = dma_cycles(p, beat, ks[c], cols[b], dim);
+    if (!p->a_resident) {
+      ld += dma_cycles(p, beat, rows[a], ks[c], dim);
+    }
+    load += count * ld;
+    load_ovh += count * (p->a_resident ? 1u : 2u) * EST_CMD_OVERHEAD;
+    front += count * mms * floor_mm_each(p, rows[a]);
+  }
+  const uint32_t last_cols = d->n - (p->n_blocks - 1u) * dim;
+  for (uint32_t a = 0u; a < 2u; a++) {
+    if (nt[a] == 0u) {
+      continue;
+    }
+    /* Per m-tile: A once if it stays; per n-group the drain; per N-column block its
+     * parameter LOADs and its STORE. */
+    if (p->a_resident) {
+      load += nt[a] * dma_cycles(p, beat, rows[a], d->k, dim);
+      load_ovh += nt[a] * EST_CMD_OVERHEAD;
+    }
+    const uint64_t fr =
+        (uint64_t)p->n_groups * 2u * dim + (uint64_t)p->n_blocks * EST_CMD_OVERHEAD +
+        (uint64_t)p->n_params *
+            ((uint64_t)(p->n_blocks - 1u) * (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * dim, 4u * dim)) +
+             EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * last_cols, 4u * dim));
+    front += nt[a] * fr;
+  }
+  /* The first MATMUL waits for group 0's LOADs; the last STORE's rows leave after every
+   * step of the front end; the last group's MATMULs, its drain and that STORE follow
+   * every LOAD. */
+  const uint32_t k0 = min32(p->kc, d->k), n0 = min32(p->nb * dim, d->n);
+  const uint64_t first = lut + dma_cycles(p, beat, k0, n0, dim) + dma_cycles(p, beat, p->mt, k0, dim);
+  const uint64_t last_store = p->param_rows + store_cycles(p, beat, m_last, last_cols * (d->requant ? 1u : 4u),
+                                                           dim / info->store_lanes);
+  const uint64_t last_mms = (uint64_t)ceil_div(n_last, dim) * ceil_div(k_last, dim);
+  const uint64_t by_front = max64(lut + load_ovh, first) + front + last_store;
+  const uint64_t by_load =
+      lut + load + last_mms * floor_mm_each(p, m_last) + 2u * (uint64_t)dim + last_store;
+  const uint64_t cmd_bytes = p->streamed ? p->cmds * EST_CMD_BYTES : 0u;
+  const uint64_t fetch_gaps =
+      p->streamed ? ceil_div(p->cmds, EST_FETCH_BURST) * (p->mem_latency + EST_DMA_SETUP) : 0u;
+  const uint64_t bus =
+      ceil_div64(p->dma_rd_bytes + p->dma_wr_bytes + cmd_bytes, p->mem_bw) + fetch_gaps;
+  /* One scratchpad buffer pair: a group's LOADs wait for the previous group's MATMULs and
+   * the steps after them, so LOADs and the front end's steps follow one another. */
+  const uint64_t serial = p->spad_bufs == 1u ? lut + load + front + last_store : 0u;
+  return max64(max64(max64(by_front, by_load), bus), serial);
+}

@@ -124,4 +124,14 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
                                const tsr_gemm_view_t *view, tsr_gemm_progress_fn progress,
                                void *user);
 
+/* A lower bound of tsr_gemm_predict_cycles for the same plan, in O(1) (tsr_gemm_cost.c): the
+ * planner skips candidates whose bound cannot beat its best so far. */
+uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
+                                const tsr_gemm_plan_t *p);
+
+/* tsr_gemm_plan_opts scoring every candidate with the full prediction, no bound (the
+ * reference of tests/unit/test_gemm_search.c; same plan, same prediction, slower). */
+tsr_status_t tsr_gemm_plan_exhaustive(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
+                                      const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan);
+
 #endif /* TSR_GEMM_INT_H */

@@ -161,6 +161,10 @@ static uint32_t spad_half(uint32_t rows) {
   return h;
 }
 
+/* Candidates of at most this many groups are predicted outright: a floor costs about as
+ * much as predicting a few groups (measured on the SoC's core, docs/soc.md). */
+#define SMALL_GROUPS 8u
+
 /* One candidate of the planner. */
 typedef struct cand {
   uint32_t sbufs, abufs; /* scratchpad buffer pairs, accumulator tile buffers */
@@ -274,20 +278,56 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   p->mem_latency = mem_latency;
   p->streamed = streamed;
   count_plan(d, p);
-  p->est_cycles = tsr_gemm_predict_cycles(info, d, p);
+  p->est_cycles = 0u; /* the caller predicts (or bounds) */
   return true;
 }
-
-/* Rank: the predicted cycles. */
-static uint64_t score(const tsr_gemm_plan_t *p) { return p->est_cycles; }
 
 tsr_status_t tsr_gemm_plan(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
                            tsr_gemm_plan_t *plan) {
   return tsr_gemm_plan_opts(info, desc, NULL, plan);
 }
 
+static tsr_status_t plan_search(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
+                                const tsr_gemm_opts_t *opts, bool exhaustive,
+                                tsr_gemm_plan_t *plan);
+
 tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
                                 const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan) {
+  return plan_search(info, desc, opts, false, plan);
+}
+
+tsr_status_t tsr_gemm_plan_exhaustive(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
+                                      const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan) {
+  return plan_search(info, desc, opts, true, plan);
+}
+
+/*
+ * The search ranks every candidate (sb, ab, i) by its predicted cycles; the
+ * first in that order with the fewest wins. The prediction replays every group
+ * of the plan (tsr_gemm_cost.c), which on the SoC's core costs millions of
+ * cycles per candidate for a large GEMM. So the search predicts the small
+ * candidates (SMALL_GROUPS), takes the floor of the others
+ * (tsr_gemm_predict_floor, a few operations per kind of group), predicts the
+ * one with the lowest floor, and then predicts, in the usual order, only those
+ * whose floor could still beat the best or tie with it and come first. As
+ * floor <= prediction, that is the exhaustive search's winner and prediction
+ * (tests/unit/test_gemm_search.c).
+ */
+typedef struct search {
+  bool found;
+  uint64_t best_score;
+  uint32_t best_idx;
+  cand_t best; /* fields assigned one by one: no memcpy/memset in the firmware */
+} search_t;
+
+/* Whether candidate `idx` with a score (or floor) of `sc` beats the best so far. */
+static bool beats(const search_t *s, uint64_t sc, uint32_t idx) {
+  return !s->found || sc < s->best_score || (sc == s->best_score && idx < s->best_idx);
+}
+
+static tsr_status_t plan_search(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
+                                const tsr_gemm_opts_t *opts, bool exhaustive,
+                                tsr_gemm_plan_t *plan) {
   if (info == NULL || desc == NULL || plan == NULL || info->dim == 0u || info->axi_bytes == 0u) {
     return TSR_BAD_ARG;
   }
@@ -327,69 +367,100 @@ tsr_status_t tsr_gemm_plan_opts(const tsr_dev_info_t *info, const tsr_gemm_desc_
 
   /* N-column blocks per n-group: how many W chunks share one A chunk. */
   static const uint32_t k_nbs[] = {1u, 2u, 3u, 4u, 5u, 6u, 8u};
-  bool found = false;
-  uint64_t best_score = 0u;
-  cand_t best; /* fields assigned one by one: no memcpy/memset in the firmware */
-  best.sbufs = 0u;
-  best.abufs = 0u;
-  best.kcb = 0u;
-  best.nb = 0u;
-  best.banked = false;
-  for (uint32_t sb = 2u; sb >= 1u; sb--) {
-    if ((spad_buf == TSR_BUF_SINGLE && sb != 1u) || (spad_buf == TSR_BUF_DOUBLE && sb != 2u)) {
-      continue;
+  search_t s;
+  s.found = false;
+  s.best_score = 0u;
+  s.best_idx = 0u;
+  s.best.sbufs = 0u;
+  s.best.abufs = 0u;
+  s.best.kcb = 0u;
+  s.best.nb = 0u;
+  s.best.banked = false;
+  /* Pass 0 predicts the small candidates (their prediction costs about what a floor does)
+   * and finds the large candidate with the lowest floor; pass 1 predicts that one; pass 2
+   * predicts the other large ones, in order, each unless its floor rules it out. The
+   * exhaustive search is pass 0 with every candidate small. */
+  uint64_t low_floor = 0u;
+  uint32_t low_idx = 0u;
+  bool have_low = false;
+  for (uint32_t pass = 0u; pass < 3u; pass++) {
+    if ((pass == 1u && !have_low) || (pass == 2u && !have_low)) {
+      break;
     }
-    for (uint32_t ab = 2u; ab >= 1u; ab--) {
-      if ((acc_buf == TSR_BUF_SINGLE && ab != 1u) || (acc_buf == TSR_BUF_DOUBLE && ab != 2u)) {
-        continue;
-      }
-      /* Candidate chunks: all of K, halvings of it, and the largest chunk that
-       * still allows the largest tile the accumulator can take. */
-      const uint32_t prows = tsr_gemm_param_rows(desc);
-      uint32_t mt_cap = min32(min32(desc->m, MAX16),
-                              info->acc_rows / ab > prows ? info->acc_rows / ab - prows : 1u);
-      if (max_mt != 0u) {
-        mt_cap = min32(mt_cap, max_mt);
-      }
-      uint32_t cands[40];
-      uint32_t nc = 0u;
-      cands[nc++] = kcb_cap;
-      for (uint32_t c = kcb_cap; c > 1u && nc < 36u;) {
-        c = ceil_div(c, 2u);
-        cands[nc++] = c;
-      }
-      const uint32_t lrows = tsr_gemm_lut_rows(desc, dim);
-      const uint32_t spad = info->spad_rows > lrows ? info->spad_rows - lrows : 0u;
-      uint32_t fit = (spad / sb) / (mt_cap + dim);
-      cands[nc++] = fit < 1u ? 1u : min32(fit, kcb_cap);
-      const uint32_t n_nbs = (uint32_t)(sizeof k_nbs / sizeof k_nbs[0]);
-      for (uint32_t i = 0u; i < 2u * nc * n_nbs; i++) {
-        cand_t cd;
-        cd.sbufs = sb;
-        cd.abufs = ab;
-        cd.kcb = cands[i % nc];
-        cd.nb = k_nbs[(i / nc) % n_nbs];
-        cd.banked = i < nc * n_nbs;
-        if (!make_candidate(info, desc, &cd, max_mt, mem_bw, mem_shared, mem_latency, streamed, plan)) {
+    uint32_t idx = 0u; /* the candidate's rank in the order of the search */
+    for (uint32_t sb = 2u; sb >= 1u; sb--) {
+      for (uint32_t ab = 2u; ab >= 1u; ab--) {
+        if ((spad_buf == TSR_BUF_SINGLE && sb != 1u) || (spad_buf == TSR_BUF_DOUBLE && sb != 2u) ||
+            (acc_buf == TSR_BUF_SINGLE && ab != 1u) || (acc_buf == TSR_BUF_DOUBLE && ab != 2u)) {
           continue;
         }
-        uint64_t sc = score(plan);
-        if (!found || sc < best_score) {
-          found = true;
-          best_score = sc;
-          best.sbufs = cd.sbufs;
-          best.abufs = cd.abufs;
-          best.kcb = cd.kcb;
-          best.nb = cd.nb;
-          best.banked = cd.banked;
+        /* Candidate chunks: all of K, halvings of it, and the largest chunk that
+         * still allows the largest tile the accumulator can take. */
+        const uint32_t prows = tsr_gemm_param_rows(desc);
+        uint32_t mt_cap = min32(min32(desc->m, MAX16),
+                                info->acc_rows / ab > prows ? info->acc_rows / ab - prows : 1u);
+        if (max_mt != 0u) {
+          mt_cap = min32(mt_cap, max_mt);
+        }
+        uint32_t cands[40];
+        uint32_t nc = 0u;
+        cands[nc++] = kcb_cap;
+        for (uint32_t c = kcb_cap; c > 1u && nc < 36u;) {
+          c = ceil_div(c, 2u);
+          cands[nc++] = c;
+        }
+        const uint32_t lrows = tsr_gemm_lut_rows(desc, dim);
+        const uint32_t spad = info->spad_rows > lrows ? info->spad_rows - lrows : 0u;
+        uint32_t fit = (spad / sb) / (mt_cap + dim);
+        cands[nc++] = fit < 1u ? 1u : min32(fit, kcb_cap);
+        const uint32_t n_nbs = (uint32_t)(sizeof k_nbs / sizeof k_nbs[0]);
+        for (uint32_t i = 0u; i < 2u * nc * n_nbs; i++, idx++) {
+          if (pass == 1u && idx != low_idx) {
+            continue;
+          }
+          cand_t cd;
+          cd.sbufs = sb;
+          cd.abufs = ab;
+          cd.kcb = cands[i % nc];
+          cd.nb = k_nbs[(i / nc) % n_nbs];
+          cd.banked = i < nc * n_nbs;
+          if (!make_candidate(info, desc, &cd, max_mt, mem_bw, mem_shared, mem_latency, streamed, plan)) {
+            continue;
+          }
+          const bool small = exhaustive || plan->groups <= SMALL_GROUPS;
+          if (pass == 0u && !small) {
+            const uint64_t f = tsr_gemm_predict_floor(info, desc, plan);
+            if (!have_low || f < low_floor) {
+              have_low = true;
+              low_floor = f;
+              low_idx = idx;
+            }
+            continue;
+          }
+          if (pass == 2u &&
+              (small || idx == low_idx || !beats(&s, tsr_gemm_predict_floor(info, desc, plan), idx))) {
+            continue; /* predicted in pass 0 or 1, or cannot win */
+          }
+          const uint64_t sc = tsr_gemm_predict_cycles(info, desc, plan);
+          if (beats(&s, sc, idx)) {
+            s.found = true;
+            s.best_score = sc;
+            s.best_idx = idx;
+            s.best.sbufs = cd.sbufs;
+            s.best.abufs = cd.abufs;
+            s.best.kcb = cd.kcb;
+            s.best.nb = cd.nb;
+            s.best.banked = cd.banked;
+          }
         }
       }
     }
   }
-  if (!found) {
+  if (!s.found) {
     return TSR_UNSUPPORTED;
   }
   /* Rebuild the winner in place (cheaper than keeping a copy). */
-  (void)make_candidate(info, desc, &best, max_mt, mem_bw, mem_shared, mem_latency, streamed, plan);
+  (void)make_candidate(info, desc, &s.best, max_mt, mem_bw, mem_shared, mem_latency, streamed, plan);
+  plan->est_cycles = s.best_score;
   return TSR_OK;
 }

@@ -17,7 +17,7 @@
 
 LONG_TARGETS := coverage-rtl coverage-c test-system test-lanes test-xrand test-block \
                 test-block-dma-sweep formal formal-full synth-all gate-sim bench bench-sim \
-                fuzz soak net-vela test
+                fuzz soak net-vela soc-figures test
 long_vars_coverage-rtl         := COV_RTL_SUITES
 long_vars_coverage-c           := SYS_SUITES
 long_vars_test-system          := SYS_DIMS SYS_SUITES
@@ -32,6 +32,7 @@ long_vars_gate-sim             := GATE_GEMMS GATE_SFU
 long_vars_bench                := BENCH_DIMS
 long_vars_bench-sim            := BENCH_SIM_DIMS
 long_vars_net-vela             := VELA_DIMS
+long_vars_soc-figures          := SOC_FIG_DIM SOC_FIG_JOBS
 long_vars_fuzz                 := FUZZ_CHIP_SECONDS FUZZ_LIBFUZZER_SECONDS
 long_vars_soak                 := MINUTES
 long_vars_test                 := TEST_STEPS

@@ -177,7 +177,7 @@ $(SOC_FW_DIR)/%.hex: $(SOC_FW_DIR)/%.bin
 SOC_RUN      := $(SOC_BUILD)/bin/soc_run
 SOC_RUN_SRCS := tests/soc/soc_run.c sw/golden/tsr_golden.c sw/driver/tsr_quant.c
 
-$(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tests/common/tsr_prng.h mk/soc.mk
+$(SOC_RUN): $(SOC_RUN_SRCS) tests/soc/soc_gemm_job.h tb/tsr_soc_sim.h tb/tsr_soc_api.h tests/common/tsr_prng.h mk/soc.mk
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(CWARN) $(CFLAGS) $(SAN) $(INCS) -o $@ $(SOC_RUN_SRCS) -ldl -lm
 
@@ -246,3 +246,19 @@ SOC_FORMAL_DEPTH ?= 8
 soc-formal: ## BMC of the SoC arbiter's properties (AXI held until taken, every beat to its owner), depth SOC_FORMAL_DEPTH
 	@$(SOC_NICE) $(PYTHON) tools/formal.py --name soc_arb --top tsr_soc_axi_arb --depth $(SOC_FORMAL_DEPTH) --bmc-only \
 	  --set Depth=4 --build $(BUILD) rtl/soc/tsr_soc_axi_arb.v rtl/soc/tsr_soc_srcq.v
+
+# tests/unit/test_gemm_search.c (make test-unit-gemm_search): the planner's bounded search, which
+# keeps the planning on the SoC's core short, against the exhaustive one.
+UNIT_SRCS_test_gemm_search := $(FW_SRCS) sw/driver/tsr_driver.c sw/hal/tsr_hal.c
+
+#   make soc-figures      the figures of docs/performance.md's SoC section (long: ~15-30 minutes):
+#                         each job of SOC_FIG_JOBS on the chip alone and on the SoC at
+#                         N = SOC_FIG_DIM (tests/soc/soc_figures.sh), JSON in build/soc/figures/
+SOC_FIG_DIM  ?= 8
+SOC_FIG_JOBS ?= gemm:64x64x64 gemm:256x256x256 gemm:1x1024x1024 net:digits_mlp net:digits_cnn
+.PHONY: soc-figures
+soc-figures: ## (long) the SoC figures of docs/performance.md: SOC_FIG_JOBS on the chip alone and on the SoC at N = SOC_FIG_DIM
+	@$(MAKE) --no-print-directory fw-elf $(SW_BIN) >/dev/null
+	@$(MAKE) --no-print-directory soc-sim sim DIM=$(SOC_FIG_DIM)
+	@$(if $(wildcard $(NET_MODELS_DIR)/digits_mlp.tflite),true,$(PYTHON) tests/net/gen_net_models.py $(NET_MODELS_DIR))
+	$(SOC_NICE) tests/soc/soc_figures.sh $(SW_BIN) $(SOC_FIG_DIM) $(NET_MODELS_DIR) $(SOC_BUILD)/figures $(SOC_FIG_JOBS)

@@ -13,7 +13,7 @@
 #include "tsr_lib_internal.h"
 #include "tsr_net_prog.h"
 #include "tsr_soc_job.h"
-#include "tsr_soc_sim.h"
+#include "tsr_soc_api.h"
 
 /*
  * docs/soc.md, "tessera --hal soc". The host never touches tsr_top's registers:
@@ -34,23 +34,10 @@
 /* The console's last bytes, kept for the message of a failed run. */
 #define SOC_CONSOLE_BYTES 512u
 
-typedef struct soc_api {
-  void (*cfg_default)(tsr_ssim_cfg_t *);
-  tsr_ssim_t *(*open)(const tsr_ssim_cfg_t *, char *, size_t);
-  void (*destroy)(tsr_ssim_t *);
-  int (*load_ram)(tsr_ssim_t *, uint32_t, const void *, size_t);
-  int (*reset)(tsr_ssim_t *);
-  int (*mem_write)(tsr_ssim_t *, uint64_t, const void *, size_t);
-  int (*mem_read)(const tsr_ssim_t *, uint64_t, void *, size_t);
-  tsr_ssim_end_t (*run)(tsr_ssim_t *, uint64_t, tsr_ssim_result_t *);
-  void (*mem_stats)(const tsr_ssim_t *, tsr_axi_mem_stats_t *);
-  uint32_t (*ram_bytes)(void);
-  unsigned (*array_dim)(void);
-} soc_api_t;
 
 struct tsr_lib_soc {
   void *dl;
-  soc_api_t api;
+  tsr_ssim_api_t api;
   tsr_ssim_cfg_t cfg;
   tsr_ssim_t *sim;       /* the SoC of the next (or the last) job */
   bool spent;            /* sim has run: the next upload or job resets it first */
@@ -214,16 +201,6 @@ static tsr_status_t read_image(soc_t *s, const char *path, char *err, size_t err
   return TSR_OK;
 }
 
-#define SOC_SYM(field, name)                                                                  \
-  do {                                                                                        \
-    *(void **)(&s->api.field) = dlsym(s->dl, name);                                           \
-    if (s->api.field == NULL) {                                                               \
-      tsr_lib_err(err, errlen, "soc: %s does not export %s: rebuild it with 'make soc-sim DIM=%u'", \
-                  path, name, dim);                                                           \
-      return TSR_NO_DEVICE;                                                                   \
-    }                                                                                         \
-  } while (0)
-
 static tsr_status_t soc_load(soc_t *s, unsigned dim, char *err, size_t errlen) {
   char dir[PATH_MAX];
   if (tsr_host_lib_dir("TSR_SOC_LIB_DIR", "soc/lib", "the SoC libraries", dir, sizeof dir, err, errlen) != 0) {
@@ -240,17 +217,12 @@ static tsr_status_t soc_load(soc_t *s, unsigned dim, char *err, size_t errlen) {
     tsr_lib_err(err, errlen, "soc: %s", dlerror());
     return TSR_NO_DEVICE;
   }
-  SOC_SYM(cfg_default, "tsr_ssim_cfg_default");
-  SOC_SYM(open, "tsr_ssim_open");
-  SOC_SYM(destroy, "tsr_ssim_destroy");
-  SOC_SYM(load_ram, "tsr_ssim_load_ram");
-  SOC_SYM(reset, "tsr_ssim_reset");
-  SOC_SYM(mem_write, "tsr_ssim_mem_write");
-  SOC_SYM(mem_read, "tsr_ssim_mem_read");
-  SOC_SYM(run, "tsr_ssim_run");
-  SOC_SYM(mem_stats, "tsr_ssim_mem_stats");
-  SOC_SYM(ram_bytes, "tsr_ssim_ram_bytes");
-  SOC_SYM(array_dim, "tsr_ssim_array_dim");
+  const char *missing = tsr_ssim_api_load(s->dl, &s->api);
+  if (missing != NULL) {
+    tsr_lib_err(err, errlen, "soc: %s does not export %s: rebuild it with 'make soc-sim DIM=%u'", path,
+                missing, dim);
+    return TSR_NO_DEVICE;
+  }
   const char *fw = getenv("TSR_SOC_FW");
   char fw_path[PATH_MAX + 32];
   if (fw == NULL || fw[0] == '\0') {

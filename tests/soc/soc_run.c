@@ -25,25 +25,16 @@
 #include "../common/tsr_prng.h"
 #include "soc_gemm_job.h"
 #include "tsr_golden.h"
-#include "tsr_soc_sim.h"
+#include "tsr_soc_api.h"
 
 #define EXIT_WATCHDOG 124
 #define EXIT_FAULT 125
 #define EXIT_HALTED 126
 
-/* The library's functions, from dlopen. */
+/* The library's functions, from dlopen (tb/tsr_soc_api.h). */
 typedef struct soc_lib {
   void *dl;
-  void (*cfg_default)(tsr_ssim_cfg_t *);
-  tsr_ssim_t *(*open)(const tsr_ssim_cfg_t *, char *, size_t);
-  void (*destroy)(tsr_ssim_t *);
-  int (*load_ram)(tsr_ssim_t *, uint32_t, const void *, size_t);
-  int (*mem_write)(tsr_ssim_t *, uint64_t, const void *, size_t);
-  int (*mem_read)(const tsr_ssim_t *, uint64_t, void *, size_t);
-  tsr_ssim_end_t (*run)(tsr_ssim_t *, uint64_t, tsr_ssim_result_t *);
-  void (*mem_stats)(const tsr_ssim_t *, tsr_axi_mem_stats_t *);
-  uint32_t (*ram_bytes)(void);
-  unsigned (*array_dim)(void);
+  tsr_ssim_api_t api;
 } soc_lib_t;
 
 static int lib_load(soc_lib_t *l, const char *path) {
@@ -52,25 +43,11 @@ static int lib_load(soc_lib_t *l, const char *path) {
     fprintf(stderr, "soc_run: %s\n", dlerror());
     return -1;
   }
-#define SYM(field, name)                                                  \
-  do {                                                                    \
-    *(void **)&l->field = dlsym(l->dl, name);                             \
-    if (l->field == NULL) {                                               \
-      fprintf(stderr, "soc_run: %s does not export %s\n", path, name);    \
-      return -1;                                                          \
-    }                                                                     \
-  } while (0)
-  SYM(cfg_default, "tsr_ssim_cfg_default");
-  SYM(open, "tsr_ssim_open");
-  SYM(destroy, "tsr_ssim_destroy");
-  SYM(load_ram, "tsr_ssim_load_ram");
-  SYM(mem_write, "tsr_ssim_mem_write");
-  SYM(mem_read, "tsr_ssim_mem_read");
-  SYM(run, "tsr_ssim_run");
-  SYM(mem_stats, "tsr_ssim_mem_stats");
-  SYM(ram_bytes, "tsr_ssim_ram_bytes");
-  SYM(array_dim, "tsr_ssim_array_dim");
-#undef SYM
+  const char *missing = tsr_ssim_api_load(l->dl, &l->api);
+  if (missing != NULL) {
+    fprintf(stderr, "soc_run: %s does not export %s\n", path, missing);
+    return -1;
+  }
   return 0;
 }
 
@@ -145,11 +122,11 @@ static int load_elf(const soc_lib_t *l, tsr_ssim_t *sim, const char *path) {
       fprintf(stderr, "soc_run: %s: segment %u past the end of the file\n", path, i);
       goto out;
     }
-    int r = paddr >= 0x80000000u ? l->mem_write(sim, paddr - 0x80000000u, img + off, filesz)
-                                 : l->load_ram(sim, paddr, img + off, filesz);
+    int r = paddr >= 0x80000000u ? l->api.mem_write(sim, paddr - 0x80000000u, img + off, filesz)
+                                 : l->api.load_ram(sim, paddr, img + off, filesz);
     if (r != 0) {
       fprintf(stderr, "soc_run: %s: segment %u (0x%08" PRIx32 "+%" PRIu32 ") is outside the RAM (%" PRIu32
-              " bytes) and the external memory\n", path, i, paddr, filesz, l->ram_bytes());
+              " bytes) and the external memory\n", path, i, paddr, filesz, l->api.ram_bytes());
       goto out;
     }
   }
@@ -222,10 +199,10 @@ static int gemm_place(const soc_lib_t *l, tsr_ssim_t *sim, gemm_job_t *g, uint32
   for (uint32_t i = 0; i < g->n; i++) {
     put32(bias_le + 4u * i, (uint32_t)g->bias[i]);
   }
-  if (l->mem_write(sim, SOC_GEMM_JOB_ADDR, words, sizeof words) != 0 ||
-      l->mem_write(sim, j->a_addr, g->a, (size_t)g->m * g->k) != 0 ||
-      l->mem_write(sim, j->b_addr, g->b, (size_t)g->k * g->n) != 0 ||
-      l->mem_write(sim, j->bias_addr, bias_le, 4u * g->n) != 0) {
+  if (l->api.mem_write(sim, SOC_GEMM_JOB_ADDR, words, sizeof words) != 0 ||
+      l->api.mem_write(sim, j->a_addr, g->a, (size_t)g->m * g->k) != 0 ||
+      l->api.mem_write(sim, j->b_addr, g->b, (size_t)g->k * g->n) != 0 ||
+      l->api.mem_write(sim, j->bias_addr, bias_le, 4u * g->n) != 0) {
     fprintf(stderr, "soc_run: --gemm: the operands do not fit the external memory\n");
     return -1;
   }
@@ -259,8 +236,8 @@ static int gemm_check(const soc_lib_t *l, const tsr_ssim_t *sim, const gemm_job_
     fprintf(stderr, "soc_run: the golden model refused the job\n");
     goto out;
   }
-  if (l->mem_read(sim, j->c_addr, got, cells * elem) != 0 ||
-      l->mem_read(sim, SOC_GEMM_JOB_ADDR, back, sizeof back) != 0) {
+  if (l->api.mem_read(sim, j->c_addr, got, cells * elem) != 0 ||
+      l->api.mem_read(sim, SOC_GEMM_JOB_ADDR, back, sizeof back) != 0) {
     fprintf(stderr, "soc_run: cannot read C back\n");
     goto out;
   }
@@ -363,13 +340,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   tsr_ssim_cfg_t cfg;
-  l.cfg_default(&cfg);
+  l.api.cfg_default(&cfg);
   cfg.trace_path = trace;
   cfg.console = console_out;
   cfg.stall_pct = stall;
   cfg.seed = mem_seed;
   char err[256];
-  tsr_ssim_t *sim = l.open(&cfg, err, sizeof err);
+  tsr_ssim_t *sim = l.api.open(&cfg, err, sizeof err);
   if (sim == NULL) {
     fprintf(stderr, "%s\n", err);
     return 1;
@@ -379,14 +356,14 @@ int main(int argc, char **argv) {
     goto out;
   }
   tsr_ssim_result_t res;
-  l.run(sim, max_cycles, &res);
+  l.api.run(sim, max_cycles, &res);
   fflush(stdout);
   tsr_axi_mem_stats_t ms;
-  l.mem_stats(sim, &ms);
+  l.api.mem_stats(sim, &ms);
   switch (res.end) {
     case TSR_SSIM_EXIT:
       printf("soc_run: %s exited with %" PRIu32 " after %" PRIu64 " cycles (N=%u; memory: %" PRIu64
-             " read and %" PRIu64 " write bursts, %u%% stalls)\n", elf, res.exit_code, res.cycles, l.array_dim(),
+             " read and %" PRIu64 " write bursts, %u%% stalls)\n", elf, res.exit_code, res.cycles, l.api.array_dim(),
              ms.rd_bursts, ms.wr_bursts, stall);
       rc = (int)(res.exit_code & 0xffu);
       break;
@@ -427,7 +404,7 @@ out:
   free(g.a);
   free(g.b);
   free(g.bias);
-  l.destroy(sim);
+  l.api.destroy(sim);
   dlclose(l.dl);
   return rc;
 }
