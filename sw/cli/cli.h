@@ -142,6 +142,8 @@ void print_wall_json(const tessera_figures_t *f, const tessera_info_t *info);
 
 /** --hal soc: the core's side of the job, one line (nothing for other backends). */
 void print_core_text(const tessera_figures_t *f);
+/** The same as a JSON member (`, "core": {...}`), nothing off the SoC. */
+void print_core_json(const tessera_figures_t *f);
 
 /* ---- Commands ------------------------------------------------------------------------------ */
 

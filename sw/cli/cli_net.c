@@ -245,6 +245,13 @@ static void print_json(const char *model, const tsr_net_prog_t *p, const tessera
     fprintf(g_cli_out, ", \"bit_exact\": %s, \"mismatches\": %" PRIu64,
             res->mismatches ? "false" : "true", res->mismatches);
   }
+  tessera_figures_t all; /* --hal soc: the core's side over every stream of the run */
+  memset(&all, 0, sizeof all);
+  all.cnt.cycles = res->cycles;
+  all.cnt.busy = res->busy;
+  all.cnt.cmds = res->cmds;
+  all.core = res->core;
+  print_core_json(&all);
   fprintf(g_cli_out, ", \"layers\": [");
   for (uint32_t i = 0; i < res->n_layers; i++) {
     const tessera_net_layer_fig_t *f = &res->layers[i];

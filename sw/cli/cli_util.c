@@ -408,7 +408,7 @@ void print_core_text(const tessera_figures_t *f) {
           c->chip_irqs, c->chip_irqs == 1u ? "" : "s", c->ring_flushes, c->soc_cycles);
 }
 
-static void print_core_json(const tessera_figures_t *f) {
+void print_core_json(const tessera_figures_t *f) {
   if (!f->core.valid) {
     return;
   }

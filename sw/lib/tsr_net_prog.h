@@ -306,6 +306,9 @@ typedef struct tessera_net_result {
   bool checked;
   uint64_t mismatches;              /**< sum over the layers */
   tessera_figures_t stream;         /**< the last command stream's figures (soc:N: its `core` side) */
+  uint64_t busy;                    /**< the chip's busy cycles over every stream */
+  tessera_core_figures_t core;      /**< soc:N: the core's side summed over every stream (the
+                                         firmware's size as it is) */
 } tessera_net_result_t;
 
 /**

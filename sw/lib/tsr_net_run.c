@@ -522,6 +522,23 @@ static uint32_t segment_end(const tsr_net_prog_t *p, uint32_t from) {
   return end;
 }
 
+/* The core's side of one more stream (--hal soc) into the run's sum. */
+static void add_core(tessera_core_figures_t *sum, const tessera_core_figures_t *c) {
+  if (!c->valid) {
+    return;
+  }
+  sum->valid = true;
+  sum->soc_cycles += c->soc_cycles;
+  sum->plan_cycles += c->plan_cycles;
+  sum->plan_instret += c->plan_instret;
+  sum->run_cycles += c->run_cycles;
+  sum->run_instret += c->run_instret;
+  sum->submit_cycles += c->submit_cycles;
+  sum->chip_irqs += c->chip_irqs;
+  sum->ring_flushes += c->ring_flushes;
+  sum->code_bytes = c->code_bytes;
+}
+
 static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net_result_t *res) {
   const tsr_net_prog_t *p = r->p;
   for (uint32_t i = 0; i < p->n_layers; i++) {
@@ -574,6 +591,8 @@ static tsr_status_t run_layers(run_t *r, bool check, bool per_layer, tessera_net
       res->dma_wr += fig.cnt.dma_wr;
       res->wall_seconds += fig.wall_seconds;
       res->host_reg_accesses += fig.host_reg_accesses;
+      res->busy += fig.cnt.busy;
+      add_core(&res->core, &fig.core);
       res->streams++;
       i = to;
       continue;

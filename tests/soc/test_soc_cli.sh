@@ -103,6 +103,8 @@ EOF
     run "$tmp/net.tsr" --input "$tmp/in.npy" --out "$tmp/soc.npy" --check
   check "... --layers (a job per layer, one memory)" '^bit-exact: yes$' -- \
     run "$tmp/net.tsr" --input "$tmp/in.npy" --check --layers
+  check "... --json: the core's side summed over the run" '"core": \{"soc_cycles": [1-9][0-9]*, .*"instructions_per_command": [1-9]' -- \
+    run "$tmp/net.tsr" --input "$tmp/in.npy" --json
   python3 - "$tmp" <<'EOF' || { echo "test-soc: FAIL: N=$dim: the SoC's network output differs from TFLite Micro's"; exit 1; }
 import sys
 import numpy as np
