@@ -133,6 +133,13 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     load_free = front;
     host += 2u * submit;
   }
+  const uint32_t once = tsr_gemm_params_once(d, p);
+  if (once != 0u) {
+    /* The job's parameters, once into each accumulator half, before anything else. */
+    front += 2u * (EST_CMD_OVERHEAD + dma_cycles(p, beat, once, 4u * d->n, 4u * dim));
+    load_free = front;
+    host += 2u * submit;
+  }
   uint32_t loaded = 0u;
   for (uint32_t g = 0u; g < p->groups; g++) {
     for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
@@ -188,26 +195,37 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       /* The tile is complete: drain, every sub-tile's parameters, the STOREs
        * (EST_STORE_QUEUE of them queue; the next waits for the oldest). */
       front += 2u * dim;
-      host += (uint64_t)x.nblk * (p->n_params + 1u) * submit;
-      if (p->n_params != 0u) {
+      const uint32_t ploads = tsr_gemm_param_loads(d, p, x.nblk);
+      host += (uint64_t)(ploads + x.nblk) * submit;
+      if (ploads != 0u) {
         front = max64(front, load_free);
         /* After the job's last MATMULs every token counter is back at zero, so
          * the tokenless parameter LOADs of the last tile run as untokened
          * (serial) code: after every earlier STORE (docs/commands.md). */
-        if (x.unit + 1u == p->units && (x.nblk > 1u || p->n_params > 1u)) {
+        if (x.unit + 1u == p->units && ploads > 1u) {
           front = max64(front, store_free);
         }
-        for (uint32_t jj = 0u; jj < x.nblk; jj++) {
-          const uint32_t cols = tsr_gemm_sub_cols(d, &x, dim, jj);
-          front += (uint64_t)p->n_params *
-                   (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * cols, 4u * dim));
+        uint32_t stride;
+        const uint32_t r = tsr_gemm_param_merge(d, &stride);
+        if (r != 0u) { /* one LOAD: r rows of the tile's columns */
+          front += EST_CMD_OVERHEAD + dma_cycles(p, beat, r, 4u * x.ncols, 4u * dim);
+        } else {
+          for (uint32_t jj = 0u; jj < x.nblk; jj++) {
+            const uint32_t cols = tsr_gemm_sub_cols(d, &x, dim, jj);
+            front += (uint64_t)p->n_params *
+                     (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * cols, 4u * dim));
+          }
         }
       }
       front = max64(front, host);
+      /* The STOREs are issued once the next group's first MATMUL streams
+       * (tsr_gemm_run), so their decode overlaps it; only the last tile's
+       * hold the front end. */
+      uint64_t sfront = front;
       for (uint32_t jj = 0u; jj < x.nblk; jj++) {
         /* A full store queue holds the front end until its oldest STORE is done. */
-        front = max64(front, st_done[st_n % EST_STORE_QUEUE]) + EST_CMD_OVERHEAD;
-        const uint64_t st = max64(front, store_free);
+        sfront = max64(sfront, st_done[st_n % EST_STORE_QUEUE]) + EST_CMD_OVERHEAD;
+        const uint64_t st = max64(sfront, store_free);
         const uint32_t st_bytes = tsr_gemm_sub_cols(d, &x, dim, jj) * es;
         store_free = st + p->param_rows + store_cycles(p, beat, x.mrows, st_bytes, pass);
         if (p->mem_shared) {
@@ -223,6 +241,9 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
         st_n++;
       }
       store_done[x.unit % p->acc_bufs] = store_free;
+      if (x.unit + 1u == p->units || p->acc_bufs == 1u) {
+        front = sfront;
+      }
     }
   }
   /* Reads and writes share the memory's bandwidth (with a ring, so do the commands).
