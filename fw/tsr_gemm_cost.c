@@ -207,6 +207,10 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
         if (x.unit + 1u == p->units && ploads > 1u) {
           front = max64(front, store_free);
         }
+        /* The last one pops the token of the second-to-last tile's STOREs. */
+        if (x.unit + 1u == p->units && tsr_gemm_tail_token(d, p)) {
+          front = max64(front, store_done[(x.unit + 1u) % 2u]);
+        }
         uint32_t stride;
         const uint32_t r = tsr_gemm_param_merge(d, &stride);
         if (r != 0u) { /* one LOAD: r rows of the tile's columns */
