@@ -10,6 +10,8 @@
 #define EST_SUBMIT 35u        /* tsr_submit: a CMDQ_STATUS read and 8 word writes (simulation HAL) */
 #define EST_CMD_BYTES 32u     /* a command in a ring: its bytes fetched on the read port */
 #define EST_FETCH_BURST 8u    /* commands per fetch burst, one burst in flight (tsr_top FetchBurst) */
+#define EST_JOB_OUTSIDE 41u   /* a job's cycles outside BUSY: its start and end through the
+                                 registers (measured: 41 at every point of make bench) */
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
@@ -133,6 +135,13 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     load_free = front;
     host += 2u * submit;
   }
+  const uint32_t once = tsr_gemm_params_once(d, p);
+  if (once != 0u) {
+    /* The job's parameters, once into each accumulator half, before anything else. */
+    front += 2u * (EST_CMD_OVERHEAD + dma_cycles(p, beat, once, 4u * d->n, 4u * dim));
+    load_free = front;
+    host += 2u * submit;
+  }
   uint32_t loaded = 0u;
   for (uint32_t g = 0u; g < p->groups; g++) {
     for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
@@ -188,26 +197,41 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       /* The tile is complete: drain, every sub-tile's parameters, the STOREs
        * (EST_STORE_QUEUE of them queue; the next waits for the oldest). */
       front += 2u * dim;
-      host += (uint64_t)x.nblk * (p->n_params + 1u) * submit;
-      if (p->n_params != 0u) {
+      const uint32_t ploads = tsr_gemm_param_loads(d, p, x.nblk);
+      host += (uint64_t)(ploads + x.nblk) * submit;
+      if (ploads != 0u) {
         front = max64(front, load_free);
         /* After the job's last MATMULs every token counter is back at zero, so
          * the tokenless parameter LOADs of the last tile run as untokened
          * (serial) code: after every earlier STORE (docs/commands.md). */
-        if (x.unit + 1u == p->units && (x.nblk > 1u || p->n_params > 1u)) {
+        if (x.unit + 1u == p->units && ploads > 1u) {
           front = max64(front, store_free);
         }
-        for (uint32_t jj = 0u; jj < x.nblk; jj++) {
-          const uint32_t cols = tsr_gemm_sub_cols(d, &x, dim, jj);
-          front += (uint64_t)p->n_params *
-                   (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * cols, 4u * dim));
+        /* The last one pops the token of the second-to-last tile's STOREs. */
+        if (x.unit + 1u == p->units && tsr_gemm_tail_token(d, p)) {
+          front = max64(front, store_done[(x.unit + 1u) % 2u]);
+        }
+        uint32_t stride;
+        const uint32_t r = tsr_gemm_param_merge(d, &stride);
+        if (r != 0u) { /* one LOAD: r rows of the tile's columns */
+          front += EST_CMD_OVERHEAD + dma_cycles(p, beat, r, 4u * x.ncols, 4u * dim);
+        } else {
+          for (uint32_t jj = 0u; jj < x.nblk; jj++) {
+            const uint32_t cols = tsr_gemm_sub_cols(d, &x, dim, jj);
+            front += (uint64_t)p->n_params *
+                     (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * cols, 4u * dim));
+          }
         }
       }
       front = max64(front, host);
+      /* The STOREs are issued once the next group's first MATMUL streams
+       * (tsr_gemm_run), so their decode overlaps it; only the last tile's
+       * hold the front end. */
+      uint64_t sfront = front;
       for (uint32_t jj = 0u; jj < x.nblk; jj++) {
         /* A full store queue holds the front end until its oldest STORE is done. */
-        front = max64(front, st_done[st_n % EST_STORE_QUEUE]) + EST_CMD_OVERHEAD;
-        const uint64_t st = max64(front, store_free);
+        sfront = max64(sfront, st_done[st_n % EST_STORE_QUEUE]) + EST_CMD_OVERHEAD;
+        const uint64_t st = max64(sfront, store_free);
         const uint32_t st_bytes = tsr_gemm_sub_cols(d, &x, dim, jj) * es;
         store_free = st + p->param_rows + store_cycles(p, beat, x.mrows, st_bytes, pass);
         if (p->mem_shared) {
@@ -223,6 +247,9 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
         st_n++;
       }
       store_done[x.unit % p->acc_bufs] = store_free;
+      if (x.unit + 1u == p->units || p->acc_bufs == 1u) {
+        front = sfront;
+      }
     }
   }
   /* Reads and writes share the memory's bandwidth (with a ring, so do the commands).
@@ -234,7 +261,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       p->streamed ? ceil_div(p->cmds, EST_FETCH_BURST) * (p->mem_latency + EST_DMA_SETUP) : 0u;
   const uint64_t bus =
       ceil_div64(p->dma_rd_bytes + p->dma_wr_bytes + cmd_bytes, p->mem_bw) + fetch_gaps;
-  return max64(max64(max64(front, load_free), store_free), bus);
+  return max64(max64(max64(front, load_free), store_free), bus) + EST_JOB_OUTSIDE;
 }
 
 /* ---- A floor of the prediction, for the planner's search (tsr_gemm_plan.c) --------------- */
@@ -304,18 +331,26 @@ uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_
     if (nt[a] == 0u) {
       continue;
     }
-    /* Per m-tile: A once if it stays; per n-group the drain; per N-column block its
-     * parameter LOADs and its STORE. */
+    /* Per m-tile: A once if it stays; per n-group the drain and the tile's parameter
+     * LOADs. */
     if (p->a_resident) {
       load += nt[a] * dma_cycles(p, beat, rows[a], d->k, dim);
       load_ovh += nt[a] * EST_CMD_OVERHEAD;
     }
-    const uint64_t fr =
-        (uint64_t)p->n_groups * 2u * dim + (uint64_t)p->n_blocks * EST_CMD_OVERHEAD +
-        (uint64_t)p->n_params *
-            ((uint64_t)(p->n_blocks - 1u) * (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * dim, 4u * dim)) +
-             EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * last_cols, 4u * dim));
-    front += nt[a] * fr;
+    uint32_t stride;
+    uint64_t params = 0u; /* none when they were loaded once for the job */
+    if (tsr_gemm_param_merge(d, &stride) != 0u) {
+      params = (uint64_t)p->n_groups * EST_CMD_OVERHEAD; /* one LOAD per tile */
+    } else {
+      params = (uint64_t)p->n_params *
+               ((uint64_t)(p->n_blocks - 1u) * (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * dim, 4u * dim)) +
+                EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * last_cols, 4u * dim));
+    }
+    if (tsr_gemm_params_once(d, p) != 0u) {
+      params = 0u;
+    }
+    /* The STOREs of every tile but the last are issued while the next group streams. */
+    front += nt[a] * ((uint64_t)p->n_groups * 2u * dim + params);
   }
   /* The first MATMUL waits for group 0's LOADs; the last STORE's rows leave after every
    * step of the front end; the last group's MATMULs, its drain and that STORE follow

@@ -29,7 +29,10 @@
  *                                  exists; the first MATMUL of tile i >= T
  *                                  POP_NEXT (its accumulator rows and
  *                                  parameter rows were last read by the
- *                                  STOREs of tile i-T).
+ *                                  STOREs of tile i-T). With T = 2 the
+ *                                  second-to-last tile's last STORE pushes
+ *                                  too, and the last tile's last parameter
+ *                                  LOAD pops it (tsr_gemm_tail_token).
  *
  * Every push is matched by exactly one pop, so all four counters are back to
  * zero at the end of a job; in program order each pop follows its push, so
@@ -40,34 +43,83 @@
 
 #define PARAM_ROWS_MAX TSR_STORE_PARAM_ROWS_LEAKY
 
-/* Parameter vectors of a tile, in accumulator-row order after the tile rows. */
-static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d, uint32_t n0,
-                                uint32_t ncols, uint32_t prow, uint32_t last_deps) {
-  uint32_t addr[PARAM_ROWS_MAX];
-  uint32_t row[PARAM_ROWS_MAX];
-  uint32_t cnt = 0u;
-  if (d->has_bias) {
-    addr[cnt] = d->bias_addr + 4u * n0;
-    row[cnt++] = prow;
+/* Accumulator rows of sub-tile jj of the tile at cbase: its results, and its
+ * parameter rows after all nb sub-tiles' results (tsr_gemm_int.h). */
+static uint32_t sub_rows(const tsr_gemm_plan_t *p, uint32_t cbase, uint32_t jj) {
+  return cbase + jj * p->mt;
+}
+static uint32_t sub_params(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
+                           const tsr_gemm_group_t *x, uint32_t jj) {
+  uint32_t stride;
+  const uint32_t once = tsr_gemm_params_once(d, p);
+  if (once != 0u) {
+    return x->cbase + p->nb * p->mt + (x->jg * p->nb + jj) * once;
   }
-  if (d->per_channel) {
-    addr[cnt] = d->mult_addr + 4u * n0;
-    row[cnt++] = prow + 1u;
-    addr[cnt] = d->shift_addr + 4u * n0;
-    row[cnt++] = prow + 2u;
+  const uint32_t r = tsr_gemm_param_merge(d, &stride);
+  return x->cbase + p->nb * p->mt + jj * (r != 0u ? r : p->param_rows);
+}
+
+/* With tsr_gemm_params_once: the job's parameters into each accumulator half,
+ * before anything else runs (untokened code). */
+static tsr_status_t push_params_once(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                     const tsr_gemm_plan_t *p) {
+  uint32_t stride;
+  const uint32_t r = tsr_gemm_param_merge(d, &stride);
+  tsr_status_t st = TSR_OK;
+  for (uint32_t b = 0u; b < p->acc_bufs && st == TSR_OK; b++) {
+    st = tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, d->bias_addr, stride, r, 4u * d->n,
+                          p->acc_base[b] + p->nb * p->mt);
   }
-  if (d->leaky) {
-    addr[cnt] = d->mult_neg_addr + 4u * n0;
-    row[cnt++] = prow + 3u;
-    addr[cnt] = d->shift_neg_addr + 4u * n0;
-    row[cnt++] = prow + 4u;
+  return st;
+}
+
+/* The parameter vectors of the tile that group x completes: one LOAD for all
+ * of them when tsr_gemm_param_merge allows, else one per kind and sub-tile.
+ * The last carries last_deps. */
+static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                const tsr_gemm_plan_t *p, const tsr_gemm_group_t *x,
+                                uint32_t last_deps) {
+  uint32_t stride;
+  const uint32_t r = tsr_gemm_param_merge(d, &stride);
+  if (tsr_gemm_params_once(d, p) != 0u) {
+    return TSR_OK;
   }
-  for (uint32_t i = 0u; i < cnt; i++) {
-    uint32_t deps = (i + 1u == cnt) ? last_deps : 0u;
-    tsr_status_t st =
-        tsr_fw_push_load(dev, deps, TSR_LOAD_ACC, addr[i], 4u * ncols, 1u, 4u * ncols, row[i]);
-    if (st != TSR_OK) {
-      return st;
+  if (r != 0u) {
+    return tsr_fw_push_load(dev, last_deps, TSR_LOAD_ACC, d->bias_addr + 4u * x->n0, stride, r,
+                            4u * x->ncols, sub_params(d, p, x, 0u));
+  }
+  const uint32_t n = tsr_gemm_n_params(d);
+  uint32_t i = 0u;
+  for (uint32_t jj = 0u; jj < x->nblk; jj++) {
+    const uint32_t n0 = x->n0 + jj * p->dim;
+    const uint32_t ncols = tsr_gemm_sub_cols(d, x, p->dim, jj);
+    const uint32_t prow = sub_params(d, p, x, jj);
+    uint32_t addr[PARAM_ROWS_MAX];
+    uint32_t row[PARAM_ROWS_MAX];
+    uint32_t cnt = 0u;
+    if (d->has_bias) {
+      addr[cnt] = d->bias_addr + 4u * n0;
+      row[cnt++] = prow;
+    }
+    if (d->per_channel) {
+      addr[cnt] = d->mult_addr + 4u * n0;
+      row[cnt++] = prow + 1u;
+      addr[cnt] = d->shift_addr + 4u * n0;
+      row[cnt++] = prow + 2u;
+    }
+    if (d->leaky) {
+      addr[cnt] = d->mult_neg_addr + 4u * n0;
+      row[cnt++] = prow + 3u;
+      addr[cnt] = d->shift_neg_addr + 4u * n0;
+      row[cnt++] = prow + 4u;
+    }
+    for (uint32_t q = 0u; q < cnt; q++, i++) {
+      const uint32_t deps = (i + 1u == x->nblk * n) ? last_deps : 0u;
+      tsr_status_t st =
+          tsr_fw_push_load(dev, deps, TSR_LOAD_ACC, addr[q], 4u * ncols, 1u, 4u * ncols, row[q]);
+      if (st != TSR_OK) {
+        return st;
+      }
     }
   }
   return TSR_OK;
@@ -117,13 +169,17 @@ static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
 /* The MATMULs of group g: for each of its N-column blocks, one per N-row
  * block of its K chunk, into that block's sub-tile of the accumulator tile. */
 static tsr_status_t push_group_matmuls(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
-                                       const tsr_gemm_plan_t *p, uint32_t g) {
+                                       const tsr_gemm_plan_t *p, uint32_t g, uint32_t lo,
+                                       uint32_t hi) {
   const uint32_t dim = p->dim;
   tsr_gemm_group_t x;
   tsr_gemm_group_at(d, p, g, &x);
   const uint32_t kblocks = ceil_div(x.kcur, dim);
   for (uint32_t jj = 0u; jj < x.nblk; jj++) {
     for (uint32_t b = 0u; b < kblocks; b++) {
+      if (jj * kblocks + b < lo || jj * kblocks + b >= hi) {
+        continue;
+      }
       uint32_t deps = 0u;
       if (jj == 0u && b == 0u) {
         deps |= TSR_DEP_POP_PREV;
@@ -135,14 +191,14 @@ static tsr_status_t push_group_matmuls(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
         if (g + p->spad_bufs < p->groups) {
           deps |= TSR_DEP_PUSH_PREV;
         }
-        if (x.c + 1u == p->k_chunks && p->n_params == 0u) {
+        if (x.c + 1u == p->k_chunks && tsr_gemm_param_loads(d, p, x.nblk) == 0u) {
           deps |= TSR_DEP_PUSH_NEXT;
         }
       }
       tsr_matmul_args_t mm;
       mm.a_addr = x.abase + b * x.mrows;
       mm.w_addr = x.wbase + jj * x.kcur + b * dim; /* the W LOAD put block jj after jj*kcur rows */
-      mm.c_addr = x.cbase + jj * p->acc_stride;
+      mm.c_addr = sub_rows(p, x.cbase, jj);
       mm.m = x.mrows;
       mm.k = min32(dim, x.kcur - b * dim);
       mm.n = tsr_gemm_sub_cols(d, &x, dim, jj);
@@ -167,27 +223,22 @@ static tsr_status_t push_group_matmuls(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
  * follow it in the store stage's order; the last frees the tile buffer. */
 static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
                                      const tsr_gemm_plan_t *p, const tsr_gemm_view_t *view,
-                                     uint32_t g) {
+                                     uint32_t g, uint32_t lo, uint32_t hi) {
   const uint32_t dim = p->dim;
   const uint32_t esize = d->requant ? 1u : 4u;
   tsr_gemm_group_t x;
   tsr_gemm_group_at(d, p, g, &x);
   tsr_status_t st = TSR_OK;
-  for (uint32_t jj = 0u; jj < x.nblk && st == TSR_OK; jj++) {
-    st = push_params(dev, d, x.n0 + jj * dim, tsr_gemm_sub_cols(d, &x, dim, jj),
-                     x.cbase + jj * p->acc_stride + p->mt,
-                     jj + 1u == x.nblk ? TSR_DEP_PUSH_NEXT : 0u);
-  }
-  for (uint32_t jj = 0u; jj < x.nblk && st == TSR_OK; jj++) {
+  for (uint32_t jj = lo; jj < x.nblk && jj < hi && st == TSR_OK; jj++) {
     const uint32_t n0 = x.n0 + jj * dim;
-    const uint32_t src = x.cbase + jj * p->acc_stride;
+    const uint32_t src = sub_rows(p, x.cbase, jj);
     tsr_store_args_t sa;
     sa.addr = d->c_addr + x.m0 * d->ldc + n0 * esize;
     sa.stride = d->ldc;
     sa.rows = x.mrows;
     sa.cols = tsr_gemm_sub_cols(d, &x, dim, jj);
     sa.src = src;
-    sa.param = src + p->mt;
+    sa.param = sub_params(d, p, &x, jj);
     sa.bias = d->has_bias;
     sa.requant = d->requant;
     sa.per_channel = d->per_channel;
@@ -200,7 +251,8 @@ static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
     sa.act_min = d->act_min;
     sa.act_max = d->act_max;
     uint32_t sdeps = jj == 0u ? TSR_DEP_POP_PREV : 0u;
-    if (jj + 1u == x.nblk && x.unit + p->acc_bufs < p->units) {
+    if (jj + 1u == x.nblk && (x.unit + p->acc_bufs < p->units ||
+                              (x.unit + 2u == p->units && tsr_gemm_tail_token(d, p)))) {
       sdeps |= TSR_DEP_PUSH_PREV;
     }
     if (view != NULL) {
@@ -211,6 +263,22 @@ static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
     st = tsr_cmd_store(dev, sdeps, &sa, &cmd);
     if (st == TSR_OK) {
       st = tsr_submit(dev, &cmd);
+    }
+  }
+  return st;
+}
+
+/* STOREs lo..hi-1 of the tile group g completed, and one progress call each. */
+static tsr_status_t push_stores_done(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
+                                     const tsr_gemm_plan_t *p, const tsr_gemm_view_t *view,
+                                     uint32_t g, uint32_t lo, uint32_t hi,
+                                     tsr_gemm_progress_fn progress, void *user) {
+  tsr_status_t st = push_tile_stores(dev, d, p, view, g, lo, hi);
+  if (st == TSR_OK && progress != NULL) {
+    tsr_gemm_group_t x;
+    tsr_gemm_group_at(d, p, g, &x);
+    for (uint32_t jj = lo + 1u; jj <= x.nblk && jj <= hi; jj++) {
+      progress(user, x.t * p->n_blocks + x.jg * p->nb + jj, p->tiles);
     }
   }
   return st;
@@ -247,28 +315,67 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
   /* Software pipelining: with two scratchpad buffer pairs, group g+1's LOADs
    * are issued before group g's MATMULs, so the load stage fills one pair
    * while the array reads the other. (Their tokens allow exactly that: the
-   * LOADs of group g+1 wait for group g-1's MATMULs.) */
+   * LOADs of group g+1 wait for group g-1's MATMULs.) A tile's parameter
+   * LOADs (if any) follow its last MATMUL. With two tile buffers its STOREs
+   * are spread over the next group's MATMULs, from its first on, so the
+   * front end decodes them (and the following group's LOADs) while those
+   * stream, instead of holding the array at the tile's end, and the store
+   * queue never fills. (With one tile buffer the next tile's first MATMUL
+   * waits for them, so they come at once.) */
+  if (tsr_gemm_params_once(d, p) != 0u && (st = push_params_once(dev, d, p)) != TSR_OK) {
+    return st;
+  }
   const uint32_t ahead = p->spad_bufs - 1u;
-  uint32_t loaded = 0u; /* groups whose LOADs were issued */
+  uint32_t loaded = 0u;      /* groups whose LOADs were issued */
+  uint32_t pending = 0u;     /* 1 + the group whose tile's STOREs are not all issued yet, or 0 */
+  uint32_t stored = 0u;      /* ... and how many of them were */
   for (uint32_t g = 0u; g < p->groups; g++) {
-    for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
+    tsr_gemm_group_t x;
+    tsr_gemm_group_at(d, p, g, &x);
+    const uint32_t mms = x.nblk * ceil_div(x.kcur, p->dim);
+    for (; loaded <= g + (pending != 0u ? 0u : ahead) && loaded < p->groups; loaded++) {
       if ((st = push_group_loads(dev, d, p, view, loaded)) != TSR_OK) {
         return st;
       }
     }
-    if ((st = push_group_matmuls(dev, d, p, g)) != TSR_OK) {
-      return st;
-    }
-    if ((g + 1u) % p->k_chunks == 0u) {
-      if ((st = push_tile_stores(dev, d, p, view, g)) != TSR_OK) {
+    for (uint32_t i = 0u; i < mms; i++) {
+      if ((st = push_group_matmuls(dev, d, p, g, i, i + 1u)) != TSR_OK) {
         return st;
       }
-      if (progress != NULL) { /* one call per STORE */
-        tsr_gemm_group_t x;
-        tsr_gemm_group_at(d, p, g, &x);
-        for (uint32_t jj = 1u; jj <= x.nblk; jj++) {
-          progress(user, x.t * p->n_blocks + x.jg * p->nb + jj, p->tiles);
+      for (; i == 0u && loaded <= g + ahead && loaded < p->groups; loaded++) {
+        if ((st = push_group_loads(dev, d, p, view, loaded)) != TSR_OK) {
+          return st;
         }
+      }
+      if (pending != 0u) {
+        /* STORE j after MATMUL 2j (after each one if the group has fewer
+         * than 2 per STORE), the rest after its last: a STORE of M rows takes
+         * about M cycles and a latency, a MATMUL M cycles, so the store queue
+         * does not fill and hold the front end while the array could run. */
+        const uint32_t step = mms >= 2u * p->nb ? 2u : 1u;
+        const uint32_t upto = i + 1u == mms ? UINT32_MAX : i / step + 1u;
+        if ((st = push_stores_done(dev, d, p, view, pending - 1u, stored, upto, progress, user)) !=
+            TSR_OK) {
+          return st;
+        }
+        stored = upto;
+        if (i + 1u == mms) {
+          pending = 0u;
+        }
+      }
+    }
+    if ((g + 1u) % p->k_chunks == 0u) {
+      const uint32_t tail = g + 1u == p->groups && tsr_gemm_tail_token(d, p) ? TSR_DEP_POP_NEXT : 0u;
+      if ((st = push_params(dev, d, p, &x, TSR_DEP_PUSH_NEXT | tail)) != TSR_OK) {
+        return st;
+      }
+      pending = g + 1u;
+      stored = 0u;
+      if (p->acc_bufs == 1u || g + 1u == p->groups) {
+        if ((st = push_stores_done(dev, d, p, view, g, 0u, UINT32_MAX, progress, user)) != TSR_OK) {
+          return st;
+        }
+        pending = 0u;
       }
     }
   }

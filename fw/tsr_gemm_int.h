@@ -37,9 +37,12 @@
  *                (its own load -> compute token pair), so every STORE can
  *                apply it.
  *   accumulator: tile buf 0 at row 0, tile buf 1 at row acc_rows / 2; a tile
- *                buffer is nb sub-tiles of [mt rows | bias | mult | shift
+ *                buffer is the nb sub-tiles' mt result rows, then their
+ *                parameter rows: per sub-tile [bias | mult | shift
  *                (| mult_neg | shift_neg)] (the last two with leaky: STORE's
- *                LEAKY flag reads them). Each buffer sits in its own
+ *                LEAKY flag reads them), or, when one LOAD fills them all
+ *                (tsr_gemm_param_merge), sub-tile jj's rows from jj * R
+ *                (R: the kinds used). Each buffer sits in its own
  *                accumulator bank, so the STOREs of one tile run while the
  *                MATMULs of the next one fill the other bank.
  *
@@ -69,6 +72,35 @@ static inline uint32_t tsr_gemm_lut_rows(const tsr_gemm_desc_t *d, uint32_t dim)
 static inline uint32_t tsr_gemm_n_params(const tsr_gemm_desc_t *d) {
   return (d->has_bias ? 1u : 0u) + (d->per_channel ? 2u : 0u) + (d->leaky ? 2u : 0u);
 }
+
+/*
+ * One LOAD fills every sub-tile's parameters of a tile when the kinds used are
+ * the STORE's rows 0..R-1 (bias; bias, mult, shift; or all five) and their
+ * vectors lie one stride apart in memory: ROWS = R, STRIDE = that, COLS = the
+ * tile's columns * 4. Chunk jj of row r lands in LOCAL + jj * R + r
+ * (docs/commands.md, LOAD), so sub-tile jj's parameters start at LOCAL + jj * R.
+ * Returns R (and the stride in *stride), or 0: one LOAD per kind and sub-tile.
+ */
+static inline uint32_t tsr_gemm_param_merge(const tsr_gemm_desc_t *d, uint32_t *stride) {
+  *stride = 0u;
+  if (!d->has_bias || (d->leaky && !d->per_channel)) {
+    return 0u;
+  }
+  if (!d->per_channel) {
+    return 1u;
+  }
+  const uint32_t s = d->mult_addr - d->bias_addr;
+  if (d->mult_addr <= d->bias_addr || d->shift_addr <= d->mult_addr ||
+      d->shift_addr - d->mult_addr != s ||
+      (d->leaky && (d->mult_neg_addr <= d->shift_addr || d->mult_neg_addr - d->shift_addr != s ||
+                    d->shift_neg_addr <= d->mult_neg_addr ||
+                    d->shift_neg_addr - d->mult_neg_addr != s))) {
+    return 0u;
+  }
+  *stride = s;
+  return d->leaky ? 5u : 3u;
+}
+
 
 /* One group (m-tile, n-group, K chunk) of the loop nest: one A chunk and the
  * W chunks of the n-group's nblk N-column blocks. */
@@ -133,5 +165,66 @@ uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_
  * reference of tests/unit/test_gemm_search.c; same plan, same prediction, slower). */
 tsr_status_t tsr_gemm_plan_exhaustive(const tsr_dev_info_t *info, const tsr_gemm_desc_t *desc,
                                       const tsr_gemm_opts_t *opts, tsr_gemm_plan_t *plan);
+
+/*
+ * With two tile buffers and several m-tiles (so each parameter vector would be
+ * loaded once per m-tile), a merged parameter set can instead be loaded once
+ * per job into each accumulator half, after that half's nb * mt result rows:
+ * block J's rows start at acc_base[b] + nb * mt + J * R. Then no tile has a
+ * parameter LOAD (which waits for the array to drain). Returns R, or 0 when it
+ * does not apply (or fit).
+ */
+static inline uint32_t tsr_gemm_params_once(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p) {
+  uint32_t stride;
+  const uint32_t r = tsr_gemm_param_merge(d, &stride);
+  if (r == 0u || p->acc_bufs != 2u || p->m_tiles < 2u || d->n > 16383u || p->n_blocks == 0u) {
+    return 0u;
+  }
+  const uint64_t end = (uint64_t)p->nb * p->mt + (uint64_t)(p->n_blocks - 1u) * r + p->param_rows;
+  return end <= p->acc_base[1] ? r : 0u;
+}
+
+/* Parameter LOADs at the end of a tile of nblk sub-tiles. */
+static inline uint32_t tsr_gemm_param_loads(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
+                                            uint32_t nblk) {
+  uint32_t stride;
+  if (tsr_gemm_params_once(d, p) != 0u) {
+    return 0u;
+  }
+  return tsr_gemm_param_merge(d, &stride) != 0u ? 1u : nblk * tsr_gemm_n_params(d);
+}
+
+/* Parameter LOADs of the whole job, and their bytes. */
+static inline uint64_t tsr_gemm_param_cmds(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p) {
+  uint32_t stride;
+  if (tsr_gemm_params_once(d, p) != 0u) {
+    return 2u;
+  }
+  return tsr_gemm_param_merge(d, &stride) != 0u ? p->units : (uint64_t)p->tiles * p->n_params;
+}
+static inline uint64_t tsr_gemm_param_bytes(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p) {
+  const uint32_t r = tsr_gemm_params_once(d, p);
+  return (uint64_t)(r != 0u ? 2u * r : p->m_tiles * p->n_params) * d->n * 4u;
+}
+
+
+/*
+ * With two tile buffers, the STOREs of the second-to-last tile free no buffer
+ * for a later tile, so they would push no token; then every program-order
+ * token counter can be zero while the last tile still runs, and its tokenless
+ * MATMULs would wait, as untokened code, for those STOREs to finish. So their
+ * last STORE pushes a token anyway, and the last tile's last parameter LOAD
+ * (which waits for the array to drain in any case) pops it. True when that
+ * applies: two tile buffers, two tiles or more, and the last tile has
+ * parameter LOADs.
+ */
+static inline bool tsr_gemm_tail_token(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p) {
+  if (p->acc_bufs != 2u || p->units < 2u || p->groups == 0u) {
+    return false;
+  }
+  tsr_gemm_group_t x;
+  tsr_gemm_group_at(d, p, p->groups - 1u, &x);
+  return tsr_gemm_param_loads(d, p, x.nblk) != 0u;
+}
 
 #endif /* TSR_GEMM_INT_H */

@@ -141,13 +141,13 @@ static void count_plan(const tsr_gemm_desc_t *d, tsr_gemm_plan_t *p) {
   const uint64_t lut = d->has_lut ? 1u : 0u; /* one LOAD of the table and one SFU LUT_LOAD */
   p->cmd_loads = a_loads + p->groups + lut;   /* one W LOAD per group covers its nb blocks */
   p->cmd_matmuls = (uint64_t)p->tiles * p->k_blocks;
-  p->cmd_params = (uint64_t)p->tiles * p->n_params;
+  p->cmd_params = tsr_gemm_param_cmds(d, p);
   p->cmd_stores = p->tiles;
   p->cmds = p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores + lut;
   uint64_t es = d->requant ? 1u : 4u;
   p->dma_rd_bytes = (uint64_t)d->m * d->k * (p->a_resident ? 1u : p->n_groups) +
                     (uint64_t)p->m_tiles * d->k * d->n +
-                    (uint64_t)p->m_tiles * d->n * 4u * p->n_params + lut * TSR_SFU_LUT_ENTRIES;
+                    tsr_gemm_param_bytes(d, p) + lut * TSR_SFU_LUT_ENTRIES;
   p->dma_wr_bytes = (uint64_t)d->m * d->n * es;
   p->macs = (uint64_t)d->m * d->k * d->n;
 }

@@ -22,6 +22,10 @@ import shutil
 import sys
 
 
+# Issue #19's targets: 512^3 utilization per array size, and the cost model's error.
+SQ512_TARGET = {8: 99.0, 16: 98.5}
+MODEL_ERROR_TARGET = 0.05
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", action="append", required=True,
@@ -114,7 +118,7 @@ def sweep_section(meta, rows, plot, out):
     """One array size: the roofline, the table and the targets."""
     dim = meta["dim"]
     below = [r for r in rows if r["attainment"] < 0.9]
-    off = [r for r in rows if abs(r["model_error"]) > 0.10]
+    off = [r for r in rows if abs(r["model_error"]) > MODEL_ERROR_TARGET]
     res = [r for r in rows if r["group"] == "resnet50"]
     lines = [
         f"## N = {dim}",
@@ -154,8 +158,10 @@ def sweep_section(meta, rows, plot, out):
     lines += ["", f"### Against the targets, N = {dim}", ""]
     sq512 = [r for r in rows if r["group"] == "square" and r["m"] == 512]
     if sq512:
+        target = SQ512_TARGET.get(dim)
         lines.append(f"- 512³: {100 * sq512[0]['utilization']:.1f}% utilization "
-                     "(target ≥ 95%, DMA included).")
+                     + (f"(target ≥ {target:.1f}%, DMA included; issue #19)." if target else
+                        "(DMA included)."))
     if res:
         lines.append("- ResNet-50 layers: " + ", ".join(
             f"{r['label']} {100 * r['utilization']:.1f}%" for r in res) +
@@ -177,7 +183,7 @@ def sweep_section(meta, rows, plot, out):
                  + (" Through the registers: from "
                     f"{min(r['regs']['host_reg_accesses'] for r in rows):,} to "
                     f"{max(r['regs']['host_reg_accesses'] for r in rows):,}." if streamed else ""))
-    lines.append(f"- Model error above 10%: {len(off)} of {len(rows)} points"
+    lines.append(f"- Model error above {100 * MODEL_ERROR_TARGET:.0f}% (the target): {len(off)} of {len(rows)} points"
                  + (": " + ", ".join(f"{r['label']} ({100 * r['model_error']:+.1f}%)" for r in off)
                     if off else "") + ".")
     if off:

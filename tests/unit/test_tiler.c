@@ -462,7 +462,7 @@ static void back_to_back_matmuls_cost_their_rows_only(void **state) {
  * DMA, and each holds it for about a latency more than its beats: a batch-1
  * job, bound by the memory, is predicted at its bytes over the bus plus that
  * per burst of EST_FETCH_BURST (8) commands. And the first command waits for
- * the whole first burst. */
+ * the whole first burst. Every job has 41 cycles outside BUSY on top. */
 static void ring_fetch_bursts_cost_a_latency_each(void **state) {
   (void)state;
   const tsr_dev_info_t in = info_of(16, 4096, 1024);
@@ -476,7 +476,7 @@ static void ring_fetch_bursts_cost_a_latency_each(void **state) {
   const uint64_t bursts = (p.cmds + 7u) / 8u;
   assert_int_equal(p.mem_latency, 10u);
   const uint64_t est = tsr_gemm_predict_cycles(&in, &d, &p);
-  assert_int_equal(est, (bytes + 7u) / 8u + bursts * (p.mem_latency + 2u));
+  assert_int_equal(est, (bytes + 7u) / 8u + bursts * (p.mem_latency + 2u) + 41u);
   /* A one-group job: its first LOAD starts after the first burst of 8 commands
    * (a latency, the 2-cycle setup and 8 x 4 beats), then the LOADs themselves. */
   const tsr_dev_info_t in8 = info_of(8, 4096, 1024);
@@ -638,6 +638,55 @@ static void executor_matches_golden_on_fixed_awkward_shapes(void **state) {
   chip_free();
 }
 
+/* Parameter LOADs (tsr_gemm_int.h): with several m-tiles and room after the
+ * results in each accumulator half, the job's parameters once per half; else,
+ * when bias, mult and shift lie one stride apart (or only the bias is used),
+ * one LOAD per tile; else one per vector and sub-tile. Each case runs
+ * bit-exact under every schedule, and run_job compares the LOAD count with
+ * the plan's. */
+static void parameter_loads_are_merged_when_they_can_be(void **state) {
+  (void)state;
+  struct {
+    bool pc;        /* per-channel (bias, mult, shift) or the bias alone */
+    int skew;       /* bytes added to the shifts' address: 0 keeps one stride */
+    uint32_t max_mt, n; /* 4 rows and 6 blocks: the job's parameters fit after any
+                           nb sub-tiles (nb * 7 <= 48 rows, nb * 4 + 5 * 3 + 3 <= 48) */
+    int want;       /* 0: once per half, 1: one per tile, 2: one per vector and sub-tile */
+  } k_cases[] = {{false, 0, 4, 44, 0}, {true, 0, 4, 44, 0}, {false, 0, 0, 100, 1},
+                 {true, 0, 0, 100, 1}, {true, 4, 4, 44, 2},  {true, 4, 0, 100, 2}};
+  char why[256];
+  for (size_t c = 0; c < sizeof k_cases / sizeof k_cases[0]; c++) {
+    for (int pol = 0; pol < POL_COUNT; pol++) {
+      chip_init(8, 4096, 96, 1u << 18, (policy_t)pol, g_seed);
+      open_chip();
+      g_rng = g_seed + (uint32_t)c;
+      job_t j;
+      const uint32_t n = k_cases[c].n;
+      assert_true(job_make(&j, 100, 20, n, true, k_cases[c].pc, true));
+      if (k_cases[c].pc) { /* mult one stride after the bias, the shifts one (+ skew) after it */
+        j.d.shift_addr = 2u * j.d.mult_addr - j.d.bias_addr + (uint32_t)k_cases[c].skew;
+        assert_true(j.d.shift_addr + 4u * n <= j.d.lut_addr);
+        memcpy(g_chip.dram + j.d.shift_addr, j.shift, 4u * n);
+      }
+      tsr_gemm_opts_t o = {.acc_buf = TSR_BUF_DOUBLE, .max_mt = k_cases[c].max_mt};
+      tsr_gemm_plan_t p;
+      assert_int_equal(tsr_gemm_plan_opts(&g_dev.info, &j.d, &o, &p), TSR_OK);
+      assert_true(p.m_tiles >= 2u && p.acc_bufs == 2u);
+      const uint64_t want[3] = {2u, p.units, (uint64_t)p.tiles * p.n_params};
+      if (p.cmd_params != want[k_cases[c].want]) {
+        fail_msg("case %zu: %llu parameter LOADs, not %llu (plan %u x %u rows, nb %u)", c,
+                 (unsigned long long)p.cmd_params, (unsigned long long)want[k_cases[c].want],
+                 p.m_tiles, p.mt, p.nb);
+      }
+      if (!run_job(&j, &o, why, sizeof why)) {
+        fail_msg("case %zu (%s): %s", c, k_policy_name[pol], why);
+      }
+      job_free(&j);
+    }
+  }
+  chip_free();
+}
+
 /* Random shapes on small memories (forcing M tiles and K chunks), every
  * buffering choice, run serially and under every overlapping schedule. */
 static void executor_matches_golden_on_random_jobs_under_every_schedule(void **state) {
@@ -792,6 +841,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(bad_descriptors_are_rejected),
       cmocka_unit_test(executor_matches_golden_on_fixed_awkward_shapes),
       cmocka_unit_test(executor_matches_golden_on_random_jobs_under_every_schedule),
+      cmocka_unit_test(parameter_loads_are_merged_when_they_can_be),
       cmocka_unit_test(every_token_class_is_needed),
       cmocka_unit_test(engine_errors_reach_the_caller),
   };
