@@ -87,12 +87,17 @@ static uint64_t store_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t r
  *   - behind a memory whose bandwidth cap reads and writes share
  *     (mem_shared), a STORE's bytes delay the LOADs that move while it does.
  */
+/* A plan and configuration the model can score (else the prediction is 0). */
+static bool predictable(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p) {
+  return info != NULL && d != NULL && p != NULL && info->dim != 0u && info->axi_bytes != 0u &&
+         info->store_lanes != 0u && info->dim % info->store_lanes == 0u && p->mt != 0u &&
+         p->kc != 0u && p->dim == info->dim && p->spad_bufs != 0u && p->spad_bufs <= 2u &&
+         p->acc_bufs != 0u && p->acc_bufs <= 2u && p->mem_bw != 0u;
+}
+
 uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
                                  const tsr_gemm_plan_t *p) {
-  if (info == NULL || d == NULL || p == NULL || info->dim == 0u || info->axi_bytes == 0u ||
-      info->store_lanes == 0u || info->dim % info->store_lanes != 0u ||
-      p->mt == 0u || p->kc == 0u || p->dim != info->dim || p->spad_bufs == 0u ||
-      p->spad_bufs > 2u || p->acc_bufs == 0u || p->acc_bufs > 2u || p->mem_bw == 0u) {
+  if (!predictable(info, d, p)) {
     return 0u;
   }
   const uint32_t dim = info->dim;
@@ -286,11 +291,7 @@ static uint64_t floor_mm_each(const tsr_gemm_plan_t *p, uint32_t mrows) {
  */
 uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
                                 const tsr_gemm_plan_t *p) {
-  /* 0 where the prediction is 0 (its own checks). */
-  if (info == NULL || d == NULL || p == NULL || info->dim == 0u || info->axi_bytes == 0u ||
-      info->store_lanes == 0u || info->dim % info->store_lanes != 0u ||
-      p->mt == 0u || p->kc == 0u || p->dim != info->dim || p->spad_bufs == 0u ||
-      p->spad_bufs > 2u || p->acc_bufs == 0u || p->acc_bufs > 2u || p->mem_bw == 0u) {
+  if (!predictable(info, d, p)) { /* 0 where the prediction is 0 */
     return 0u;
   }
   const uint32_t dim = info->dim;
