@@ -47,10 +47,12 @@ for i in $(seq 1 "$gemms"); do
     gemm --m "$m" --k "$k" --n "$n" --seed $((seed * 100 + i)) $raw --json
 done
 
-# The wait by interrupt in a real job: with 400 cycles of memory latency the chip is still
-# storing when the core reaches tsr_wait, which sleeps in waitirq until IRQ 3 (one taken).
-check "gemm 8x8x8, latency 400: the wait takes IRQ 3" '"check": "pass".*"chip_irqs": 1,' -- \
-  gemm --m 8 --k 8 --n 8 --mem-latency 400 --json
+# The wait by interrupt in a real job: with 1,000 cycles of memory latency the chip is still
+# fetching and storing the last commands when the core reaches tsr_wait, which sleeps in
+# waitirq until IRQ 3 (one taken). (400 was enough until the job's parameters went into one
+# LOAD: 14 commands became 9 and the chip then finished first at N = 4; 600 takes the IRQ.)
+check "gemm 8x8x8, latency 1000: the wait takes IRQ 3" '"check": "pass".*"chip_irqs": 1,' -- \
+  gemm --m 8 --k 8 --n 8 --mem-latency 1000 --json
 
 # The SFU: every function (MAP through a named table and through --lut, REDUCE, SOFTMAX,
 # LAYERNORM, ADD) on rows that are not a multiple of N long.
