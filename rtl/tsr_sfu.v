@@ -141,14 +141,28 @@ module tsr_sfu #(
   reg [16*64-1:0] rf_q;             // r0..r15
   reg [NParams*32-1:0] p_q;          // p0..p10
 
-  wire [63:0] ins;
+  // The microcode ROM is read one cycle ahead: the next PC (pc_d, below)
+  // addresses it at the edge that loads pc_q, so ins_q always holds the
+  // microinstruction at pc_q and no cycle is added. Read synchronously, the
+  // ROM is a block RAM (two DP16KD on the ECP5) instead of logic, and the
+  // path from the PC through the ROM's logic to the operand multiplexers is
+  // gone: an instruction starts at a register. pc_d equals pc_q in every
+  // state but StRun and StParam, so reading in every cycle keeps ins_q right
+  // in idle and fetch cycles too; before the first microinstruction, StParam
+  // loads pc_d = entry.
+  wire [63:0] rom_data;
   wire [7:0]  entry;
+  reg  [63:0] ins_q;
   tsr_sfu_rom u_rom (
-    .addr_i  (pc_q),
+    .addr_i  (pc_d),
     .func_i  (func_q[2:0]),
-    .data_o  (ins),
+    .data_o  (rom_data),
     .entry_o (entry)
   );
+  always @(posedge clk_i) begin
+    ins_q <= rom_data;
+  end
+  wire [63:0] ins = ins_q;
 
   wire [5:0]  op  = ins[63:58];
   wire [3:0]  rd  = ins[57:54];
