@@ -138,17 +138,36 @@ module tsr_sfu #(
   reg [7:0]   x_q, x2_q;
   reg [31:0]  beta_q;
   reg [8*N-1:0] obuf_q, obuf_d;      // result row being filled
-  reg [16*64-1:0] rf_q;             // r0..r15
+  // r0..r15: a RAM with one write and three asynchronous read ports, so
+  // the ECP5 keeps it in LUT RAM (three copies of 16 TRELLIS_DPR16X4, one
+  // per read port) instead of 1,024 flip-flops behind three 16-way 64-bit
+  // multiplexers. No reset: a microprogram writes a register before it
+  // reads it.
+  reg [63:0] rf_q [0:15];
   reg [NParams*32-1:0] p_q;          // p0..p10
 
-  wire [63:0] ins;
+  // The microcode ROM is read one cycle ahead: the next PC (pc_d, below)
+  // addresses it at the edge that loads pc_q, so ins_q always holds the
+  // microinstruction at pc_q and no cycle is added. Read synchronously, the
+  // ROM is a block RAM (two DP16KD on the ECP5) instead of logic, and the
+  // path from the PC through the ROM's logic to the operand multiplexers is
+  // gone: an instruction starts at a register. pc_d equals pc_q in every
+  // state but StRun and StParam, so reading in every cycle keeps ins_q right
+  // in idle and fetch cycles too; before the first microinstruction, StParam
+  // loads pc_d = entry.
+  wire [63:0] rom_data;
   wire [7:0]  entry;
+  reg  [63:0] ins_q;
   tsr_sfu_rom u_rom (
-    .addr_i  (pc_q),
+    .addr_i  (pc_d),
     .func_i  (func_q[2:0]),
-    .data_o  (ins),
+    .data_o  (rom_data),
     .entry_o (entry)
   );
+  always @(posedge clk_i) begin
+    ins_q <= rom_data;
+  end
+  wire [63:0] ins = ins_q;
 
   wire [5:0]  op  = ins[63:58];
   wire [3:0]  rd  = ins[57:54];
@@ -166,17 +185,16 @@ module tsr_sfu #(
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  // Operand source s (written as a case, not a variable part-select, so
-  // synthesis builds a 32-way multiplexer instead of a wide shifter).
-  function automatic [63:0] operand(input [4:0] sel, input [16*64-1:0] rf,
+  // Operand source s: the register file's read port (rf) for 0-15, else one
+  // of the 15 other sources (compared one by one, not a variable
+  // part-select, so synthesis builds a multiplexer, not a wide shifter).
+  function automatic [63:0] operand(input [4:0] sel, input [63:0] rf,
                                     input [NParams*32-1:0] p, input [7:0] x, input [7:0] x2,
                                     input [31:0] beta, input [15:0] len);
     integer k;
     operand = 64'h0;
-    for (k = 0; k < 16; k = k + 1) begin
-      if (sel == k[4:0]) begin
-        operand = rf[64*k +: 64];
-      end
+    if (!sel[4]) begin
+      operand = rf;                 // r<sel>, read from the register file
     end
     for (k = 0; k < NParams; k = k + 1) begin
       if (sel == 5'd16 + k[4:0]) begin
@@ -200,9 +218,9 @@ module tsr_sfu #(
     vb = 64'h0;
     vc = 64'h0;
     if (state_q == StRun) begin
-      va = operand(sa, rf_q, p_q, x_q, x2_q, beta_q, len_q);
-      vb = operand(sb, rf_q, p_q, x_q, x2_q, beta_q, len_q);
-      vc = operand(sc, rf_q, p_q, x_q, x2_q, beta_q, len_q);
+      va = operand(sa, rf_q[sa[3:0]], p_q, x_q, x2_q, beta_q, len_q);
+      vb = operand(sb, rf_q[sb[3:0]], p_q, x_q, x2_q, beta_q, len_q);
+      vc = operand(sc, rf_q[sc[3:0]], p_q, x_q, x2_q, beta_q, len_q);
     end
   end
 
@@ -550,10 +568,8 @@ module tsr_sfu #(
   // Datapath registers: only read after a microprogram or fetch wrote them.
   integer i;
   always @(posedge clk_i) begin
-    for (i = 0; i < 16; i = i + 1) begin
-      if (rf_we && rd == i[3:0]) begin
-        rf_q[64*i +: 64] <= alu;
-      end
+    if (rf_we) begin
+      rf_q[rd] <= alu;
     end
     if (cap_x) begin
       x_q    <= spad_rdata_i[8*lane_q +: 8];
