@@ -390,6 +390,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       return bad(err, errlen, "float tensor %u has a device offset %u", i, t->dev_off);
     }
   }
+  uint32_t next_cmd = 0u; /* where the next chip layer's commands must start */
   for (uint32_t i = 0; i < p->n_layers; i++) {
     const tsr_net_layer_t *l = &p->layers[i];
     if (l->in >= p->n_tensors || l->out >= p->n_tensors || l->in2 >= p->n_tensors ||
@@ -560,14 +561,21 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       return bad(err, errlen, "layer %u (%u) does not fit its tensors or the blob", i, l->kind);
     }
     const bool chip = tsr_net_kind_on_chip(l->kind);
-    if (chip ? (l->cmd_count == 0u || !inside(l->cmd_first, l->cmd_count, p->n_cmds))
+    /* The chip layers' commands follow one another and are every command there is. */
+    if (chip ? (l->cmd_count == 0u || l->cmd_first != next_cmd ||
+                !inside(l->cmd_first, l->cmd_count, p->n_cmds))
              : l->cmd_count != 0u) {
       return bad(err, errlen, "layer %u names commands outside the %u captured", i, p->n_cmds);
     }
+    next_cmd += chip ? l->cmd_count : 0u;
     if (chip && tsr_net_tokens_balanced(p->cmds + l->cmd_first, l->cmd_count) != 1) {
       return bad(err, errlen, "layer %u: its %u commands pop an empty dependency token counter or"
                  " leave tokens behind", i, l->cmd_count);
     }
+  }
+  if (next_cmd != p->n_cmds) {
+    return bad(err, errlen, "%u of the %u commands belong to no layer", p->n_cmds - next_cmd,
+               p->n_cmds);
   }
   /* Every external address of the commands lies in the arena. */
   for (uint32_t i = 0; i < p->n_cmds; i++) {
