@@ -564,23 +564,8 @@ static tsr_status_t dw_params(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf)
     const uint32_t ncols = dw_ncols(s, s->g0 + rel);
     const uint32_t o0 = dw_o0(s, s->g0 + rel);
     const uint32_t prow = cbuf + rel * s->p->acc_stride + s->p->mt;
-    uint32_t addr[5], row[5], cnt = 0u;
-    if (g->has_bias) {
-      addr[cnt] = g->bias_addr + 4u * o0;
-      row[cnt++] = prow;
-    }
-    if (g->per_channel) {
-      addr[cnt] = g->mult_addr + 4u * o0;
-      row[cnt++] = prow + 1u;
-      addr[cnt] = g->shift_addr + 4u * o0;
-      row[cnt++] = prow + 2u;
-    }
-    if (g->leaky) {
-      addr[cnt] = g->mult_neg_addr + 4u * o0;
-      row[cnt++] = prow + 3u;
-      addr[cnt] = g->shift_neg_addr + 4u * o0;
-      row[cnt++] = prow + 4u;
-    }
+    uint32_t addr[TSR_STORE_PARAM_ROWS_LEAKY], row[TSR_STORE_PARAM_ROWS_LEAKY];
+    const uint32_t cnt = tsr_gemm_param_list(g, o0, prow, addr, row);
     for (uint32_t i = 0u; i < cnt && st == TSR_OK; i++) {
       st = tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, addr[i], 4u * ncols, 1u, 4u * ncols, row[i]);
     }

@@ -96,23 +96,7 @@ static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
     const uint32_t prow = sub_params(d, p, x, jj);
     uint32_t addr[PARAM_ROWS_MAX];
     uint32_t row[PARAM_ROWS_MAX];
-    uint32_t cnt = 0u;
-    if (d->has_bias) {
-      addr[cnt] = d->bias_addr + 4u * n0;
-      row[cnt++] = prow;
-    }
-    if (d->per_channel) {
-      addr[cnt] = d->mult_addr + 4u * n0;
-      row[cnt++] = prow + 1u;
-      addr[cnt] = d->shift_addr + 4u * n0;
-      row[cnt++] = prow + 2u;
-    }
-    if (d->leaky) {
-      addr[cnt] = d->mult_neg_addr + 4u * n0;
-      row[cnt++] = prow + 3u;
-      addr[cnt] = d->shift_neg_addr + 4u * n0;
-      row[cnt++] = prow + 4u;
-    }
+    const uint32_t cnt = tsr_gemm_param_list(d, n0, prow, addr, row);
     for (uint32_t q = 0u; q < cnt; q++, i++) {
       const uint32_t deps = (i + 1u == x->nblk * n) ? last_deps : 0u;
       tsr_status_t st =

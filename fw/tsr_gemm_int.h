@@ -73,6 +73,24 @@ static inline uint32_t tsr_gemm_n_params(const tsr_gemm_desc_t *d) {
   return (d->has_bias ? 1u : 0u) + (d->per_channel ? 2u : 0u) + (d->leaky ? 2u : 0u);
 }
 
+/* The parameter vectors of the columns from n0 (their memory addresses) and the STORE rows
+ * they go to, from prow (bias + 0, mult + 1, shift + 2, negative mult and shift + 3, + 4);
+ * returns how many (tsr_gemm_n_params; addr and row hold TSR_STORE_PARAM_ROWS_LEAKY). */
+static inline uint32_t tsr_gemm_param_list(const tsr_gemm_desc_t *d, uint32_t n0, uint32_t prow,
+                                           uint32_t *addr, uint32_t *row) {
+  const uint32_t src[5] = {d->bias_addr, d->mult_addr, d->shift_addr, d->mult_neg_addr,
+                           d->shift_neg_addr};
+  const bool used[5] = {d->has_bias, d->per_channel, d->per_channel, d->leaky, d->leaky};
+  uint32_t cnt = 0u;
+  for (uint32_t r = 0u; r < 5u; r++) {
+    if (used[r]) {
+      addr[cnt] = src[r] + 4u * n0;
+      row[cnt++] = prow + r;
+    }
+  }
+  return cnt;
+}
+
 /*
  * One LOAD fills every sub-tile's parameters of a tile when the kinds used are
  * the STORE's rows 0..R-1 (bias; bias, mult, shift; or all five) and their
