@@ -105,6 +105,8 @@ static void layer_gemm_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, u
   d->out_zp = l->out_zp;
   d->act_min = l->act_min;
   d->act_max = l->act_max;
+  d->has_lut = l->lut != 0u; /* a fused LOGISTIC, TANH, ...: the table in every STORE */
+  d->lut_addr = base + l->param_off;
 }
 
 /* A CONV layer's descriptor: its GEMM's B and quantization, and the tensors' geometry with

@@ -186,10 +186,13 @@ static void check_arena(const char *name, const tsr_net_prog_t *p, const uint8_t
   for (uint32_t at = 0; at <= p->n_layers && !found; at++) { /* at: the layer running */
     for (uint32_t a = 0; a < nt && !found; a++) {
       const tsr_net_tensor_t *ta = &p->tensors[a];
-      const int live_a = ta->type == TSR_NET_INT8 && ta->alias == a && live(p, w, r, a, at);
+      /* A fused LUT's input has no storage (TSR_NET_HOST_ONLY): it holds nothing. */
+      const int live_a = ta->type == TSR_NET_INT8 && ta->alias == a &&
+                         ta->dev_off != TSR_NET_HOST_ONLY && live(p, w, r, a, at);
       for (uint32_t b = a + 1u; b < nt && live_a && !found; b++) {
         const tsr_net_tensor_t *tb = &p->tensors[b];
-        const int live_b = tb->type == TSR_NET_INT8 && tb->alias == b && live(p, w, r, b, at);
+        const int live_b = tb->type == TSR_NET_INT8 && tb->alias == b &&
+                           tb->dev_off != TSR_NET_HOST_ONLY && live(p, w, r, b, at);
         if (live_b && ta->dev_off < tb->dev_off + tsr_net_storage_bytes(tb) &&
             tb->dev_off < ta->dev_off + tsr_net_storage_bytes(ta)) {
           CHECK(0, "%s: tensors %u and %u overlap in the arena after layer %u", name, a, b, at);
