@@ -675,7 +675,7 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     return TSR_BAD_ARG;
   }
   if (h[9] != HDR_BYTES || h[10] != TENSOR_WORDS || h[11] != LAYER_WORDS || h[3] > (1u << 20) ||
-      h[4] > (1u << 20) || h[14] > (1u << 24) || h[20] > 1u || h[22] != 0u || h[23] != 0u) {
+      h[4] > (1u << 20) || h[14] > TSR_NET_MAX_CMDS || h[20] > 1u || h[22] != 0u || h[23] != 0u) {
     return bad(err, errlen, "the header's record sizes or counts are wrong (%u tensors, %u layers)",
                h[3], h[4]);
   }

@@ -53,6 +53,8 @@ extern "C" {
 /** Where the runtime puts the arena: deliberately not the capture base, so that every run
  *  relocates its commands. */
 #define TSR_NET_RUN_BASE 0x10000u
+/** The most commands a program holds (the capture's limit: 8,388,608, 256 MiB of commands). */
+#define TSR_NET_MAX_CMDS (1u << 23)
 /** Marks a host-only tensor (float32 at the graph's edges): no device storage. */
 #define TSR_NET_HOST_ONLY 0xffffffffu
 
