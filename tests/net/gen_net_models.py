@@ -579,11 +579,11 @@ def synthetic_fuse(rng, name: str, kind: str) -> bytes:
         h = fc(b, x, xs, w, bias, True, hs, hz, ACT.NONE, [4, 20], "fc")
         y, _, _ = act(h, hs, [4, 20], S.TANH, "tanh")
         return b.finish([x], [y], name)
-    shape = {"conv_logistic": [1, 9, 10, 12], "conv_hard_swish": [1, 11, 9, 5],
+    shape = {"conv_logistic": [1, 20, 18, 16], "conv_hard_swish": [1, 11, 9, 5],
              "conv_logistic_shared": [1, 8, 8, 6]}[kind]
     x = b.tensor("input", T.INT8, shape, xs, -7)
     if kind == "conv_logistic":
-        h, hs, hz, hshape = conv(x, xs, -7, shape, 16, 3, 1, "conv0")
+        h, hs, hz, hshape = conv(x, xs, -7, shape, 24, 3, 1, "conv0")
         a, a_s, a_z = act(h, hs, hshape, S.LOGISTIC, "logistic")
         y, _, _, _ = conv(a, a_s, a_z, hshape, 7, 3, 1, "conv1")
     elif kind == "conv_hard_swish":
