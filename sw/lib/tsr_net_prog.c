@@ -328,13 +328,15 @@ static bool conv_fits(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
          l->act_min <= l->act_max && l->act_max <= 127;
 }
 
-/* An int8 tensor (index checked) whose storage does not exist: a fused LUT's input. */
-static bool unstored(const tsr_net_prog_t *p, uint32_t t) {
-  return p->tensors[t].type == TSR_NET_INT8 && !tsr_net_stored(p, p->tensors[t].alias);
+/* An int8 tensor (index and alias checked) whose storage does not exist: a fused LUT's input
+ * (fused_in: per tensor, whether it is the storage root of a FUSED layer's input). */
+static bool unstored(const tsr_net_prog_t *p, const bool *fused_in, uint32_t t) {
+  return p->tensors[t].type == TSR_NET_INT8 && fused_in[p->tensors[t].alias];
 }
 
 /* Two int8 tensors whose storage overlaps are never needed at the same time. */
-static tsr_status_t check_sharing(const tsr_net_prog_t *p, char *err, size_t errlen) {
+static tsr_status_t check_sharing(const tsr_net_prog_t *p, const bool *fused_in, char *err,
+                                  size_t errlen) {
   uint32_t *life = malloc(2u * ((size_t)p->n_tensors + 1u) * sizeof *life);
   if (life == NULL) {
     return bad(err, errlen, "out of memory checking the arena", 0u, 0u);
@@ -346,9 +348,10 @@ static tsr_status_t check_sharing(const tsr_net_prog_t *p, char *err, size_t err
   for (uint32_t i = 0; i < p->n_tensors && st == TSR_OK; i++) {
     const tsr_net_tensor_t *a = &p->tensors[i];
     for (uint32_t j = i + 1u; j < p->n_tensors && a->type == TSR_NET_INT8 && a->alias == i &&
-                              tsr_net_stored(p, i); j++) {
+                              !fused_in[i]; j++) {
       const tsr_net_tensor_t *b = &p->tensors[j];
-      if (b->type == TSR_NET_INT8 && b->alias == j && tsr_net_stored(p, j) && life[2u * i] <= life[2u * j + 1u] &&
+      if (b->type == TSR_NET_INT8 && b->alias == j && !fused_in[j] &&
+          life[2u * i] <= life[2u * j + 1u] &&
           life[2u * j] <= life[2u * i + 1u] &&
           a->dev_off < b->dev_off + tsr_net_storage_bytes(b) &&
           b->dev_off < a->dev_off + tsr_net_storage_bytes(a)) {
@@ -362,7 +365,8 @@ static tsr_status_t check_sharing(const tsr_net_prog_t *p, char *err, size_t err
 }
 
 /* Every index, offset and size of a program agrees with the rest. */
-static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen) {
+static tsr_status_t check_prog_fused(const tsr_net_prog_t *p, const bool *fused_in, char *err,
+                                     size_t errlen) {
   const tsr_dev_info_t *tg = &p->target;
   if (tg->dim < 1u || tg->dim > 256u || tg->spad_rows == 0u || tg->acc_rows == 0u ||
       tg->axi_bytes == 0u || tg->store_lanes == 0u) {
@@ -399,7 +403,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       }
     }
     /* A fused LUT's input has no storage (its producer's STOREs apply the table). */
-    const bool stored = t->alias >= p->n_tensors || tsr_net_stored(p, t->alias);
+    const bool stored = !fused_in[t->alias];
     if (t->type == TSR_NET_INT8 &&
         (!(t->scale > 0.0f) || isinf(t->scale) || t->zp < -128 || t->zp > 127 ||
          (stored ? t->dev_off < p->blob_bytes ||
@@ -423,8 +427,9 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
     /* Only a FUSED layer names a tensor without storage (its input), and only GEMM and CONV
      * layers apply a table in their STOREs. */
     const bool fused = l->kind == TSR_NET_FUSED;
-    if ((!fused && (unstored(p, l->in) || unstored(p, l->in2) || unstored(p, l->in3))) ||
-        unstored(p, l->out) || (!fused && l->fused != 0u) ||
+    if ((!fused && (unstored(p, fused_in, l->in) || unstored(p, fused_in, l->in2) ||
+                    unstored(p, fused_in, l->in3))) ||
+        unstored(p, fused_in, l->out) || (!fused && l->fused != 0u) ||
         (l->lut != 0u && (l->lut != 1u || (l->kind != TSR_NET_GEMM && l->kind != TSR_NET_CONV) ||
                           !inside(l->param_off, 256u, p->blob_bytes)))) {
       return bad(err, errlen, "layer %u (%u) names a tensor without storage or a table it cannot"
@@ -484,7 +489,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
         /* Its producer came before, writes its output and applies the table. */
         const tsr_net_layer_t *pl = &p->layers[l->fused < i ? l->fused : 0u];
         ok = ok && l->fused < i && x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 &&
-             !tsr_net_stored(p, x->alias) && x->rank == y->rank &&
+             fused_in[x->alias] && x->rank == y->rank &&
              memcmp(x->shape, y->shape, sizeof x->shape) == 0 && pl->lut == 1u &&
              pl->out == l->out && (pl->kind == TSR_NET_GEMM || pl->kind == TSR_NET_CONV) &&
              l->rows == 0u && l->len == 0u && l->param_off == 0u;
@@ -627,7 +632,25 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       return bad(err, errlen, "command %u addresses 0x%x, outside the arena", i, a);
     }
   }
-  return check_sharing(p, err, errlen);
+  return check_sharing(p, fused_in, err, errlen);
+}
+
+/* Every index, offset and size of a program agrees with the rest; which tensors have no
+ * storage (the inputs of FUSED layers) is worked out once, before. */
+static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen) {
+  bool *fused_in = calloc((size_t)p->n_tensors + 1u, sizeof *fused_in);
+  if (fused_in == NULL) {
+    return bad(err, errlen, "out of memory checking the program", 0u, 0u);
+  }
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    if (l->kind == TSR_NET_FUSED && l->in < p->n_tensors && p->tensors[l->in].alias < p->n_tensors) {
+      fused_in[p->tensors[l->in].alias] = true;
+    }
+  }
+  const tsr_status_t st = check_prog_fused(p, fused_in, err, errlen);
+  free(fused_in);
+  return st;
 }
 
 bool tsr_net_target_matches(const tsr_net_prog_t *p, const tsr_dev_info_t *d, char *err,
