@@ -388,7 +388,7 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   p->wbase = half;
   p->cbuf[0] = 0u;
   p->cbuf[1] = ahalf;
-  if (!d->dense && !c->gemm.has_lut && dw_plan_window(info, d, p, groups, wcap, acap)) {
+  if (!d->dense && dw_plan_window(info, d, p, groups, wcap, acap)) {
     return true;
   }
   const uint32_t prows = tsr_gemm_param_rows(&c->gemm);
@@ -837,15 +837,15 @@ tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_pla
     set_err(dev, "dwconv: ", "the plan was not made for this descriptor and device");
     return TSR_BAD_ARG;
   }
-  if (p->window) {
-    return dw_window_run(dev, d, p);
-  }
   tsr_status_t st = TSR_OK;
   /* The activation table, once, in the rows tsr_dw_plan kept free above the weights. */
   const uint32_t lrows = tsr_gemm_lut_rows(&d->c.gemm, dev->info.dim);
   if (lrows != 0u &&
       (st = tsr_sfu_load_lut(dev, d->c.gemm.lut_addr, dev->info.spad_rows - lrows)) != TSR_OK) {
     return st;
+  }
+  if (p->window) {
+    return dw_window_run(dev, d, p);
   }
   for (uint32_t g0 = 0u; g0 < p->groups && st == TSR_OK; g0 += p->gp) {
     dw_pass_t s;

@@ -1194,15 +1194,14 @@ static bool layer_reads(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint3
          (l->in3 != 0u && p->tensors[l->in3].alias == root);
 }
 
-/* A LUT layer (LOGISTIC, TANH, HARD_SWISH, RELU, RELU6) whose input a GEMM or CONV layer
- * writes and nothing else reads goes into that layer's STOREs: they send each int8 result
- * through the table (the STORE's LUT flag, after the clamp), which is exactly the table of
- * the clamped, requantized value. The producer then writes the LUT's output; the LUT layer
- * stays, as FUSED, for the report; its input is never stored. Left out: DWCONV (its
- * shifted-rows and window paths run STOREs of their own per channel group, and MobileNet's
- * and DS-CNN's depthwise layers take fused RELUs only), BMM (one GEMM per batch after the
- * column sums), and SFU layers (ADD, SOFTMAX, MAXPOOL), whose results do not go through the
- * output stage's table. */
+/* A LUT layer (LOGISTIC, TANH, HARD_SWISH, RELU, RELU6) whose input a GEMM, CONV or DWCONV
+ * layer (FULLY_CONNECTED; CONV_2D; DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MEAN, PAD) writes and
+ * nothing else reads goes into that layer's STOREs: they send each int8 result through the
+ * table (the STORE's LUT flag, after the clamp), which is exactly the table of the clamped,
+ * requantized value. The producer then writes the LUT's output; the LUT layer stays, as
+ * FUSED, for the report; its input is never stored. Left out: BMM (one GEMM per batch after
+ * the column sums, some into raw int32), and SFU layers (ADD, SOFTMAX, MAXPOOL), whose
+ * results do not go through the output stage's table. */
 static void fuse_luts(cc_t *c) {
   tsr_net_prog_t *p = c->p;
   for (uint32_t i = 0; i < p->n_layers && !c->no_fuse && p->target.has_sfu; i++) {
@@ -1228,8 +1227,9 @@ static void fuse_luts(cc_t *c) {
     for (uint32_t k = 0; k < p->n_tensors; k++) {
       other = other || (k != t && p->tensors[k].alias == t);
     }
-    if (other || prod > i || (p->layers[prod].kind != TSR_NET_GEMM &&
-                              p->layers[prod].kind != TSR_NET_CONV) ||
+    if (other || prod > i ||
+        (p->layers[prod].kind != TSR_NET_GEMM && p->layers[prod].kind != TSR_NET_CONV &&
+         p->layers[prod].kind != TSR_NET_DWCONV) ||
         p->layers[prod].out != t || p->layers[prod].lut != 0u) {
       continue;
     }

@@ -424,13 +424,14 @@ static tsr_status_t check_prog_fused(const tsr_net_prog_t *p, const bool *fused_
         (l->kind != TSR_NET_BMM && l->kind != TSR_NET_MAXPOOL && l->in3 != 0u) || (l->kind != TSR_NET_COPY && l->perm != 0u)) {
       return bad(err, errlen, "layer %u names tensor %u", i, l->in >= p->n_tensors ? l->in : l->out);
     }
-    /* Only a FUSED layer names a tensor without storage (its input), and only GEMM and CONV
-     * layers apply a table in their STOREs. */
+    /* Only a FUSED layer names a tensor without storage (its input), and only GEMM, CONV and
+     * DWCONV layers apply a table in their STOREs. */
     const bool fused = l->kind == TSR_NET_FUSED;
     if ((!fused && (unstored(p, fused_in, l->in) || unstored(p, fused_in, l->in2) ||
                     unstored(p, fused_in, l->in3))) ||
         unstored(p, fused_in, l->out) || (!fused && l->fused != 0u) ||
-        (l->lut != 0u && (l->lut != 1u || (l->kind != TSR_NET_GEMM && l->kind != TSR_NET_CONV) ||
+        (l->lut != 0u && (l->lut != 1u || (l->kind != TSR_NET_GEMM && l->kind != TSR_NET_CONV &&
+                                           l->kind != TSR_NET_DWCONV) ||
                           !inside(l->param_off, 256u, p->blob_bytes)))) {
       return bad(err, errlen, "layer %u (%u) names a tensor without storage or a table it cannot"
                  " apply", i, l->kind);
@@ -491,7 +492,8 @@ static tsr_status_t check_prog_fused(const tsr_net_prog_t *p, const bool *fused_
         ok = ok && l->fused < i && x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 &&
              fused_in[x->alias] && x->rank == y->rank &&
              memcmp(x->shape, y->shape, sizeof x->shape) == 0 && pl->lut == 1u &&
-             pl->out == l->out && (pl->kind == TSR_NET_GEMM || pl->kind == TSR_NET_CONV) &&
+             pl->out == l->out &&
+             (pl->kind == TSR_NET_GEMM || pl->kind == TSR_NET_CONV || pl->kind == TSR_NET_DWCONV) &&
              l->rows == 0u && l->len == 0u && l->param_off == 0u;
         break;
       }

@@ -81,7 +81,7 @@ typedef enum tsr_net_kind {
   TSR_NET_MAXPOOL = 13,   /**< MAX_POOL_2D on the chip: windows gathered by COPY, SFU REDUCE,
                                the maxima's low bytes by COPY (tsr_net_capture.c) */
   TSR_NET_FUSED = 14      /**< LOGISTIC, TANH, HARD_SWISH, RELU or RELU6 fused into the layer
-                               before it (`fused`, a GEMM or CONV with lut = 1), whose STOREs
+                               before it (`fused`, a GEMM, CONV or DWCONV with lut = 1), whose STOREs
                                apply the table: nothing runs, and the input tensor (the
                                producer's result before the table) is never stored */
 } tsr_net_kind_t;
@@ -153,7 +153,7 @@ typedef struct tsr_net_layer {
    * windows (rows x len bytes) then, at tsr_net_maxpool_red_off, the REDUCE results (rows x 12);
    * param_off: channels x len bytes of -128 (the padded taps); bias_off: the 256-entry clamp
    * table of the fused activation. */
-  /* GEMM and CONV: lut = 1 when a LUT layer is fused in: every STORE sends its int8 outputs
+  /* GEMM, CONV and DWCONV: lut = 1 when a LUT layer is fused in: every STORE sends its int8 outputs
    * through the 256-entry table at param_off (the STORE's LUT flag; the job loads the table
    * into the SFU first). FUSED: the index of that producer layer. */
   uint32_t lut, fused;

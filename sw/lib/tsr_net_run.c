@@ -189,6 +189,9 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   int8_t *im2col = NULL;
   if (l->kind == TSR_NET_DWCONV) {
     rc = golden_dwconv(p, l, x, g);
+    if (rc == 0 && l->lut != 0u) { /* a fused LUT layer: the table after the clamp */
+      tsr_golden_map((const int8_t *)(p->blob + l->param_off), n_out, g, g);
+    }
   } else if (l->kind == TSR_NET_COPY) {
     golden_copy(p, l, x, y, g);
   } else if (l->kind == TSR_NET_BMM) {

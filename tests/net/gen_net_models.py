@@ -549,8 +549,8 @@ def synthetic_fuse(rng, name: str, kind: str) -> bytes:
     """A LUT activation after the layer that computes its input (#20: it fuses into that
     layer's STOREs): CONV_2D -> LOGISTIC -> a SAME CONV_2D (whose input needs a border: only
     the fused program can give it one), FULLY_CONNECTED -> TANH, CONV_2D (stride 2, odd
-    sizes) -> HARD_SWISH, and CONV_2D -> LOGISTIC whose input an ADD reads too (must not
-    fuse)."""
+    sizes) -> HARD_SWISH, DEPTHWISE_CONV_2D -> TANH, MEAN -> LOGISTIC (a window sum), and
+    CONV_2D -> LOGISTIC whose input an ADD reads too (must not fuse)."""
     b = Builder()
     fixed = {S.LOGISTIC: (1.0 / 256.0, -128), S.TANH: (1.0 / 128.0, 0)}
 
@@ -580,9 +580,20 @@ def synthetic_fuse(rng, name: str, kind: str) -> bytes:
         y, _, _ = act(h, hs, [4, 20], S.TANH, "tanh")
         return b.finish([x], [y], name)
     shape = {"conv_logistic": [1, 20, 18, 16], "conv_hard_swish": [1, 11, 9, 5],
-             "conv_logistic_shared": [1, 8, 8, 6]}[kind]
+             "conv_logistic_shared": [1, 8, 8, 6], "dw_tanh": [1, 12, 10, 16],
+             "mean_logistic": [1, 6, 6, 24]}[kind]
     x = b.tensor("input", T.INT8, shape, xs, -7)
-    if kind == "conv_logistic":
+    if kind == "dw_tanh":
+        w, bias = rng.normal(0, 1, (1, 3, 3, 16)), rng.normal(0, 2, 16)
+        xf = (rng.integers(-128, 128, (8, *shape[1:])) + 7) * xs
+        yf = dwconv_float(xf, w, bias, 1, 1, 1, 1, True)
+        hs, hz = act_qparams(float(yf.min()) * 0.6, float(yf.max()) * 0.6)
+        h = dwconv2d(b, x, xs, shape, w, bias, True, hs, hz, ACT.NONE, 1, 1, 1, 1, True, "dw")
+        y, _, _ = act(h, hs, list(b.tensors[h].shape), S.TANH, "tanh")
+    elif kind == "mean_logistic":
+        h = mean_hw(b, x, shape, f32(0.02), 5, "mean")
+        y, _, _ = act(h, f32(0.02), [1, 1, 1, 24], S.LOGISTIC, "logistic")
+    elif kind == "conv_logistic":
         h, hs, hz, hshape = conv(x, xs, -7, shape, 24, 3, 1, "conv0")
         a, a_s, a_z = act(h, hs, hshape, S.LOGISTIC, "logistic")
         y, _, _, _ = conv(a, a_s, a_z, hshape, 7, 3, 1, "conv1")
@@ -826,7 +837,8 @@ def main() -> None:
         models[f"act_{an}_in"] = (synthetic_act(rng, f"act_{an}_in", code, [2, 5, 7], -20, False), "int8")
     # A LUT activation fused into the layer before it, and one whose input a second operator
     # reads (not fused).
-    for kind in ("conv_logistic", "fc_tanh", "conv_hard_swish", "conv_logistic_shared"):
+    for kind in ("conv_logistic", "fc_tanh", "conv_hard_swish", "conv_logistic_shared", "dw_tanh",
+                 "mean_logistic"):
         models[f"fuse_{kind}"] = (synthetic_fuse(rng, f"fuse_{kind}", kind), "int8")
     # TRANSPOSE, BATCH_MATMUL (adjoint operands, broadcast batches, every colsum case) and
     # FULLY_CONNECTED with keep_num_dims.

@@ -390,7 +390,7 @@ static int check_dma_window(const char *dir) {
 
 static unsigned g_fused;
 
-/* The number of FUSED layers of p; each names an earlier GEMM or CONV layer that writes its
+/* The number of FUSED layers of p; each names an earlier GEMM, CONV or DWCONV layer that writes its
  * output with lut = 1, and its input has no storage. */
 static unsigned fused_layers(const char *name, const tsr_net_prog_t *p) {
   unsigned n = 0;
@@ -402,7 +402,7 @@ static unsigned fused_layers(const char *name, const tsr_net_prog_t *p) {
     n++;
     const tsr_net_layer_t *pl = l->fused < i ? &p->layers[l->fused] : NULL;
     CHECK(pl != NULL && pl->lut == 1u && pl->out == l->out &&
-              (pl->kind == TSR_NET_GEMM || pl->kind == TSR_NET_CONV) &&
+              (pl->kind == TSR_NET_GEMM || pl->kind == TSR_NET_CONV || pl->kind == TSR_NET_DWCONV) &&
               p->tensors[l->in].dev_off == TSR_NET_HOST_ONLY,
           "%s: FUSED layer %u: producer %u does not apply the table", name, i, l->fused);
   }
@@ -447,6 +447,7 @@ static void check_fusion(const char *dir) {
   } k_cases[] = {
       {"fuse_fc_tanh", 1u, 1},        {"fuse_conv_hard_swish", 1u, 1},
       {"fuse_conv_logistic", 1u, 0},  {"fuse_conv_logistic_shared", 0u, 1},
+      {"fuse_dw_tanh", 1u, 1},        {"fuse_mean_logistic", 1u, 1},
       {"act_logistic_fc", 1u, 1},     {"act_logistic_in", 0u, 1},
   };
   if (getenv("TSR_SIM_LIB_DIR") == NULL) {
