@@ -21,6 +21,7 @@
  * addresses; the refused models give TSR_UNSUPPORTED naming the operator;
  * the compiler takes the digits .tflite with each byte set to a few values
  * and either compiles it or refuses it with one line (under SAN: no bad read).
+ * With a simulator (TSR_SIM_LIB_DIR): the DMA window, and LUT fusion (check_fusion).
  * Prints one summary line; exit 1 on any failure.
  */
 
