@@ -328,7 +328,8 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   const uint32_t n = d->dense ? min32(dim, c->out_c) : c->gemm.n;
   if (c->in_pix != 0u || c->out_pix != 0u || gc == 0u || dm == 0u || ic == 0u || c->batch == 0u ||
       c->kh == 0u || c->kw == 0u || c->out_h == 0u || c->out_w == 0u || c->dil_h == 0u ||
-      c->dil_w == 0u || c->gemm.has_lut || ic > 65535u || c->out_c > 65535u) {
+      c->dil_w == 0u || (c->gemm.has_lut && (!info->has_sfu || !c->gemm.requant)) ||
+      ic > 65535u || c->out_c > 65535u) {
     return false;
   }
   if (!d->dense && (gc > ic || (uint64_t)gc * dm != n || n > dim || (uint64_t)ic * dm != c->out_c)) {
@@ -370,7 +371,12 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   const uint32_t half = bank_half(info->spad_rows);
   const uint32_t ahalf = bank_half(info->acc_rows);
   const uint32_t abuf = half / 2u;
-  const uint32_t wcap = info->spad_rows - half;
+  /* has_lut: the activation table in the scratchpad's last rows (tsr_dw_run). */
+  const uint32_t lrows = tsr_gemm_lut_rows(&c->gemm, dim);
+  if (info->spad_rows - half <= lrows) {
+    return false;
+  }
+  const uint32_t wcap = info->spad_rows - half - lrows;
   const uint32_t acap = min32(ahalf, info->acc_rows - ahalf);
   p->wv = wv;
   p->span = (uint32_t)span;
@@ -644,7 +650,7 @@ static tsr_status_t dw_store_next(tsr_dev_t *dev, const dw_pass_t *s, dw_stores_
   sa.requant = g->requant;
   sa.per_channel = g->per_channel;
   sa.spad = false;
-  sa.lut = false;
+  sa.lut = g->has_lut;
   sa.leaky = g->leaky;
   sa.mult = g->per_channel ? 0 : g->mult;
   sa.shift = g->per_channel ? 0 : g->shift;
@@ -831,10 +837,16 @@ tsr_status_t tsr_dw_run(tsr_dev_t *dev, const tsr_dw_desc_t *d, const tsr_dw_pla
     set_err(dev, "dwconv: ", "the plan was not made for this descriptor and device");
     return TSR_BAD_ARG;
   }
+  tsr_status_t st = TSR_OK;
+  /* The activation table, once, in the rows tsr_dw_plan kept free above the weights. */
+  const uint32_t lrows = tsr_gemm_lut_rows(&d->c.gemm, dev->info.dim);
+  if (lrows != 0u &&
+      (st = tsr_sfu_load_lut(dev, d->c.gemm.lut_addr, dev->info.spad_rows - lrows)) != TSR_OK) {
+    return st;
+  }
   if (p->window) {
     return dw_window_run(dev, d, p);
   }
-  tsr_status_t st = TSR_OK;
   for (uint32_t g0 = 0u; g0 < p->groups && st == TSR_OK; g0 += p->gp) {
     dw_pass_t s;
     s.d = d;

@@ -208,9 +208,9 @@ def _net_declare(lib):
     c_int, c_u32, c_sz, c_p, c_s = ctypes.c_int, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
     for name, res, args in (
             ("tessera_flat_net_kind", c_s, [ctypes.c_uint]),
-            ("tessera_flat_net_describe", c_int, [c_p, c_sz, c_u32, c_p, c_p, c_sz]),
-            ("tessera_flat_net_run", c_int, [c_p, c_p, c_sz, c_p, c_sz, c_p, c_sz, c_int, c_int,
-                                             c_p, c_u32, c_p, c_p, c_sz])):
+            ("tessera_flat_net_describe", c_int, [c_p, c_sz, c_u32, c_u32, c_p, c_p, c_sz]),
+            ("tessera_flat_net_run", c_int, [c_p, c_p, c_sz, c_u32, c_p, c_sz, c_p, c_sz, c_int,
+                                             c_int, c_p, c_u32, c_p, c_p, c_sz])):
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = res, args
     lib._tsr_net_declared = True
@@ -479,7 +479,7 @@ class Device:
         return self._sfu("reduce", self._lib.tessera_flat_reduce, x, check=check)
 
     # -- networks (docs/networks.md) --
-    def run(self, model, x, *, check=False, layers=False):
+    def run(self, model, x, *, check=False, layers=False, allow_host=False, fuse=True):
         """One inference of a network on the device: model is a path (.tflite or .tsr) or its
         bytes; a .tflite is compiled for this device's N first (sw/lib/tsr_net_compile.c).
         x: a numpy array of the model input's dtype (int8, or float32 when the model starts
@@ -489,8 +489,16 @@ class Device:
         bus_write_bytes, mismatches}, ...]}. The chip layers run as one command stream; with
         layers=True each runs alone and its figures are its own (else a layer's cycles read 0
         and commands is its captured count). check=True compares every chip layer with the
-        golden model and raises TesseraMismatch (op "run") when any element differs."""
+        golden model and raises TesseraMismatch (op "run") when any element differs.
+        allow_host=True compiles a .tflite as `tessera run --allow-host` does: MUL, a
+        BATCH_MATMUL with a right-hand zero point, and MAX_POOL_2D on a chip without an SFU
+        run on the host (kind "HOST"); fuse=False as
+        `--no-fuse`: a LUT activation after a FULLY_CONNECTED or CONV_2D stays a layer of its
+        own. Both are compile options: a .tsr runs as it was compiled."""
         lib = self._lib
+        if not isinstance(allow_host, bool) or not isinstance(fuse, bool):
+            _bad(f"run: allow_host and fuse take True or False, got {allow_host!r} and {fuse!r}")
+        flags = (1 if allow_host else 0) | (0 if fuse else 2)
         _net_declare(lib)
         if isinstance(model, (bytes, bytearray)):
             blob = bytes(model)
@@ -502,7 +510,7 @@ class Device:
                 _bad(f"run: {model}: {e.strerror}")
         info = self.info()
         io = (ctypes.c_int64 * 13)()
-        _call(lib.tessera_flat_net_describe, blob, len(blob), info["dim"], io)
+        _call(lib.tessera_flat_net_describe, blob, len(blob), info["dim"], flags, io)
         types = {0: np.float32, 9: np.int8}
         in_t, out_t = types[io[0]], types[io[6]]
         in_shape = tuple(io[2 + d] for d in range(io[1]))
@@ -514,7 +522,7 @@ class Device:
         out = np.empty(out_shape, out_t)
         total = (ctypes.c_double * 6)()
         figs_l = (ctypes.c_double * (max(n_layers, 1) * 10))()
-        _call(lib.tessera_flat_net_run, self._handle(), blob, len(blob), _ptr(x), x.nbytes,
+        _call(lib.tessera_flat_net_run, self._handle(), blob, len(blob), flags, _ptr(x), x.nbytes,
               _ptr(out), out.nbytes, int(bool(check)), int(bool(layers)), figs_l, n_layers, total)
         figs = {"cycles": int(total[0]), "commands": int(total[1]), "macs": int(total[2]),
                 "wall_seconds": float(total[4]), "streams": int(total[5]),

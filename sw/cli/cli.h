@@ -33,7 +33,7 @@ typedef enum opt_id {
   /* bench */
   O_QUICK,
   /* compile, run (networks) */
-  O_INPUT, O_LAYERS, O_DUMP_LAYERS, O_ALLOW_HOST, O_COUNT
+  O_INPUT, O_LAYERS, O_DUMP_LAYERS, O_ALLOW_HOST, O_NO_FUSE, O_COUNT
 } opt_id_t;
 
 /* The commands, as bits of an option's set of commands. */

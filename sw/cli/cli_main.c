@@ -58,9 +58,9 @@ static void usage(FILE *f) {
           "  tessera reduce --in X.npy [--out Y.npy] [--check] [common options]\n"
           "  tessera info [common options]\n"
           "  tessera bench [--dim N] [--out DIR] [--quick] [--json]\n"
-          "  tessera compile MODEL.tflite -o MODEL.tsr [--dim N] [--allow-host]\n"
+          "  tessera compile MODEL.tflite -o MODEL.tsr [--dim N] [--allow-host] [--no-fuse]\n"
           "  tessera run MODEL.tflite|MODEL.tsr --input X.npy [--out Y.npy] [--check] [--layers]\n"
-          "              [--dump-layers DIR] [--allow-host] [common options]\n"
+          "              [--dump-layers DIR] [--allow-host] [--no-fuse] [common options]\n"
           "\n"
           "gemm: A is int8 (M,K), B int8 (K,N), BIAS int32 (N,), per-channel multipliers and\n"
           "shifts int32 (N,). Without --mult the output is int32 (acc + bias); with it, int8\n"
@@ -104,6 +104,8 @@ static void usage(FILE *f) {
           "--dump-layers DIR: each chip layer's output as DIR/op<operator index>.npy (a layer\n"
           "at a time, as --layers).\n"
           "--allow-host: MUL and MAX_POOL_2D run on the host (golden model), marked host.\n"
+          "--no-fuse: a LOGISTIC, TANH, HARD_SWISH, RELU or RELU6 after a FULLY_CONNECTED or\n"
+          "CONV_2D stays a layer of its own (an SFU pass) instead of going into its STOREs.\n"
           "\n"
           "common options:\n"
           "  --dim N              array size of the simulator build (default 8)\n"
@@ -212,6 +214,7 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_LAYERS] = {"layers", false, C_RUN},
     [O_DUMP_LAYERS] = {"dump-layers", true, C_RUN},
     [O_ALLOW_HOST] = {"allow-host", false, C_RUN | C_COMPILE},
+    [O_NO_FUSE] = {"no-fuse", false, C_RUN | C_COMPILE},
 };
 
 const char *opt_name(opt_id_t id) { return k_opts[id].name; }

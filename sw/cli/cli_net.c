@@ -23,6 +23,11 @@ static int dump_layers(const char *dir, const tsr_net_prog_t *p, const tessera_n
     if (f->out == NULL) {
       continue;
     }
+    /* A layer with a LUT fused in wrote that operator's output (its own never existed). */
+    uint32_t op = f->op_index;
+    for (uint32_t j = i + 1u; j < p->n_layers && p->layers[i].lut != 0u; j++) {
+      op = p->layers[j].kind == TSR_NET_FUSED && p->layers[j].fused == i ? p->layers[j].op_index : op;
+    }
     char path[4096];
     char err[TESSERA_ERRLEN];
     tsr_npy_t o;
@@ -34,7 +39,7 @@ static int dump_layers(const char *dir, const tsr_net_prog_t *p, const tessera_n
     }
     o.count = t->elems;
     o.data = f->out;
-    snprintf(path, sizeof path, "%s/op%u.npy", dir, f->op_index);
+    snprintf(path, sizeof path, "%s/op%u.npy", dir, op);
     if (tsr_npy_write(path, &o, err, sizeof err) != 0) {
       die_line("%s", err);
       return -1;
@@ -90,11 +95,11 @@ static bool ends_with(const char *s, const char *tail) {
 /* The program of `bytes` (from `path`): a .tsr as it is, anything else compiled as a .tflite
  * for `target`. */
 static int load_prog(const char *path, const uint8_t *bytes, size_t len,
-                     const tsr_dev_info_t *target, bool allow_host, tsr_net_prog_t **p) {
+                     const tsr_dev_info_t *target, uint32_t flags, tsr_net_prog_t **p) {
   char err[TESSERA_ERRLEN];
   tsr_status_t st = ends_with(path, ".tsr") || tsr_net_is_tsr(bytes, len)
                         ? tsr_net_load(bytes, len, p, err, sizeof err)
-                        : tsr_net_compile_ex(bytes, len, target, allow_host, p, err, sizeof err);
+                        : tsr_net_compile_flags(bytes, len, target, flags, p, err, sizeof err);
   if (st != TSR_OK) {
     die_line("%s: %s", path, err);
     return -1;
@@ -117,6 +122,12 @@ static const char *type_of(const tsr_net_tensor_t *t) {
   return t->type == TSR_NET_FLOAT32 ? "float32" : "int8";
 }
 
+/* The compiler's options of --allow-host and --no-fuse. */
+static uint32_t compile_flags(const args_t *ar) {
+  return (ar->set[O_ALLOW_HOST] ? (uint32_t)TSR_NET_ALLOW_HOST : 0u) |
+         (ar->set[O_NO_FUSE] ? (uint32_t)TSR_NET_NO_FUSE : 0u);
+}
+
 static int cmd_compile(const args_t *ar, const char *model) {
   unsigned dim = 8;
   if (get_dim(ar, &dim) != 0) {
@@ -135,7 +146,7 @@ static int cmd_compile(const args_t *ar, const char *model) {
   tsr_net_prog_t *p = NULL;
   tsr_dev_info_t target;
   tsr_net_default_target(dim, &target);
-  tsr_status_t st = tsr_net_compile_ex(bytes, len, &target, ar->set[O_ALLOW_HOST], &p, err, sizeof err);
+  tsr_status_t st = tsr_net_compile_flags(bytes, len, &target, compile_flags(ar), &p, err, sizeof err);
   free(bytes);
   if (st != TSR_OK) {
     die_line("%s: %s", model, err);
@@ -193,15 +204,19 @@ static void print_layers_text(const tsr_net_prog_t *p, const tessera_net_result_
   for (uint32_t i = 0; i < res->n_layers; i++) {
     const tessera_net_layer_fig_t *f = &res->layers[i];
     const uint32_t k = f->kind;
-    const char *where = f->on_chip ? "chip" : k == TSR_NET_RESHAPE ? "alias" : "host";
-    char chk[32] = "-";
+    const char *where = f->on_chip                ? "chip"
+                        : k == TSR_NET_RESHAPE    ? "alias"
+                        : k == TSR_NET_FUSED      ? "fused"
+                                                  : "host";
+    char chk[48] = "-";
     if (f->checked) {
       snprintf(chk, sizeof chk, f->mismatches ? "%" PRIu64 " differ" : "exact", f->mismatches);
+    } else if (k == TSR_NET_FUSED) { /* checked with the layer whose STOREs apply it */
+      snprintf(chk, sizeof chk, "into layer %u", p->layers[i].fused);
     }
     fprintf(g_cli_out, "  %-5u %-3u %-10s %-6s %10" PRIu64 " %9" PRIu64 " %10" PRIu64 " %s\n", i,
             f->op_index, tsr_net_kind_name(k), where, f->cnt.cycles, f->cnt.cmds, f->cnt.macs, chk);
   }
-  (void)p;
 }
 
 /* "[1, 8, 8]" */
@@ -271,6 +286,9 @@ static void print_json(const char *model, const tsr_net_prog_t *p, const tessera
     if (f->checked) {
       fprintf(g_cli_out, ", \"mismatches\": %" PRIu64, f->mismatches);
     }
+    if (f->kind == TSR_NET_FUSED) {
+      fprintf(g_cli_out, ", \"fused_into\": %u", p->layers[i].fused);
+    }
     fprintf(g_cli_out, "}");
   }
   fprintf(g_cli_out, "]}\n");
@@ -293,7 +311,7 @@ static int cmd_run(const args_t *ar, const char *model) {
   if (read_file(model, &bytes, &len) != 0) {
     return EXIT_ERROR;
   }
-  if (load_prog(model, bytes, len, &target, ar->set[O_ALLOW_HOST], &p) != 0) {
+  if (load_prog(model, bytes, len, &target, compile_flags(ar), &p) != 0) {
     free(bytes);
     return EXIT_ERROR;
   }
@@ -321,7 +339,7 @@ static int cmd_run(const args_t *ar, const char *model) {
   if (!tsr_net_is_tsr(bytes, len) && !tsr_net_target_matches(p, dinfo, NULL, 0)) {
     tsr_net_free(p);
     p = NULL;
-    if (load_prog(model, bytes, len, dinfo, ar->set[O_ALLOW_HOST], &p) != 0) {
+    if (load_prog(model, bytes, len, dinfo, compile_flags(ar), &p) != 0) {
       goto out;
     }
   }

@@ -186,14 +186,16 @@ tsr_status_t tessera_flat_reduce(tessera_flat_t *h, uint32_t rows, uint32_t len,
 /** The name of layer kind k ("GEMM", "SOFTMAX", "RESHAPE", "QUANTIZE", "DEQUANTIZE", "CONV", "DWCONV", "ADD", "?"). */
 const char *tessera_flat_net_kind(unsigned k);
 
-/** What a model (.tflite bytes, compiled for N = dim, or .tsr bytes) takes and gives, into
+/** What a model (.tflite bytes, compiled for N = dim with the compiler's flags, TSR_NET_ALLOW_HOST
+ *  and TSR_NET_NO_FUSE of tsr_net_prog.h; or .tsr bytes) takes and gives, into
  *  io[TESSERA_FLAT_NET_IO]. */
 tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint32_t dim,
-                                       int64_t io[TESSERA_FLAT_NET_IO], char *err, size_t errlen);
+                                       uint32_t flags, int64_t io[TESSERA_FLAT_NET_IO], char *err,
+                                       size_t errlen);
 
 /**
  * One inference of a model (as tessera_flat_net_describe takes it, compiled for the device's
- * N) on the device: x (x_bytes, the input's type and element count) -> out (out_bytes).
+ * N with `flags`) on the device: x (x_bytes, the input's type and element count) -> out (out_bytes).
  * layers: room for max_layers x TESSERA_FLAT_NET_LAYER_FIGS values; total: {cycles,
  * commands, MACs, mismatches (-1: not checked), wall seconds, command streams}. check: every
  * chip layer against the golden model (a mismatch is not an error: see total[3]).
@@ -201,7 +203,7 @@ tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint
  * one stream and a layer's cycles read 0).
  */
 tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t model_len,
-                                  const void *x, size_t x_bytes, void *out, size_t out_bytes,
+                                  uint32_t flags, const void *x, size_t x_bytes, void *out, size_t out_bytes,
                                   int check, int per_layer, double *layers, uint32_t max_layers,
                                   double total[6], char *err, size_t errlen);
 

@@ -676,8 +676,22 @@ static void put_io(const tsr_net_tensor_t *t, int64_t *io) {
   }
 }
 
+/* A .tsr as it is, a .tflite compiled for `target` with the compiler's flags. */
+static tsr_status_t flat_prog(const void *model, size_t model_len, const tsr_dev_info_t *target,
+                              uint32_t flags, tsr_net_prog_t **p, char *err, size_t errlen) {
+  if ((flags & ~(uint32_t)(TSR_NET_ALLOW_HOST | TSR_NET_NO_FUSE)) != 0u) {
+    tsr_lib_err(err, errlen, "compiler flags 0x%x: only allow_host (1) and no_fuse (2) exist", flags);
+    return TSR_BAD_ARG;
+  }
+  if (tsr_net_is_tsr(model, model_len)) {
+    return tsr_net_load(model, model_len, p, err, errlen);
+  }
+  return tsr_net_compile_flags(model, model_len, target, flags, p, err, errlen);
+}
+
 tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint32_t dim,
-                                       int64_t io[TESSERA_FLAT_NET_IO], char *err, size_t errlen) {
+                                       uint32_t flags, int64_t io[TESSERA_FLAT_NET_IO], char *err,
+                                       size_t errlen) {
   tsr_net_prog_t *p = NULL;
   if (io == NULL) {
     tsr_lib_err(err, errlen, "tessera_flat_net_describe: no place for the answer");
@@ -685,7 +699,7 @@ tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint
   }
   tsr_dev_info_t target;
   tsr_net_default_target(dim, &target);
-  tsr_status_t st = tsr_net_from_bytes(model, model_len, &target, &p, err, errlen);
+  tsr_status_t st = flat_prog(model, model_len, &target, flags, &p, err, errlen);
   if (st != TSR_OK) {
     return st;
   }
@@ -697,7 +711,7 @@ tsr_status_t tessera_flat_net_describe(const void *model, size_t model_len, uint
 }
 
 tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t model_len,
-                                  const void *x, size_t x_bytes, void *out, size_t out_bytes,
+                                  uint32_t flags, const void *x, size_t x_bytes, void *out, size_t out_bytes,
                                   int check, int per_layer, double *layers, uint32_t max_layers,
                                   double total[6], char *err, size_t errlen) {
   if (h == NULL || h->dev == NULL || total == NULL) {
@@ -705,7 +719,7 @@ tsr_status_t tessera_flat_net_run(tessera_flat_t *h, const void *model, size_t m
     return TSR_BAD_ARG;
   }
   tsr_net_prog_t *p = NULL;
-  tsr_status_t st = tsr_net_from_bytes(model, model_len, &h->dev->dev.info, &p, err, errlen);
+  tsr_status_t st = flat_prog(model, model_len, &h->dev->dev.info, flags, &p, err, errlen);
   if (st != TSR_OK) {
     return st;
   }

@@ -25,6 +25,7 @@ typedef struct capture {
   tsr_cmd_t *cmds;
   uint32_t n, cap;
   bool oom;
+  bool full; /* the program reached TSR_NET_MAX_CMDS */
 } capture_t;
 
 static tsr_status_t cap_read32(void *ctx, uint32_t off, uint32_t *val) {
@@ -46,15 +47,19 @@ static const tsr_hal_ops_t k_capture_ops = {"capture", cap_read32, cap_write32, 
 
 static tsr_status_t cap_submit(tsr_dev_t *dev, const tsr_cmd_t *cmd) {
   capture_t *c = dev->path_ctx;
+  if (c->n == TSR_NET_MAX_CMDS) {
+    c->full = true;
+    return TSR_UNSUPPORTED;
+  }
   if (c->n == c->cap) {
     const uint32_t cap = c->cap ? 2u * c->cap : 64u;
-    tsr_cmd_t *nc = cap < (1u << 24) ? realloc(c->cmds, cap * sizeof *nc) : NULL;
+    tsr_cmd_t *nc = realloc(c->cmds, (cap < TSR_NET_MAX_CMDS ? cap : TSR_NET_MAX_CMDS) * sizeof *nc);
     if (nc == NULL) {
       c->oom = true;
       return TSR_NO_MEMORY;
     }
     c->cmds = nc;
-    c->cap = cap;
+    c->cap = cap < TSR_NET_MAX_CMDS ? cap : TSR_NET_MAX_CMDS;
   }
   c->cmds[c->n++] = *cmd;
   return TSR_OK;
@@ -105,6 +110,8 @@ static void layer_gemm_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, u
   d->out_zp = l->out_zp;
   d->act_min = l->act_min;
   d->act_max = l->act_max;
+  d->has_lut = l->lut != 0u; /* a fused LOGISTIC, TANH, ...: the table in every STORE */
+  d->lut_addr = base + l->param_off;
 }
 
 /* A CONV layer's descriptor: its GEMM's B and quantization, and the tensors' geometry with
@@ -589,6 +596,13 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       } else if ((st = tsr_sfu_plan(&dev.info, &d, &plan, &why)) == TSR_OK) {
         st = tsr_sfu_run(&dev, &d, &plan);
       }
+    }
+    if (st != TSR_OK && c.full) {
+      tsr_lib_err(err, errlen, "operator %u (%s): the program reaches the command limit of %u"
+                  " commands (N = %u)", l->op_index, tsr_net_kind_name(l->kind), TSR_NET_MAX_CMDS,
+                  p->target.dim);
+      st = TSR_UNSUPPORTED;
+      break;
     }
     if (st != TSR_OK) {
       tsr_lib_err(err, errlen, "operator %u (%s): no commands for N = %u: %s%s%s", l->op_index,

@@ -1159,6 +1159,9 @@ static tsr_status_t check_borders(cc_t *c) {
     const tsr_net_layer_t *l = &p->layers[i];
     const tsr_net_tensor_t *x = &p->tensors[l->in];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
+    if (l->kind == TSR_NET_FUSED) { /* its producer writes the output (and is checked) */
+      continue;
+    }
     /* An ADD of NHWC tensors goes a row at a time when one of them has a border. */
     const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && y->rank == 4u &&
                           memcmp(x->shape, y->shape, sizeof x->shape) == 0;
@@ -1183,6 +1186,63 @@ static tsr_status_t check_borders(cc_t *c) {
     }
   }
   return TSR_OK;
+}
+
+/* Whether layer l reads tensor root's storage (its input, second input or scratch). */
+static bool layer_reads(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t root) {
+  return p->tensors[l->in].alias == root || (l->in2 != 0u && p->tensors[l->in2].alias == root) ||
+         (l->in3 != 0u && p->tensors[l->in3].alias == root);
+}
+
+/* A LUT layer (LOGISTIC, TANH, HARD_SWISH, RELU, RELU6) whose input a GEMM, CONV or DWCONV
+ * layer (FULLY_CONNECTED; CONV_2D; DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MEAN, PAD) writes and
+ * nothing else reads goes into that layer's STOREs: they send each int8 result through the
+ * table (the STORE's LUT flag, after the clamp), which is exactly the table of the clamped,
+ * requantized value. The producer then writes the LUT's output; the LUT layer stays, as
+ * FUSED, for the report; its input is never stored. Left out: BMM (one GEMM per batch after
+ * the column sums, some into raw int32), and SFU layers (ADD, SOFTMAX, MAXPOOL), whose
+ * results do not go through the output stage's table. */
+static void fuse_luts(cc_t *c) {
+  tsr_net_prog_t *p = c->p;
+  for (uint32_t i = 0; i < p->n_layers && !c->no_fuse && p->target.has_sfu; i++) {
+    tsr_net_layer_t *l = &p->layers[i];
+    const uint32_t t = l->in;
+    const tsr_net_tensor_t *x = &p->tensors[t];
+    const tsr_net_tensor_t *y = &p->tensors[l->out];
+    if (l->kind != TSR_NET_LUT || x->alias != t || t == p->input || t == p->output ||
+        x->rank != y->rank || memcmp(x->shape, y->shape, sizeof x->shape) != 0) {
+      continue;
+    }
+    /* The one layer that writes t, and no other reader of t (a RESHAPE of it reads it). */
+    uint32_t prod = p->n_layers;
+    bool other = false;
+    for (uint32_t j = 0; j < p->n_layers; j++) {
+      const tsr_net_layer_t *o = &p->layers[j];
+      if (j != i && p->tensors[o->out].alias == t) {
+        other = other || prod != p->n_layers;
+        prod = j;
+      }
+      other = other || (j != i && layer_reads(p, o, t));
+    }
+    for (uint32_t k = 0; k < p->n_tensors; k++) {
+      other = other || (k != t && p->tensors[k].alias == t);
+    }
+    if (other || prod > i ||
+        (p->layers[prod].kind != TSR_NET_GEMM && p->layers[prod].kind != TSR_NET_CONV &&
+         p->layers[prod].kind != TSR_NET_DWCONV) ||
+        p->layers[prod].out != t || p->layers[prod].lut != 0u) {
+      continue;
+    }
+    tsr_net_layer_t *pl = &p->layers[prod];
+    pl->out = l->out;
+    pl->lut = 1u;
+    pl->param_off = l->param_off;
+    l->kind = TSR_NET_FUSED;
+    l->fused = prod;
+    l->rows = 0u;
+    l->len = 0u;
+    l->param_off = 0u;
+  }
 }
 
 /* A tensor's place in the arena while it is planned. */
@@ -1213,7 +1273,7 @@ static tsr_status_t plan_arena(cc_t *c) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < p->n_tensors; i++) {
     const tsr_net_tensor_t *t = &p->tensors[i];
-    if (t->type == TSR_NET_INT8 && t->alias == i) {
+    if (t->type == TSR_NET_INT8 && t->alias == i && tsr_net_stored(p, i)) {
       slot_t v = {i, 0u, 0u, base, tsr_lib_align_up(tsr_net_storage_bytes(t), TESSERA_MEM_ALIGN)};
       tsr_net_lifetime(p, i, &v.first, &v.last);
       uint32_t j = n++; /* insertion by decreasing size; equal sizes keep tensor order */
@@ -1263,6 +1323,12 @@ tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t
 
 tsr_status_t tsr_net_compile_ex(const void *bytes, size_t len, const tsr_dev_info_t *target,
                                 bool allow_host, tsr_net_prog_t **out, char *err, size_t errlen) {
+  return tsr_net_compile_flags(bytes, len, target, allow_host ? TSR_NET_ALLOW_HOST : 0u, out, err,
+                               errlen);
+}
+
+tsr_status_t tsr_net_compile_flags(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                   uint32_t flags, tsr_net_prog_t **out, char *err, size_t errlen) {
   if (bytes == NULL || out == NULL || target == NULL) {
     tsr_lib_err(err, errlen, "tsr_net_compile: no model or no place for the program");
     return TSR_BAD_ARG;
@@ -1279,7 +1345,8 @@ tsr_status_t tsr_net_compile_ex(const void *bytes, size_t len, const tsr_dev_inf
   c.m = &m;
   c.err = err;
   c.errlen = errlen;
-  c.allow_host = allow_host;
+  c.allow_host = (flags & TSR_NET_ALLOW_HOST) != 0u;
+  c.no_fuse = (flags & TSR_NET_NO_FUSE) != 0u;
   c.p = calloc(1, sizeof *c.p);
   c.map = malloc((m.n_tensors + 1u) * sizeof *c.map);
   if (c.p == NULL || c.map == NULL) {
@@ -1296,6 +1363,7 @@ tsr_status_t tsr_net_compile_ex(const void *bytes, size_t len, const tsr_dev_inf
   c.p->target.version = 0u;
   tsr_status_t st = compile_ops(&c);
   if (st == TSR_OK) {
+    fuse_luts(&c);
     st = check_borders(&c);
   }
   if (st == TSR_OK) {

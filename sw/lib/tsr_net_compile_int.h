@@ -33,6 +33,7 @@ typedef struct cc {
   uint32_t op;         /* the operator being compiled */
   char opname[48];
   bool allow_host;     /* MUL and MAX_POOL_2D may run on the host (TSR_NET_HOST) */
+  bool no_fuse;        /* keep every LUT layer (TSR_NET_NO_FUSE) */
 } cc_t;
 
 /* "out of memory" (TSR_NO_MEMORY). */

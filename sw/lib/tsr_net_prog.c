@@ -14,7 +14,7 @@
 /* Words (little-endian uint32) of each part. */
 #define HDR_WORDS 24u
 #define TENSOR_WORDS 16u
-#define LAYER_WORDS 38u
+#define LAYER_WORDS 40u
 #define HDR_BYTES (4u * HDR_WORDS)
 
 void tsr_net_free(tsr_net_prog_t *p) {
@@ -70,11 +70,21 @@ void tsr_net_lifetime(const tsr_net_prog_t *p, uint32_t root, uint32_t *first, u
   *last = hi;
 }
 
+bool tsr_net_stored(const tsr_net_prog_t *p, uint32_t t) {
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    if (l->kind == TSR_NET_FUSED && l->in < p->n_tensors && p->tensors[l->in].alias == t) {
+      return false;
+    }
+  }
+  return t < p->n_tensors && p->tensors[t].type == TSR_NET_INT8;
+}
+
 uint64_t tsr_net_arena_no_reuse(const tsr_net_prog_t *p) {
   uint64_t at = tsr_lib_align_up(p->blob_bytes, TESSERA_MEM_ALIGN);
   for (uint32_t i = 0; i < p->n_tensors; i++) {
     const tsr_net_tensor_t *t = &p->tensors[i];
-    if (t->type == TSR_NET_INT8 && t->alias == i) {
+    if (t->type == TSR_NET_INT8 && t->alias == i && tsr_net_stored(p, i)) {
       at += tsr_lib_align_up(tsr_net_storage_bytes(t), TESSERA_MEM_ALIGN);
     }
   }
@@ -109,6 +119,8 @@ const char *tsr_net_kind_name(uint32_t kind) {
       return "HOST";
     case TSR_NET_MAXPOOL:
       return "MAXPOOL";
+    case TSR_NET_FUSED:
+      return "FUSED";
     default:
       return "?";
   }
@@ -238,7 +250,7 @@ tsr_status_t tsr_net_save(const tsr_net_prog_t *p, uint8_t **bytes, size_t *len,
         l->param_off, fbits(l->beta), l->cmd_first, l->cmd_count, l->kh,
         l->kw,       l->stride_h,  l->stride_w, l->dil_h,       l->dil_w,
         l->pad_t,    l->pad_l,     l->depth_mult, l->group_c,  l->in2,
-        l->perm,     l->in3,       0u};
+        l->perm,     l->in3,       l->lut,     l->fused,        0u};
     for (uint32_t j = 0; j < LAYER_WORDS; j++) {
       tsr_le32_store(w + 4u * j, r[j]);
     }
@@ -316,8 +328,15 @@ static bool conv_fits(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
          l->act_min <= l->act_max && l->act_max <= 127;
 }
 
+/* An int8 tensor (index and alias checked) whose storage does not exist: a fused LUT's input
+ * (fused_in: per tensor, whether it is the storage root of a FUSED layer's input). */
+static bool unstored(const tsr_net_prog_t *p, const bool *fused_in, uint32_t t) {
+  return p->tensors[t].type == TSR_NET_INT8 && fused_in[p->tensors[t].alias];
+}
+
 /* Two int8 tensors whose storage overlaps are never needed at the same time. */
-static tsr_status_t check_sharing(const tsr_net_prog_t *p, char *err, size_t errlen) {
+static tsr_status_t check_sharing(const tsr_net_prog_t *p, const bool *fused_in, char *err,
+                                  size_t errlen) {
   uint32_t *life = malloc(2u * ((size_t)p->n_tensors + 1u) * sizeof *life);
   if (life == NULL) {
     return bad(err, errlen, "out of memory checking the arena", 0u, 0u);
@@ -328,9 +347,11 @@ static tsr_status_t check_sharing(const tsr_net_prog_t *p, char *err, size_t err
   tsr_status_t st = TSR_OK;
   for (uint32_t i = 0; i < p->n_tensors && st == TSR_OK; i++) {
     const tsr_net_tensor_t *a = &p->tensors[i];
-    for (uint32_t j = i + 1u; j < p->n_tensors && a->type == TSR_NET_INT8 && a->alias == i; j++) {
+    for (uint32_t j = i + 1u; j < p->n_tensors && a->type == TSR_NET_INT8 && a->alias == i &&
+                              !fused_in[i]; j++) {
       const tsr_net_tensor_t *b = &p->tensors[j];
-      if (b->type == TSR_NET_INT8 && b->alias == j && life[2u * i] <= life[2u * j + 1u] &&
+      if (b->type == TSR_NET_INT8 && b->alias == j && !fused_in[j] &&
+          life[2u * i] <= life[2u * j + 1u] &&
           life[2u * j] <= life[2u * i + 1u] &&
           a->dev_off < b->dev_off + tsr_net_storage_bytes(b) &&
           b->dev_off < a->dev_off + tsr_net_storage_bytes(a)) {
@@ -344,7 +365,8 @@ static tsr_status_t check_sharing(const tsr_net_prog_t *p, char *err, size_t err
 }
 
 /* Every index, offset and size of a program agrees with the rest. */
-static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen) {
+static tsr_status_t check_prog_fused(const tsr_net_prog_t *p, const bool *fused_in, char *err,
+                                     size_t errlen) {
   const tsr_dev_info_t *tg = &p->target;
   if (tg->dim < 1u || tg->dim > 256u || tg->spad_rows == 0u || tg->acc_rows == 0u ||
       tg->axi_bytes == 0u || tg->store_lanes == 0u) {
@@ -380,10 +402,14 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
                    " (rank %u)", i, t->rank);
       }
     }
+    /* A fused LUT's input has no storage (its producer's STOREs apply the table). */
+    const bool stored = !fused_in[t->alias];
     if (t->type == TSR_NET_INT8 &&
         (!(t->scale > 0.0f) || isinf(t->scale) || t->zp < -128 || t->zp > 127 ||
-         t->dev_off < p->blob_bytes ||
-         !inside(t->dev_off, tsr_net_storage_bytes(t), p->arena_bytes))) {
+         (stored ? t->dev_off < p->blob_bytes ||
+                       !inside(t->dev_off, tsr_net_storage_bytes(t), p->arena_bytes)
+                 : t->dev_off != TSR_NET_HOST_ONLY || t->alias != i || tsr_net_padded(t) ||
+                       i == p->input || i == p->output))) {
       return bad(err, errlen, "int8 tensor %u has a bad quantization or offset %u", i, t->dev_off);
     }
     if (t->type == TSR_NET_FLOAT32 && t->dev_off != TSR_NET_HOST_ONLY) {
@@ -398,6 +424,18 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
         (l->kind != TSR_NET_BMM && l->kind != TSR_NET_MAXPOOL && l->in3 != 0u) || (l->kind != TSR_NET_COPY && l->perm != 0u)) {
       return bad(err, errlen, "layer %u names tensor %u", i, l->in >= p->n_tensors ? l->in : l->out);
     }
+    /* Only a FUSED layer names a tensor without storage (its input), and only GEMM, CONV and
+     * DWCONV layers apply a table in their STOREs. */
+    const bool fused = l->kind == TSR_NET_FUSED;
+    if ((!fused && (unstored(p, fused_in, l->in) || unstored(p, fused_in, l->in2) ||
+                    unstored(p, fused_in, l->in3))) ||
+        unstored(p, fused_in, l->out) || (!fused && l->fused != 0u) ||
+        (l->lut != 0u && (l->lut != 1u || (l->kind != TSR_NET_GEMM && l->kind != TSR_NET_CONV &&
+                                           l->kind != TSR_NET_DWCONV) ||
+                          !inside(l->param_off, 256u, p->blob_bytes)))) {
+      return bad(err, errlen, "layer %u (%u) names a tensor without storage or a table it cannot"
+                 " apply", i, l->kind);
+    }
     const tsr_net_tensor_t *x = &p->tensors[l->in];
     const tsr_net_tensor_t *y = &p->tensors[l->out];
     bool ok = x->elems == y->elems;
@@ -406,7 +444,7 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
                           y->rank == 4u && memcmp(x->shape, y->shape, sizeof x->shape) == 0 &&
                           memcmp(x2->shape, y->shape, sizeof x->shape) == 0;
     if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
-        l->kind != TSR_NET_HOST && l->kind != TSR_NET_MAXPOOL && !nhwc_add &&
+        l->kind != TSR_NET_HOST && l->kind != TSR_NET_MAXPOOL && !fused && !nhwc_add &&
         (tsr_net_padded(x) || (l->kind == TSR_NET_ADD && tsr_net_padded(x2)) ||
          (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
       return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
@@ -448,6 +486,17 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       case TSR_NET_RESHAPE:
         ok = ok && x->alias == y->alias;
         break;
+      case TSR_NET_FUSED: {
+        /* Its producer came before, writes its output and applies the table. */
+        const tsr_net_layer_t *pl = &p->layers[l->fused < i ? l->fused : 0u];
+        ok = ok && l->fused < i && x->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 &&
+             fused_in[x->alias] && x->rank == y->rank &&
+             memcmp(x->shape, y->shape, sizeof x->shape) == 0 && pl->lut == 1u &&
+             pl->out == l->out &&
+             (pl->kind == TSR_NET_GEMM || pl->kind == TSR_NET_CONV || pl->kind == TSR_NET_DWCONV) &&
+             l->rows == 0u && l->len == 0u && l->param_off == 0u;
+        break;
+      }
       case TSR_NET_COPY: {
         uint32_t seen = 0u;
         if (l->n != 0u) { /* a CONCATENATION's slice */
@@ -585,7 +634,25 @@ static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen
       return bad(err, errlen, "command %u addresses 0x%x, outside the arena", i, a);
     }
   }
-  return check_sharing(p, err, errlen);
+  return check_sharing(p, fused_in, err, errlen);
+}
+
+/* Every index, offset and size of a program agrees with the rest; which tensors have no
+ * storage (the inputs of FUSED layers) is worked out once, before. */
+static tsr_status_t check_prog(const tsr_net_prog_t *p, char *err, size_t errlen) {
+  bool *fused_in = calloc((size_t)p->n_tensors + 1u, sizeof *fused_in);
+  if (fused_in == NULL) {
+    return bad(err, errlen, "out of memory checking the program", 0u, 0u);
+  }
+  for (uint32_t i = 0; i < p->n_layers; i++) {
+    const tsr_net_layer_t *l = &p->layers[i];
+    if (l->kind == TSR_NET_FUSED && l->in < p->n_tensors && p->tensors[l->in].alias < p->n_tensors) {
+      fused_in[p->tensors[l->in].alias] = true;
+    }
+  }
+  const tsr_status_t st = check_prog_fused(p, fused_in, err, errlen);
+  free(fused_in);
+  return st;
 }
 
 bool tsr_net_target_matches(const tsr_net_prog_t *p, const tsr_dev_info_t *d, char *err,
@@ -633,7 +700,7 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     return TSR_BAD_ARG;
   }
   if (h[9] != HDR_BYTES || h[10] != TENSOR_WORDS || h[11] != LAYER_WORDS || h[3] > (1u << 20) ||
-      h[4] > (1u << 20) || h[14] > (1u << 24) || h[20] > 1u || h[22] != 0u || h[23] != 0u) {
+      h[4] > (1u << 20) || h[14] > TSR_NET_MAX_CMDS || h[20] > 1u || h[22] != 0u || h[23] != 0u) {
     return bad(err, errlen, "the header's record sizes or counts are wrong (%u tensors, %u layers)",
                h[3], h[4]);
   }
@@ -742,9 +809,11 @@ tsr_status_t tsr_net_load(const void *bytes, size_t len, tsr_net_prog_t **out, c
     l->in2 = v[34];
     l->perm = v[35];
     l->in3 = v[36];
-    if (v[37] != 0u) {
+    l->lut = v[37];
+    l->fused = v[38];
+    if (v[39] != 0u) {
       tsr_net_free(p);
-      return bad(err, errlen, "layer %u: reserved word %u is not zero", i, 37u);
+      return bad(err, errlen, "layer %u: reserved word %u is not zero", i, 39u);
     }
   }
   for (uint32_t i = 0; i < p->n_cmds; i++) {

@@ -45,7 +45,7 @@ extern "C" {
 
 /** "TSRN" as a little-endian word: the first four bytes of a .tsr file. */
 #define TSR_NET_MAGIC 0x4e525354u
-#define TSR_NET_VERSION 3u
+#define TSR_NET_VERSION 4u
 /** Highest tensor rank a program keeps. */
 #define TSR_NET_MAX_RANK 4u
 /** The device address of the arena while the commands are captured. */
@@ -53,6 +53,8 @@ extern "C" {
 /** Where the runtime puts the arena: deliberately not the capture base, so that every run
  *  relocates its commands. */
 #define TSR_NET_RUN_BASE 0x10000u
+/** The most commands a program holds (the capture's limit: 8,388,608, 256 MiB of commands). */
+#define TSR_NET_MAX_CMDS (1u << 23)
 /** Marks a host-only tensor (float32 at the graph's edges): no device storage. */
 #define TSR_NET_HOST_ONLY 0xffffffffu
 
@@ -76,8 +78,12 @@ typedef enum tsr_net_kind {
   TSR_NET_HOST = 12,      /**< an operator the chip cannot run, on the host through the golden
                                model (compiled with allow_host): `rows` holds its builtin code,
                                MUL or MAX_POOL_2D */
-  TSR_NET_MAXPOOL = 13    /**< MAX_POOL_2D on the chip: windows gathered by COPY, SFU REDUCE,
+  TSR_NET_MAXPOOL = 13,   /**< MAX_POOL_2D on the chip: windows gathered by COPY, SFU REDUCE,
                                the maxima's low bytes by COPY (tsr_net_capture.c) */
+  TSR_NET_FUSED = 14      /**< LOGISTIC, TANH, HARD_SWISH, RELU or RELU6 fused into the layer
+                               before it (`fused`, a GEMM, CONV or DWCONV with lut = 1), whose STOREs
+                               apply the table: nothing runs, and the input tensor (the
+                               producer's result before the table) is never stored */
 } tsr_net_kind_t;
 
 /** Element types of program tensors (the values of tsr_tflite_type_t). */
@@ -147,6 +153,10 @@ typedef struct tsr_net_layer {
    * windows (rows x len bytes) then, at tsr_net_maxpool_red_off, the REDUCE results (rows x 12);
    * param_off: channels x len bytes of -128 (the padded taps); bias_off: the 256-entry clamp
    * table of the fused activation. */
+  /* GEMM, CONV and DWCONV: lut = 1 when a LUT layer is fused in: every STORE sends its int8 outputs
+   * through the 256-entry table at param_off (the STORE's LUT flag; the job loads the table
+   * into the SFU first). FUSED: the index of that producer layer. */
+  uint32_t lut, fused;
 } tsr_net_layer_t;
 
 /** A compiled network. */
@@ -193,6 +203,17 @@ tsr_status_t tsr_net_compile(const void *bytes, size_t len, const tsr_dev_info_t
  *  TSR_NET_HOST layers that the runtime runs on the host through the golden model. */
 tsr_status_t tsr_net_compile_ex(const void *bytes, size_t len, const tsr_dev_info_t *target,
                                 bool allow_host, tsr_net_prog_t **out, char *err, size_t errlen);
+
+/** Options of tsr_net_compile_flags. */
+enum {
+  TSR_NET_ALLOW_HOST = 1u, /**< as tsr_net_compile_ex's allow_host */
+  TSR_NET_NO_FUSE = 2u     /**< keep every LUT activation a layer of its own (an SFU MAP pass)
+                                instead of fusing it into the STOREs of the layer before */
+};
+
+/** tsr_net_compile with TSR_NET_ALLOW_HOST and TSR_NET_NO_FUSE options. */
+tsr_status_t tsr_net_compile_flags(const void *bytes, size_t len, const tsr_dev_info_t *target,
+                                   uint32_t flags, tsr_net_prog_t **out, char *err, size_t errlen);
 
 /** Capture the commands of every chip layer of `p` (tsr_net_capture.c; tsr_net_compile calls it). */
 tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen);
@@ -252,6 +273,10 @@ uint32_t tsr_net_maxpool_red_off(const tsr_net_layer_t *l);
 
 /** Whether a program tensor has a border. */
 bool tsr_net_padded(const tsr_net_tensor_t *t);
+
+/** Whether int8 tensor t has device storage: false for the input of a FUSED layer (never
+ *  stored: its producer's STOREs apply the table). */
+bool tsr_net_stored(const tsr_net_prog_t *p, uint32_t t);
 
 /** Whether a layer kind runs on the chip (and so has captured commands). */
 bool tsr_net_kind_on_chip(uint32_t kind);

@@ -189,6 +189,9 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
   int8_t *im2col = NULL;
   if (l->kind == TSR_NET_DWCONV) {
     rc = golden_dwconv(p, l, x, g);
+    if (rc == 0 && l->lut != 0u) { /* a fused LUT layer: the table after the clamp */
+      tsr_golden_map((const int8_t *)(p->blob + l->param_off), n_out, g, g);
+    }
   } else if (l->kind == TSR_NET_COPY) {
     golden_copy(p, l, x, y, g);
   } else if (l->kind == TSR_NET_BMM) {
@@ -221,6 +224,9 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
     gp.act_max = l->act_max;
     rc = tsr_golden_gemm(l->m, l->k, l->n, x, l->k, (const int8_t *)(p->blob + l->b_off), l->n, &gp,
                          NULL, g);
+    if (rc == 0 && l->lut != 0u) { /* a fused LUT layer: the table after the clamp */
+      tsr_golden_map((const int8_t *)(p->blob + l->param_off), n_out, g, g);
+    }
   } else if (l->kind == TSR_NET_ADD) {
     /* The golden model's own parameters, derived from the scales by separate code. */
     const tsr_net_tensor_t *a = &p->tensors[l->in], *b = &p->tensors[l->in2];
@@ -425,7 +431,11 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
    * graph input, a host QUANTIZE's output. */
   for (uint32_t li = from; li <= to; li++) {
     const tsr_net_layer_t *l = &p->layers[li];
-    for (uint32_t k = 0; k < (l->kind == TSR_NET_ADD || l->kind == TSR_NET_BMM ? 2u : 1u); k++) {
+    /* A RESHAPE reads nothing (its output is its input's storage); a FUSED layer's input
+     * does not exist (its producer applied the table). */
+    const uint32_t ins = !tsr_net_kind_on_chip(l->kind) ? 0u
+                         : l->kind == TSR_NET_ADD || l->kind == TSR_NET_BMM ? 2u : 1u;
+    for (uint32_t k = 0; k < ins; k++) {
       const uint32_t root = p->tensors[k == 0u ? l->in : l->in2].alias;
       bool made = false;
       for (uint32_t j = from; j < li; j++) {

@@ -14,7 +14,9 @@ nothing on stdout and exactly one line on stderr that holds the expected words:
     supported list;
   - a tensor over the chip's address range (activations of 256 MiB, four of them
     needed at once: even with the arena reused by liveness the program needs more
-    than the 1 GiB the compiler allows).
+    than the 1 GiB the compiler allows);
+  - a program past the command limit (a TRANSPOSE that needs 8,388,610 commands),
+    refused with the limit named.
 
 Prints one line per case; exit 1 on any failure.
 """
@@ -30,7 +32,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from gen_net_models import ACT, S, T, Builder, add, fc  # noqa: E402
+from gen_net_models import ACT, O, S, T, Builder, add, fc, tfl  # noqa: E402
 
 FAILS: list[str] = []
 
@@ -79,6 +81,19 @@ def huge_model() -> bytes:
     return b.finish([0], [out], "huge")
 
 
+def many_commands_model() -> bytes:
+    """A TRANSPOSE of [2, 4194305] into [4194305, 2]: the DMA moves one output row (two
+    bytes, a LOAD and a STORE) per input column, 8,388,610 commands, two past the program's
+    limit (TSR_NET_MAX_CMDS): refused with the limit named, not as "out of memory"."""
+    b = Builder()
+    n = 4194305
+    x = b.tensor("input", T.INT8, [2, n], 0.05, 0)
+    perm = b.tensor("perm", T.INT32, [2], data=np.array([1, 0], "<i4").tobytes())
+    y = b.tensor("y", T.INT8, [n, 2], 0.05, 0)
+    b.op(S.TRANSPOSE, [x, perm], [y], O.TransposeOptions, tfl.TransposeOptionsT())
+    return b.finish([x], [y], "many commands")
+
+
 def expect(tessera: str, tmp: pathlib.Path, what: str, blob: bytes, words: list[str]) -> None:
     path = tmp / "bad.tflite"
     path.write_bytes(blob)
@@ -122,6 +137,8 @@ def main() -> int:
                ["operator 1 (SUB) is not supported", "supported: FULLY_CONNECTED"])
         expect(tessera, tmp, "a tensor over the chip's address range", huge_model(),
                ["bytes of device memory"])
+        expect(tessera, tmp, "a program past the command limit", many_commands_model(),
+               ["operator 0 (COPY)", "command limit of 8388608 commands"])
     for f in FAILS:
         print(f"check_bad_models: FAIL: {f}")
     print(f"check_bad_models: {'PASS' if not FAILS else 'FAIL'}")

@@ -22,6 +22,8 @@ model. Every output byte must be equal. Then:
   - refused models (AVERAGE_POOL_2D, a BATCH_MATMUL right-hand zero point, a padded CONV_2D input that a
     FULLY_CONNECTED reads too) exit 2 with exactly one line
     naming the operator, its index and the supported list;
+  - a LUT activation fused into the layer before it (fuse_fc_tanh) shows as FUSED in --json,
+    and with --no-fuse as a LUT layer: both bit-exact, the fused one in fewer cycles;
   - MUL and MAX_POOL_2D models are refused with one line, and with --allow-host run (the
     operator on the host through the golden model, marked HOST in --json) byte for byte as
     TFLite Micro, from the .tflite and from the compiled .tsr;
@@ -303,6 +305,38 @@ def main() -> int:
                 break
         else:
             print(f"  {nm}: --allow-host, {len(xs)} inputs bit-exact vs TFLite Micro ({hosts} host layer(s))")
+    # LUT fusion through the CLI: fuse_fc_tanh's TANH goes into the GEMM's STOREs (FUSED in
+    # --json, fused_into its producer, from the .tflite and the compiled .tsr) and stays a LUT
+    # layer with --no-fuse; both outputs equal TFLite Micro's, the fused one in fewer cycles.
+    path = d / "fuse_fc_tanh.tflite"
+    blob = path.read_bytes()
+    x = rng.integers(-128, 128, tflm.Interpreter.from_bytes(blob).get_input_details(0)["shape"],
+                     dtype=np.int8)
+    want = micro(blob, [x])[0]
+    xin, yout = tmp / "fx.npy", tmp / "fy.npy"
+    np.save(xin, x)
+    cli([a.tessera, "compile", str(path), "-o", str(tmp / "f.tsr"), "--dim", str(a.dim)])
+    seen = {}
+    for model, flags in ((str(path), []), (str(tmp / "f.tsr"), []), (str(path), ["--no-fuse"])):
+        p = cli([a.tessera, "run", model, "--input", str(xin), "--out", str(yout), "--check", "--json",
+                 "--dim", str(a.dim)] + flags)
+        try:
+            j = json.loads(p.stdout)
+            y = np.load(yout)
+        except (ValueError, OSError) as e:
+            fail(f"fuse_fc_tanh {model} {flags}: exit {p.returncode}: {p.stderr.strip()} ({e})")
+            continue
+        kinds = [(layer["kind"], layer.get("fused_into")) for layer in j["layers"]]
+        expect = [("GEMM", None), ("LUT", None)] if flags else [("GEMM", None), ("FUSED", 0)]
+        if p.returncode != 0 or y.tobytes() != want.tobytes() or kinds != expect:
+            fail(f"fuse_fc_tanh {model} {flags}: exit {p.returncode}, layers {kinds} (want {expect}), "
+                 f"{int((y.reshape(-1) != want.reshape(-1)).sum())} bytes differ from TFLite Micro")
+        seen[bool(flags)] = j["cycles"]
+    if len(seen) == 2 and not seen[False] < seen[True]:
+        fail(f"fuse_fc_tanh: fused {seen[False]} cycles, not fewer than --no-fuse's {seen[True]}")
+    elif len(seen) == 2:
+        print(f"  fuse_fc_tanh: TANH fused into the GEMM ({seen[False]} cycles a layer at a time;"
+              f" --no-fuse {seen[True]}), bit-exact vs TFLite Micro")
     # Bad command lines and inputs: one line, exit 2.
     xf = tmp / "xf.npy"
     np.save(xf, dxf[:1])

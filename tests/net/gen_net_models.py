@@ -545,6 +545,68 @@ def synthetic_conv(rng, name, in_shape, in_zp, layers) -> bytes:
     return b.finish([x], [cur], name)
 
 
+def synthetic_fuse(rng, name: str, kind: str) -> bytes:
+    """A LUT activation after the layer that computes its input (#20: it fuses into that
+    layer's STOREs): CONV_2D -> LOGISTIC -> a SAME CONV_2D (whose input needs a border: only
+    the fused program can give it one), FULLY_CONNECTED -> TANH, CONV_2D (stride 2, odd
+    sizes) -> HARD_SWISH, DEPTHWISE_CONV_2D -> TANH, MEAN -> LOGISTIC (a window sum), and
+    CONV_2D -> LOGISTIC whose input an ADD reads too (must not fuse)."""
+    b = Builder()
+    fixed = {S.LOGISTIC: (1.0 / 256.0, -128), S.TANH: (1.0 / 128.0, 0)}
+
+    def act(cur, cur_scale, shape, code, nm):
+        out_scale, out_zp = fixed.get(code) or (f32(cur_scale * rng.uniform(0.3, 2.0)),
+                                                int(rng.integers(-128, 0)))
+        y = b.tensor(nm, T.INT8, shape, out_scale, out_zp)
+        b.op(code, [cur], [y])
+        return y, out_scale, out_zp
+
+    def conv(x, xs, xz, shape, oc, k, s, nm):
+        w = rng.normal(0, 1, (oc, k, k, shape[3])) * rng.uniform(0.2, 2.0, (oc, 1, 1, 1))
+        bias = rng.normal(0, 2, oc)
+        xf = (rng.integers(-128, 128, (8, *shape[1:])) - xz) * xs
+        yf = conv_float(xf, w, bias, s, s, 1, 1, True)
+        ys, yz = act_qparams(float(yf.min()) * 0.6, float(yf.max()) * 0.6)
+        y = conv2d(b, x, xs, shape, w, bias, True, ys, yz, ACT.NONE, s, s, 1, 1, True, nm)
+        return y, ys, yz, list(b.tensors[y].shape)
+
+    xs = f32(0.05)
+    if kind == "fc_tanh":
+        x = b.tensor("input", T.INT8, [4, 24], xs, 11)
+        w, bias = rng.normal(0, 1, (20, 24)), rng.normal(0, 2, 20)
+        yr = ((rng.integers(-128, 128, (256, 24)) - 11) * xs) @ w.T + bias
+        hs, hz = act_qparams(float(yr.min()) * 0.5, float(yr.max()) * 0.5)
+        h = fc(b, x, xs, w, bias, True, hs, hz, ACT.NONE, [4, 20], "fc")
+        y, _, _ = act(h, hs, [4, 20], S.TANH, "tanh")
+        return b.finish([x], [y], name)
+    shape = {"conv_logistic": [1, 20, 18, 16], "conv_hard_swish": [1, 11, 9, 5],
+             "conv_logistic_shared": [1, 8, 8, 6], "dw_tanh": [1, 12, 10, 16],
+             "mean_logistic": [1, 6, 6, 24]}[kind]
+    x = b.tensor("input", T.INT8, shape, xs, -7)
+    if kind == "dw_tanh":
+        w, bias = rng.normal(0, 1, (1, 3, 3, 16)), rng.normal(0, 2, 16)
+        xf = (rng.integers(-128, 128, (8, *shape[1:])) + 7) * xs
+        yf = dwconv_float(xf, w, bias, 1, 1, 1, 1, True)
+        hs, hz = act_qparams(float(yf.min()) * 0.6, float(yf.max()) * 0.6)
+        h = dwconv2d(b, x, xs, shape, w, bias, True, hs, hz, ACT.NONE, 1, 1, 1, 1, True, "dw")
+        y, _, _ = act(h, hs, list(b.tensors[h].shape), S.TANH, "tanh")
+    elif kind == "mean_logistic":
+        h = mean_hw(b, x, shape, f32(0.02), 5, "mean")
+        y, _, _ = act(h, f32(0.02), [1, 1, 1, 24], S.LOGISTIC, "logistic")
+    elif kind == "conv_logistic":
+        h, hs, hz, hshape = conv(x, xs, -7, shape, 24, 3, 1, "conv0")
+        a, a_s, a_z = act(h, hs, hshape, S.LOGISTIC, "logistic")
+        y, _, _, _ = conv(a, a_s, a_z, hshape, 7, 3, 1, "conv1")
+    elif kind == "conv_hard_swish":
+        h, hs, hz, hshape = conv(x, xs, -7, shape, 10, 3, 2, "conv0")
+        y, _, _ = act(h, hs, hshape, S.HARD_SWISH, "hard_swish")
+    else:
+        h, hs, hz, hshape = conv(x, xs, -7, shape, 8, 3, 1, "conv0")
+        a, a_s, a_z = act(h, hs, hshape, S.LOGISTIC, "logistic")
+        y = add(b, h, a, hshape, f32(hs * 1.5), 3, ACT.NONE, "add")
+    return b.finish([x], [y], name)
+
+
 def attention_ops(seed: int) -> dict:
     """TRANSPOSE, BATCH_MATMUL and FULLY_CONNECTED with keep_num_dims, built with
     tools/gen_mlperf_tiny.py's float-calibrated builder (Net), at awkward shapes."""
@@ -773,6 +835,11 @@ def main() -> None:
                      ("relu", S.RELU), ("relu6", S.RELU6)):
         models[f"act_{an}_fc"] = (synthetic_act(rng, f"act_{an}_fc", code, [3, 30], 9, True), "int8")
         models[f"act_{an}_in"] = (synthetic_act(rng, f"act_{an}_in", code, [2, 5, 7], -20, False), "int8")
+    # A LUT activation fused into the layer before it, and one whose input a second operator
+    # reads (not fused).
+    for kind in ("conv_logistic", "fc_tanh", "conv_hard_swish", "conv_logistic_shared", "dw_tanh",
+                 "mean_logistic"):
+        models[f"fuse_{kind}"] = (synthetic_fuse(rng, f"fuse_{kind}", kind), "int8")
     # TRANSPOSE, BATCH_MATMUL (adjoint operands, broadcast batches, every colsum case) and
     # FULLY_CONNECTED with keep_num_dims.
     for nm, blob in attention_ops(11).items():

@@ -433,6 +433,56 @@ def test_library_errors_carry_its_message_and_status(dev8):
         tessera.Device("sim:8", mem_bw=5000)
 
 
+def _net_models():
+    """tests/net/gen_net_models.py's builders (they need ai-edge-litert's schema module)."""
+    pytest.importorskip("ai_edge_litert.schema_py_generated")
+    pytest.importorskip("flatbuffers")
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "net"))
+    import gen_net_models
+    return gen_net_models
+
+
+def test_run_allow_host_runs_mul_on_the_host(dev8):
+    # MUL has no chip lowering: refused with the option named, and with allow_host=True the
+    # layer runs on the host (kind HOST), every chip layer checked against the golden model.
+    g = _net_models()
+    blob = g.host_ops(31)["host_mul_fc"]
+    x = np.random.default_rng(5).integers(-128, 128, (3, 10)).astype(np.int8)
+    with pytest.raises(tessera.TesseraError, match=r"operator 2 \(MUL\) is not supported.*--allow-host") as e:
+        dev8.run(blob, x)
+    assert "\n" not in e.value.message
+    r = dev8.run(blob, x, allow_host=True, check=True, layers=True)
+    kinds = [layer["kind"] for layer in r.figures["layers"]]
+    assert kinds.count("HOST") == 1 and r.out.size == 15 and r.out.dtype == np.int8
+    assert [layer["on_chip"] for layer in r.figures["layers"] if layer["kind"] == "HOST"] == [False]
+    try:
+        from tflite_micro.python.tflite_micro import runtime as tflm
+    except ImportError:
+        return
+    it = tflm.Interpreter.from_bytes(blob, arena_size=1 << 20)
+    it.set_input(x.reshape(it.get_input_details(0)["shape"]), 0)
+    it.invoke()
+    assert r.out.tobytes() == np.asarray(it.get_output(0)).tobytes()
+
+
+def test_run_fuse_option_and_flags_are_checked(dev8):
+    # FULLY_CONNECTED -> TANH: fused into the GEMM's STOREs by default (kind FUSED), a layer of
+    # its own with fuse=False; the same output in fewer cycles.
+    g = _net_models()
+    blob = g.synthetic_fuse(np.random.default_rng(3), "fuse_fc_tanh", "fc_tanh")
+    x = np.random.default_rng(6).integers(-128, 128, (4, 24)).astype(np.int8)
+    fused = dev8.run(blob, x, check=True)
+    alone = dev8.run(blob, x, check=True, fuse=False)
+    assert [la["kind"] for la in fused.figures["layers"]] == ["GEMM", "FUSED"]
+    assert [la["kind"] for la in alone.figures["layers"]] == ["GEMM", "LUT"]
+    assert np.array_equal(fused.out, alone.out)
+    assert fused.figures["cycles"] < alone.figures["cycles"]
+    with pytest.raises(tessera.TesseraError, match="allow_host and fuse take True or False"):
+        dev8.run(blob, x, allow_host=1)
+
+
 def test_readme_python_example_prints_what_it_shows():
     """The ```python block of README.md's "## Python" runs and prints its "# prints:" lines."""
     import contextlib
