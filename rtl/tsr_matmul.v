@@ -13,7 +13,8 @@
 //            one tile after the other. Skipped for KEEP_WEIGHTS (one tile).
 //   STREAM : M cycles per tile; reads the tile's A rows and feeds one per cycle.
 //   WAIT   : until the weight loader (below) is loading the next tile.
-// ready_o is high in StIdle and on the last A row of the last tile. Each row
+// ready_o is high in StIdle and on the last A row of the last tile, once the
+// loader has read every weight row of the command (see cur_ld). Each row
 // carries the bank it was read for (st_bank_q), since bank_q flips as the
 // last row of the tile before enters. Results leave the array in order and
 // are written (overwrite or read-modify-write accumulate) to the
@@ -156,7 +157,10 @@ module tsr_matmul #(
   wire             pl_loaded  = pl_done_q || (pl_busy_q && !pl_taken_q);  // the idle bank's next tile
   wire             pre_ready  = (state_q == StStream) && last_tile && !pq_v_q && !pl_loaded;
   wire             pre_go     = pre_i && pre_ready;
-  wire             ready      = (state_q == StIdle) || last_row;
+  // A MATMUL retires (ready_o) only once the loader has read all its weight
+  // rows too: its retirement may free them for a LOAD to overwrite.
+  wire             cur_ld     = pl_busy_q && pl_taken_q;
+  wire             ready      = ((state_q == StIdle) || last_row) && !cur_ld;
   // Free for a new load: idle, or issuing the last read of a load already
   // taken (bank_q has flipped, so ~bank_q is the bank to load next): the
   // port then reads a row every cycle.
@@ -248,7 +252,7 @@ module tsr_matmul #(
     spad_raddr = 24'h0;
     case (state_q)
       StIdle: begin
-        if (start_i) begin
+        if (start_i && !cur_ld) begin
           accept();
         end
       end
@@ -299,7 +303,7 @@ module tsr_matmul #(
             end
           end else begin
             state_d = StIdle;
-            if (start_i) begin
+            if (start_i && !cur_ld) begin
               accept();
             end
           end

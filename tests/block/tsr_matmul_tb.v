@@ -244,7 +244,8 @@ module tsr_matmul_tb_bench #(
   endtask
 
   task automatic run_seq;
-    integer i, r, ncmd, ai, wi, ci, mi, ki, ni, nt, last_ci, last_mi, t, gap, clr_at, clr_wait;
+    integer i, r, c, ncmd, ai, wi, ci, mi, ki, ni, nt, last_ci, last_mi, t, gap, clr_at, clr_wait;
+    integer prev_wi, prev_ki, prev_ai, prev_an;
     reg first, last_m1, pre_want, pre_sent, go_now, have_w, was_stream, do_clr;
     reg [31:0] x;
     begin
@@ -253,6 +254,7 @@ module tsr_matmul_tb_bench #(
       do_clr = (urand(10) == 0);
       clr_at = urand(ncmd);
       last_ci = 0; last_mi = 0; last_m1 = 1'b0; first = 1'b1;
+      prev_wi = 0; prev_ki = 0; prev_ai = 0; prev_an = 0;
       for (i = 0; i < ncmd; i = i + 1) begin
         keep = !first && (urand(5) == 0);
         pre_want = !first && !keep && (urand(2) == 0);
@@ -302,6 +304,16 @@ module tsr_matmul_tb_bench #(
             `CHECK(t < 4000, ("ready_o never rises"))
           end
         end
+        // The command before has retired (ready_o): a LOAD may now overwrite its
+        // weight rows (those neither it nor this one reads as A rows, which its
+        // last A row may be in this very cycle, nor this one as weights): the unit
+        // must be done with them.
+        for (r = prev_wi; r < prev_wi + prev_ki; r = r + 1) begin
+          if ((r < wi || r >= wi + ki) && (r < ai || r >= ai + nt * mi) && (r < prev_ai || r >= prev_ai + prev_an)) begin
+            for (c = 0; c < N; c = c + 1) spad_mem[r][8*c +: 8] = pick8(0);
+          end
+        end
+        prev_wi = wi; prev_ki = keep ? 0 : ki; prev_ai = ai; prev_an = nt * mi;
         x = ai; a_addr = x[23:0]; x = wi; w_addr = x[23:0]; x = ci; c_addr = x[23:0];
         x = mi; m = x[15:0]; x = ki; k = x[15:0]; x = ni; n = x[15:0];
         model_cmd(ai, wi, ci, mi, ki, ni, keep);
@@ -353,11 +365,11 @@ module tsr_matmul_tb_bench #(
     end
   endtask
 
-  // One MATMUL of T = 8 tiles: cycles from its start to its last A row (ready_o), and
+  // One MATMUL of T = 8 tiles: cycles from its start to its retirement (ready_o), and
   // from its first A row to its last, a tile's cost in steady state.
   integer per_tile;
   task automatic timed_cmd(input integer mi, input reg sp, output integer total, output integer span);
-    integer t, first_row;
+    integer t, first_row, last_row;
     reg [31:0] x;
     begin
       fill_spad();
@@ -368,15 +380,17 @@ module tsr_matmul_tb_bench #(
       #1 start = 1'b1;
       @(posedge clk); #1;
       start = 1'b0;
-      t = 1; first_row = -1;
+      t = 1; first_row = -1; last_row = -1;
       while (!ready) begin
         if (stream && first_row < 0) first_row = t;
+        if (stream) last_row = t;
         @(posedge clk); #1;
         t = t + 1;
         `CHECK(t < 4000, ("ready_o never rises"))
       end
+      if (stream) last_row = t;
       total = t + 1;
-      span = t - first_row;
+      span = last_row - first_row;
       wait_idle();
       `CHECK(q_rd == q_wr, ("idle_o with %0d rows not written", q_wr - q_rd))
     end
