@@ -150,6 +150,19 @@ static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
                           d->b_addr + x.k0 * d->ldb + x.n0, d->ldb, x.kcur, x.ncols, x.wbase);
 }
 
+/* Whether group g's LOADs (its bytes over the memory's bandwidth) take longer than the
+ * MATMULs of group g-1 (a weight tile costs about max(M, N) cycles): then the load stage
+ * is the bound and the LOADs go as early as they can (tsr_gemm_run_view). */
+static bool loads_bound(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p, uint32_t g) {
+  tsr_gemm_group_t x, prev;
+  tsr_gemm_group_at(d, p, g, &x);
+  tsr_gemm_group_at(d, p, g - 1u, &prev);
+  const uint64_t bytes = (uint64_t)x.kcur * x.ncols +
+                         ((!p->a_resident || x.jg == 0u) ? (uint64_t)x.mrows * x.kcur : 0u);
+  const uint64_t mm = (uint64_t)prev.nblk * ceil_div(prev.kcur, p->dim) * (prev.mrows > p->dim ? prev.mrows : p->dim);
+  return bytes > mm * p->mem_bw;
+}
+
 /* MATMULs lo..hi-1 of group g: one per N-column block jj, over the whole K chunk
  * (a MATMUL of K > N rows runs its ceil(K / N) weight tiles itself, docs/commands.md:
  * tile b's A rows are block b of the A chunk, its weight rows block jj's rows b * N..),
@@ -298,11 +311,14 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
    * LOADs (if any) follow its last MATMUL. With two tile buffers its STOREs
    * are spread over the next group's MATMULs, from its first on, so the
    * front end decodes them while those stream, instead of holding the array
-   * at the tile's end, and the store queue never fills. (The next group's
-   * LOADs come before those MATMULs: the front end runs a MATMUL to its last
-   * row, which over a long K chunk is thousands of cycles the load stage
-   * would otherwise idle: 256^3 at 1 B/cycle, N = 8, 760,994 -> 495,947.) (With one tile buffer the next tile's first MATMUL
-   * waits for them, so they come at once.) */
+   * at the tile's end, and the store queue never fills. The next group's
+   * LOADs then follow the first of those MATMULs, so that the STOREs are not
+   * slowed by them, unless the LOADs are the bound (loads_bound): the front end
+   * runs a MATMUL to its last row, which over a long K chunk is thousands of
+   * cycles the load stage would idle (256^3 at 1 B/cycle, N = 8: 760,994 ->
+   * 495,947 cycles; at 4 B/cycle, N = 16, the MATMULs are the bound and
+   * LOADs first would take 104,586 instead of 99,044). (With one tile buffer
+   * the next tile's first MATMUL waits for the STOREs, so they come at once.) */
   if (tsr_gemm_params_once(d, p) != 0u && (st = push_params_once(dev, d, p)) != TSR_OK) {
     return st;
   }
@@ -314,7 +330,8 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
     tsr_gemm_group_t x;
     tsr_gemm_group_at(d, p, g, &x);
     const uint32_t mms = x.nblk;
-    for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
+    const bool early = pending == 0u || (g + ahead < p->groups && loads_bound(d, p, g + ahead));
+    for (; loaded <= g + (early ? ahead : 0u) && loaded < p->groups; loaded++) {
       if ((st = push_group_loads(dev, d, p, view, loaded)) != TSR_OK) {
         return st;
       }
@@ -322,6 +339,11 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
     for (uint32_t i = 0u; i < mms; i++) {
       if ((st = push_group_matmuls(dev, d, p, g, i, i + 1u)) != TSR_OK) {
         return st;
+      }
+      for (; i == 0u && loaded <= g + ahead && loaded < p->groups; loaded++) {
+        if ((st = push_group_loads(dev, d, p, view, loaded)) != TSR_OK) {
+          return st;
+        }
       }
       if (pending != 0u) {
         /* STORE j after MATMUL j, the rest after the last: a STORE of M rows
