@@ -3,7 +3,7 @@
 
 /* Assumptions of the cycle estimate (and TSR_GEMM_EST_MEM_LATENCY, tsr_gemm_int.h). */
 #define EST_CMD_OVERHEAD 5u   /* fetch, range checks, decode */
-#define EST_MM_GAP 0u         /* between back-to-back MATMULs: the next starts on the last row */
+#define EST_PRE_GAP 1u        /* a preloaded tile: cycles past N before it streams */
 #define EST_STORE_QUEUE 4u    /* STOREs the engine queues (tsr_ctrl StoreQDepth) */
 #define EST_DMA_SETUP 2u      /* a LOAD/STORE's first beat comes this much after the latency */
 #define EST_OUTSTANDING 4u    /* bursts the DMA keeps in flight (tsr_dma_rd MaxOutstanding) */
@@ -78,8 +78,8 @@ static uint64_t store_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t r
  *   - group g's LOADs: after the load stage is free and group g-S's MATMULs
  *     freed the buffer (S = scratchpad buffer pairs);
  *   - group g's MATMULs: after its LOADs, and for a tile's first group after
- *     the STORE that last used the accumulator buffer; each MATMUL costs an
- *     N-cycle weight load, M rows and the command overhead;
+ *     the STORE that last used the accumulator buffer; each of a MATMUL's
+ *     weight tiles costs M rows and, unless preloaded, an N-cycle weight load;
  *   - a tile's parameter LOADs: after the array drained (2N), with the load
  *     queue empty (they share the DMA read engine) and, being tokenless except
  *     the last, after every earlier STORE;
@@ -87,6 +87,17 @@ static uint64_t store_cycles(const tsr_gemm_plan_t *p, uint32_t beat, uint32_t r
  *   - behind a memory whose bandwidth cap reads and writes share
  *     (mem_shared), a STORE's bytes delay the LOADs that move while it does.
  */
+/*
+ * Cycles of one weight tile of a MATMUL of `mrows` rows in a run of them: M rows
+ * streamed, and with preload (A and W in different scratchpad banks) the next
+ * tile's N weight rows loaded meanwhile through the weight port, which cannot
+ * begin before the bank it overwrites has been read by the tile two before.
+ * Without preload the N-cycle weight load comes first.
+ */
+static uint64_t mm_tile(const tsr_gemm_plan_t *p, uint32_t mrows) {
+  return p->preload ? max64(mrows, (uint64_t)p->dim + EST_PRE_GAP) : (uint64_t)mrows + p->dim;
+}
+
 /* A plan and configuration the model can score (else the prediction is 0). */
 static bool predictable(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p) {
   return info != NULL && d != NULL && p != NULL && info->dim != 0u && info->axi_bytes != 0u &&
@@ -174,7 +185,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     tsr_gemm_group_t x;
     tsr_gemm_group_at(d, p, g, &x);
     const uint32_t slot = g % p->spad_bufs;
-    const uint64_t mms = (uint64_t)x.nblk * ceil_div(x.kcur, dim);
+    const uint64_t tiles = (uint64_t)x.nblk * ceil_div(x.kcur, dim); /* weight tiles */
     uint64_t start = max64(front, loads_done[slot]);
     if (x.c == 0u && x.unit >= p->acc_bufs) {
       start = max64(start, store_done[x.unit % p->acc_bufs]);
@@ -183,19 +194,17 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
      * waits too: it is at most CMDQ_DEPTH commands ahead when the front end
      * resumes. */
     host = max64(host, start - min64(start, (uint64_t)info->cmdq_depth * submit));
-    /* With preload, a MATMUL's weights load while the previous one streams
-     * (from about its N-th row on, for N cycles), so it costs max(M, 2N)
-     * instead of M + N; not for M < N (the stream ends first), nor for the
-     * tile's first MATMUL (the parameter LOADs before it end the look-ahead)
-     * or a group whose data came late. */
+    /* With preload, a tile's weights load while the tile before streams (its own
+     * MATMUL's, or the MATMUL before), so it costs mm_tile() instead of M + N;
+     * not the tile's first MATMUL's first (the parameter LOADs before it end the
+     * look-ahead) or a group whose data came late. */
     const bool late = start > front;
-    const bool pre = p->preload && x.mrows >= dim;
     const uint64_t plain = x.mrows + dim;
-    const uint64_t each = pre ? max64(x.mrows, 2u * dim) : plain;
-    const uint32_t first_plain = (!pre || x.c == 0u || late) ? 1u : 0u;
-    front = start + mms * (each + EST_MM_GAP) + first_plain * (plain - each);
+    const uint64_t each = mm_tile(p, x.mrows);
+    const uint32_t first_plain = (!p->preload || x.c == 0u || late) ? 1u : 0u;
+    front = start + tiles * each + first_plain * (plain - each);
     /* Short MATMULs outrun the host, and then find no next command to preload. */
-    host += mms * submit;
+    host += (uint64_t)x.nblk * submit;
     front = max64(front, host + plain + EST_CMD_OVERHEAD);
     mm_done[slot] = front;
     if (x.c + 1u == p->k_chunks) {
@@ -271,12 +280,6 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
 
 /* ---- A floor of the prediction, for the planner's search (tsr_gemm_plan.c) --------------- */
 
-/* Each of MATMULs' cost (the front end's per-MATMUL step above) for a tile of `mrows` rows. */
-static uint64_t floor_mm_each(const tsr_gemm_plan_t *p, uint32_t mrows) {
-  const bool pre = p->preload && mrows >= p->dim;
-  return pre ? max64(mrows, 2u * (uint64_t)p->dim) : (uint64_t)mrows + p->dim;
-}
-
 /*
  * A lower bound of tsr_gemm_predict_cycles(info, d, p) in a few operations per
  * kind of group instead of a pass over every group: the front end does at
@@ -317,7 +320,7 @@ uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_
     if (count == 0u) {
       continue;
     }
-    const uint64_t mms = (uint64_t)ceil_div(cols[b], dim) * ceil_div(ks[c], dim);
+    const uint64_t tiles = (uint64_t)ceil_div(cols[b], dim) * ceil_div(ks[c], dim);
     /* The W LOAD, and the A LOAD unless A stays (then once per m-tile, below). */
     uint64_t ld = dma_cycles(p, beat, ks[c], cols[b], dim);
     if (!p->a_resident) {
@@ -325,7 +328,7 @@ uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_
     }
     load += count * ld;
     load_ovh += count * (p->a_resident ? 1u : 2u) * EST_CMD_OVERHEAD;
-    front += count * mms * floor_mm_each(p, rows[a]);
+    front += count * tiles * mm_tile(p, rows[a]);
   }
   const uint32_t last_cols = d->n - (p->n_blocks - 1u) * dim;
   for (uint32_t a = 0u; a < 2u; a++) {
@@ -360,10 +363,10 @@ uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_
   const uint64_t first = lut + dma_cycles(p, beat, k0, n0, dim) + dma_cycles(p, beat, p->mt, k0, dim);
   const uint64_t last_store = p->param_rows + store_cycles(p, beat, m_last, last_cols * (d->requant ? 1u : 4u),
                                                            dim / info->store_lanes);
-  const uint64_t last_mms = (uint64_t)ceil_div(n_last, dim) * ceil_div(k_last, dim);
+  const uint64_t last_tiles = (uint64_t)ceil_div(n_last, dim) * ceil_div(k_last, dim);
   const uint64_t by_front = max64(lut + load_ovh, first) + front + last_store;
   const uint64_t by_load =
-      lut + load + last_mms * floor_mm_each(p, m_last) + 2u * (uint64_t)dim + last_store;
+      lut + load + last_tiles * mm_tile(p, m_last) + 2u * (uint64_t)dim + last_store;
   const uint64_t cmd_bytes = p->streamed ? p->cmds * EST_CMD_BYTES : 0u;
   const uint64_t fetch_gaps =
       p->streamed ? ceil_div(p->cmds, EST_FETCH_BURST) * (p->mem_latency + EST_DMA_SETUP) : 0u;

@@ -150,52 +150,60 @@ static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
                           d->b_addr + x.k0 * d->ldb + x.n0, d->ldb, x.kcur, x.ncols, x.wbase);
 }
 
-/* The MATMULs of group g: for each of its N-column blocks, one per N-row
- * block of its K chunk, into that block's sub-tile of the accumulator tile. */
+/* Whether group g's LOADs (its bytes over the memory's bandwidth) take longer than the
+ * MATMULs of group g-1 (a weight tile costs about max(M, N) cycles): then the load stage
+ * is the bound and the LOADs go as early as they can (tsr_gemm_run_view). */
+static bool loads_bound(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p, uint32_t g) {
+  tsr_gemm_group_t x, prev;
+  tsr_gemm_group_at(d, p, g, &x);
+  tsr_gemm_group_at(d, p, g - 1u, &prev);
+  const uint64_t bytes = (uint64_t)x.kcur * x.ncols +
+                         ((!p->a_resident || x.jg == 0u) ? (uint64_t)x.mrows * x.kcur : 0u);
+  const uint64_t mm = (uint64_t)prev.nblk * ceil_div(prev.kcur, p->dim) * (prev.mrows > p->dim ? prev.mrows : p->dim);
+  return bytes > mm * p->mem_bw;
+}
+
+/* MATMULs lo..hi-1 of group g: one per N-column block jj, over the whole K chunk
+ * (a MATMUL of K > N rows runs its ceil(K / N) weight tiles itself, docs/commands.md:
+ * tile b's A rows are block b of the A chunk, its weight rows block jj's rows b * N..),
+ * into that block's sub-tile of the accumulator tile. */
 static tsr_status_t push_group_matmuls(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
                                        const tsr_gemm_plan_t *p, uint32_t g, uint32_t lo,
                                        uint32_t hi) {
-  const uint32_t dim = p->dim;
   tsr_gemm_group_t x;
   tsr_gemm_group_at(d, p, g, &x);
-  const uint32_t kblocks = ceil_div(x.kcur, dim);
-  for (uint32_t jj = 0u; jj < x.nblk; jj++) {
-    for (uint32_t b = 0u; b < kblocks; b++) {
-      if (jj * kblocks + b < lo || jj * kblocks + b >= hi) {
-        continue;
+  for (uint32_t jj = lo; jj < x.nblk && jj < hi; jj++) {
+    uint32_t deps = 0u;
+    if (jj == 0u) {
+      deps |= TSR_DEP_POP_PREV;
+      if (x.c == 0u && x.unit >= p->acc_bufs) {
+        deps |= TSR_DEP_POP_NEXT;
       }
-      uint32_t deps = 0u;
-      if (jj == 0u && b == 0u) {
-        deps |= TSR_DEP_POP_PREV;
-        if (x.c == 0u && x.unit >= p->acc_bufs) {
-          deps |= TSR_DEP_POP_NEXT;
-        }
+    }
+    if (jj + 1u == x.nblk) {
+      if (g + p->spad_bufs < p->groups) {
+        deps |= TSR_DEP_PUSH_PREV;
       }
-      if (jj + 1u == x.nblk && b + 1u == kblocks) {
-        if (g + p->spad_bufs < p->groups) {
-          deps |= TSR_DEP_PUSH_PREV;
-        }
-        if (x.c + 1u == p->k_chunks && tsr_gemm_param_loads(d, p, x.nblk) == 0u) {
-          deps |= TSR_DEP_PUSH_NEXT;
-        }
+      if (x.c + 1u == p->k_chunks && tsr_gemm_param_loads(d, p, x.nblk) == 0u) {
+        deps |= TSR_DEP_PUSH_NEXT;
       }
-      tsr_matmul_args_t mm;
-      mm.a_addr = x.abase + b * x.mrows;
-      mm.w_addr = x.wbase + jj * x.kcur + b * dim; /* the W LOAD put block jj after jj*kcur rows */
-      mm.c_addr = sub_rows(p, x.cbase, jj);
-      mm.m = x.mrows;
-      mm.k = min32(dim, x.kcur - b * dim);
-      mm.n = tsr_gemm_sub_cols(d, &x, dim, jj);
-      mm.accumulate = !(x.c == 0u && b == 0u);
-      mm.keep_weights = false;
-      tsr_cmd_t cmd;
-      tsr_status_t st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
-      if (st == TSR_OK) {
-        st = tsr_submit(dev, &cmd);
-      }
-      if (st != TSR_OK) {
-        return st;
-      }
+    }
+    tsr_matmul_args_t mm;
+    mm.a_addr = x.abase;
+    mm.w_addr = x.wbase + jj * x.kcur; /* the W LOAD put block jj after jj*kcur rows */
+    mm.c_addr = sub_rows(p, x.cbase, jj);
+    mm.m = x.mrows;
+    mm.k = x.kcur;
+    mm.n = tsr_gemm_sub_cols(d, &x, p->dim, jj);
+    mm.accumulate = x.c != 0u;
+    mm.keep_weights = false;
+    tsr_cmd_t cmd;
+    tsr_status_t st = tsr_cmd_matmul(dev, deps, &mm, &cmd);
+    if (st == TSR_OK) {
+      st = tsr_submit(dev, &cmd);
+    }
+    if (st != TSR_OK) {
+      return st;
     }
   }
   return TSR_OK;
@@ -302,10 +310,15 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
    * LOADs of group g+1 wait for group g-1's MATMULs.) A tile's parameter
    * LOADs (if any) follow its last MATMUL. With two tile buffers its STOREs
    * are spread over the next group's MATMULs, from its first on, so the
-   * front end decodes them (and the following group's LOADs) while those
-   * stream, instead of holding the array at the tile's end, and the store
-   * queue never fills. (With one tile buffer the next tile's first MATMUL
-   * waits for them, so they come at once.) */
+   * front end decodes them while those stream, instead of holding the array
+   * at the tile's end, and the store queue never fills. The next group's
+   * LOADs then follow the first of those MATMULs, so that the STOREs are not
+   * slowed by them, unless the LOADs are the bound (loads_bound): the front end
+   * runs a MATMUL to its last row, which over a long K chunk is thousands of
+   * cycles the load stage would idle (256^3 at 1 B/cycle, N = 8: 760,994 ->
+   * 495,947 cycles; at 4 B/cycle, N = 16, the MATMULs are the bound and
+   * LOADs first would take 104,586 instead of 99,044). (With one tile buffer
+   * the next tile's first MATMUL waits for the STOREs, so they come at once.) */
   if (tsr_gemm_params_once(d, p) != 0u && (st = push_params_once(dev, d, p)) != TSR_OK) {
     return st;
   }
@@ -316,8 +329,9 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
   for (uint32_t g = 0u; g < p->groups; g++) {
     tsr_gemm_group_t x;
     tsr_gemm_group_at(d, p, g, &x);
-    const uint32_t mms = x.nblk * ceil_div(x.kcur, p->dim);
-    for (; loaded <= g + (pending != 0u ? 0u : ahead) && loaded < p->groups; loaded++) {
+    const uint32_t mms = x.nblk;
+    const bool early = pending == 0u || (g + ahead < p->groups && loads_bound(d, p, g + ahead));
+    for (; loaded <= g + (early ? ahead : 0u) && loaded < p->groups; loaded++) {
       if ((st = push_group_loads(dev, d, p, view, loaded)) != TSR_OK) {
         return st;
       }
@@ -332,12 +346,11 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
         }
       }
       if (pending != 0u) {
-        /* STORE j after MATMUL 2j (after each one if the group has fewer
-         * than 2 per STORE), the rest after its last: a STORE of M rows takes
-         * about M cycles and a latency, a MATMUL M cycles, so the store queue
-         * does not fill and hold the front end while the array could run. */
-        const uint32_t step = mms >= 2u * p->nb ? 2u : 1u;
-        const uint32_t upto = i + 1u == mms ? UINT32_MAX : i / step + 1u;
+        /* STORE j after MATMUL j, the rest after the last: a STORE of M rows
+         * takes about M cycles and a latency, a MATMUL M cycles per N rows of
+         * K, so the store queue does not fill and hold the front end while the
+         * array could run. */
+        const uint32_t upto = i + 1u == mms ? UINT32_MAX : i + 1u;
         if ((st = push_stores_done(dev, d, p, view, pending - 1u, stored, upto, progress, user)) !=
             TSR_OK) {
           return st;

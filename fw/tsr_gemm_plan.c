@@ -140,7 +140,7 @@ static void count_plan(const tsr_gemm_desc_t *d, tsr_gemm_plan_t *p) {
   uint64_t a_loads = p->a_resident ? p->m_tiles : p->groups;
   const uint64_t lut = d->has_lut ? 1u : 0u; /* one LOAD of the table and one SFU LUT_LOAD */
   p->cmd_loads = a_loads + p->groups + lut;   /* one W LOAD per group covers its nb blocks */
-  p->cmd_matmuls = (uint64_t)p->tiles * p->k_blocks;
+  p->cmd_matmuls = (uint64_t)p->tiles * p->k_chunks; /* one per sub-tile and K chunk */
   p->cmd_params = tsr_gemm_param_cmds(d, p);
   p->cmd_stores = p->tiles;
   p->cmds = p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores + lut;

@@ -118,6 +118,7 @@ module tsr_ctrl #(
   // matmul unit
   output wire        mm_start_o,
   output wire        mm_pre_o,         // preload the weights of cmd_pre_o, the next MATMUL
+  output wire        mm_sep_o,         // cmd_o's weight and A rows lie in different scratchpad banks
   input  wire        mm_pre_ready_i,
   output wire [255:0] cmd_pre_o,
   input  wire        mm_ready_i,
@@ -269,6 +270,7 @@ module tsr_ctrl #(
   /* verilator lint_on UNUSEDSIGNAL */
   reg [47:0] dram_prod_q;
   reg [32:0] local_prod_q, sfu_prod_q;
+  reg [32:0] mm_span_q, peek_span_q;
 
   // External region end: ADDR + (ROWS-1)*STRIDE + bytes per row.
   // (LOAD and STORE: ROWS, COLS and ADDR sit in the same place; SFU ROWS too.)
@@ -285,8 +287,23 @@ module tsr_ctrl #(
   // MATMUL fields, and its checks but NO_WEIGHTS (a function: they run on
   // cmd_q and on a MATMUL read ahead, peek_q).
   wire [15:0] mm_m      = cmd_q[CmdMatmulMLsb +: CmdMatmulMWidth];
+  wire [15:0] mm_k      = cmd_q[CmdMatmulKLsb +: CmdMatmulKWidth];
+  wire [15:0] mm_n      = cmd_q[CmdMatmulNLsb +: CmdMatmulNWidth];
+  // A K-row MATMUL is T = ceil(K / N) weight tiles, each with its own M A
+  // rows: it reads A rows A_ADDR .. A_ADDR + T*M (the span; M with
+  // KEEP_WEIGHTS). The span is a product, so it is registered like the
+  // others: from the queue's output in StFetch (mm_span_q), and for a MATMUL
+  // read ahead as peek_q is filled (peek_span_q).
   /* verilator lint_off UNUSEDSIGNAL */
-  function automatic [7:0] mm_err(input [255:0] c);
+  function automatic [32:0] mm_span(input [255:0] c);
+    reg [16:0] t;
+    begin
+      t = c[CmdMatmulKeepWeightsLsb +: CmdMatmulKeepWeightsWidth] ? 17'h1 :
+          (({1'b0, c[CmdMatmulKLsb +: CmdMatmulKWidth]} + N32[16:0] - 17'd1) >> SpadChunkLog2);
+      mm_span = {16'h0, t} * {17'h0, c[CmdMatmulMLsb +: CmdMatmulMWidth]};
+    end
+  endfunction
+  function automatic [7:0] mm_err(input [255:0] c, input [32:0] span);
     reg [15:0] m, k, n;
     reg        keep;
     begin
@@ -294,9 +311,9 @@ module tsr_ctrl #(
       k    = c[CmdMatmulKLsb +: CmdMatmulKWidth];
       n    = c[CmdMatmulNLsb +: CmdMatmulNWidth];
       keep = c[CmdMatmulKeepWeightsLsb +: CmdMatmulKeepWeightsWidth];
-      if (m == 16'h0 || (!keep && (k == 16'h0 || k > DimMax || n == 16'h0 || n > DimMax))) begin
+      if (m == 16'h0 || (!keep && (k == 16'h0 || n == 16'h0 || n > DimMax))) begin
         mm_err = ErrDim;
-      end else if ({9'h0, c[CmdMatmulAAddrLsb +: CmdMatmulAAddrWidth]} + {17'h0, m} > spad_cap ||
+      end else if ({9'h0, c[CmdMatmulAAddrLsb +: CmdMatmulAAddrWidth]} + span > spad_cap ||
                    (!keep && {9'h0, c[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth]} + {17'h0, k} > spad_cap)) begin
         mm_err = ErrSpadRange;
       end else if ({9'h0, c[CmdMatmulCAddrLsb +: CmdMatmulCAddrWidth]} + {17'h0, m} > acc_cap) begin
@@ -359,7 +376,7 @@ module tsr_ctrl #(
           static_err = ErrDmaWindow;
         end
       end
-      OpMatmul: static_err = mm_err(cmd_q);
+      OpMatmul: static_err = mm_err(cmd_q, mm_span_q);
       OpStore: begin
         if (EnableSfu == 0 && st_lut) begin
           static_err = ErrNoUnit;    // the activation table is loaded by the SFU
@@ -444,7 +461,12 @@ module tsr_ctrl #(
       local_prod_q <= local_prod(q_rdata);
       sfu_prod_q   <= sfu_prod(q_rdata);
     end
-    static_err_q <= peek_take ? mm_err(peek_q) : static_err;
+    if (peek_take) begin
+      mm_span_q <= peek_span_q;
+    end else if (state_q == StFetch) begin
+      mm_span_q <= mm_span(q_rdata);
+    end
+    static_err_q <= peek_take ? mm_err(peek_q, peek_span_q) : static_err;
   end
 
   // ---------------------------------------------------------------- control
@@ -469,7 +491,7 @@ module tsr_ctrl #(
   reg        fail;
   reg [7:0]  fail_code;
   reg [31:0] fail_addr;
-  reg [8:0]  macs_add_kn;
+  reg [19:0] macs_add_kn;
   // Background stages.
   reg        lq_run_q, lq_run_d, sq_run_q, sq_run_d;   // the head's unit runs
   reg        lq_start, sq_start, lq_retire, sq_retire;
@@ -819,19 +841,25 @@ module tsr_ctrl #(
   localparam integer SpadAw = $clog2(SpadRows);
   localparam [32:0]  SpadHalf = 33'h1 << (SpadAw - 1);
   // [base, base + len) lies in one scratchpad bank: 1 upper, 0 lower, else none.
-  function automatic [1:0] spad_bank(input [23:0] base, input [15:0] len);
-    if ({9'h0, base} + {17'h0, len} <= SpadHalf) spad_bank = 2'b01;
+  function automatic [1:0] spad_bank(input [23:0] base, input [32:0] len);
+    if ({9'h0, base} + len <= SpadHalf) spad_bank = 2'b01;
     else if ({9'h0, base} >= SpadHalf) spad_bank = 2'b10;
     else spad_bank = 2'b00;
   endfunction
+  // Only the first weight tile (min(K, N) rows) is preloaded; the rest load
+  // while the MATMUL itself streams, when mm_sep_o says its own weight and A
+  // rows lie in different banks (decided over whole ranges here, at decode).
   wire [15:0] pk_k      = peek_q[CmdMatmulKLsb +: CmdMatmulKWidth];
   wire [15:0] pk_n      = peek_q[CmdMatmulNLsb +: CmdMatmulNWidth];
-  wire [1:0]  pk_wbank  = spad_bank(peek_q[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth], pk_k);
-  wire [1:0]  cur_abank = spad_bank(cmd_q[CmdMatmulAAddrLsb +: CmdMatmulAAddrWidth], mm_m);
+  wire [15:0] pk_k0     = (pk_k < DimMax) ? pk_k : DimMax;
+  wire [1:0]  pk_wbank  = spad_bank(peek_q[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth], {17'h0, pk_k0});
+  wire [1:0]  cur_abank = spad_bank(cmd_q[CmdMatmulAAddrLsb +: CmdMatmulAAddrWidth], mm_span_q);
+  wire [1:0]  cur_wbank = spad_bank(cmd_q[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth], {17'h0, mm_k});
+  assign      mm_sep_o  = cur_wbank != 2'b00 && cur_abank != 2'b00 && cur_wbank != cur_abank;
   wire        pk_tokenless = !(peek_q[CmdPopPrevLsb +: CmdPopPrevWidth] || peek_q[CmdPopNextLsb +: CmdPopNextWidth] ||
                                peek_q[CmdPushPrevLsb +: CmdPushPrevWidth] || peek_q[CmdPushNextLsb +: CmdPushNextWidth]);
   wire        pk_ready  = peek_v_q && peek_q[CmdOpcodeLsb +: CmdOpcodeWidth] == OpMatmul && !peek_q[CmdMatmulKeepWeightsLsb +: CmdMatmulKeepWeightsWidth] &&
-                          pk_k != 16'h0 && pk_k <= DimMax && pk_n != 16'h0 && pk_n <= DimMax &&
+                          pk_k != 16'h0 && pk_n != 16'h0 && pk_n <= DimMax &&
                           {9'h0, peek_q[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth]} + {17'h0, pk_k} <= spad_cap &&
                           pk_wbank != 2'b00 && cur_abank != 2'b00 && pk_wbank != cur_abank &&
                           (!peek_q[CmdPopPrevLsb +: CmdPopPrevWidth] || l2c_q != 9'd0) && (!(pk_tokenless && quiet) || drained);
@@ -839,7 +867,8 @@ module tsr_ctrl #(
   wire        pre_peek  = in_matmul && pk_ready && !pre_sent_q && mm_pre_ready_i;
   // The MATMUL waiting in StDecode behind one the front end moved past
   // (mmx_v_q): its own checks passed and its weight rows are ready.
-  wire [1:0]  dec_wbank = spad_bank(cmd_q[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth], cmd_q[CmdMatmulKLsb +: CmdMatmulKWidth]);
+  wire [15:0] dec_k0    = (mm_k < DimMax) ? mm_k : DimMax;
+  wire [1:0]  dec_wbank = spad_bank(cmd_q[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth], {17'h0, dec_k0});
   wire        pre_dec   = (state_q == StDecode) && (opcode == OpMatmul) && mmx_v_q && !mm_keep &&
                           check_err == ErrNone && toks_in && ordered && dec_wbank != 2'b00 &&
                           mmx_abank_q != 2'b00 && dec_wbank != mmx_abank_q && !pre_sent_q && mm_pre_ready_i;
@@ -885,8 +914,9 @@ module tsr_ctrl #(
   end
   always @(posedge clk_i) begin
     if (peek_rd_q && q_op == OpMatmul) begin
-      peek_q     <= q_rdata;
-      peek_src_q <= q_rsrc;
+      peek_q      <= q_rdata;
+      peek_src_q  <= q_rsrc;
+      peek_span_q <= mm_span(q_rdata);
     end
   end
 
@@ -1073,20 +1103,21 @@ module tsr_ctrl #(
     end
   end
 
-  // MACs of a MATMUL: M * K * N (K and N are at most ArrayDim). A KEEP_WEIGHTS
-  // MATMUL ignores its K and N fields and uses those of the weights in the array.
-  reg [8:0] wt_k_q, wt_n_q;
-  wire [15:0] mm_k = cmd_q[CmdMatmulKLsb +: CmdMatmulKWidth];
-  wire [15:0] mm_n = cmd_q[CmdMatmulNLsb +: CmdMatmulNWidth];
+  // MACs of a MATMUL: M * K * N (N at most ArrayDim, K up to 65535). A
+  // KEEP_WEIGHTS MATMUL ignores its K and N fields and uses those of the
+  // weights in the array: the last tile of the MATMUL that loaded them,
+  // ((K - 1) mod N) + 1 rows.
+  reg  [8:0]  wt_k_q, wt_n_q;
+  wire [8:0]  mm_k_last = {4'h0, (mm_k[4:0] - 5'h1) & (DimMax[4:0] - 5'h1)} + 9'h1;
   always @(*) begin
-    macs_add_kn = mm_keep ? wt_k_q * wt_n_q : mm_k[8:0] * mm_n[8:0];
+    macs_add_kn = mm_keep ? {11'h0, wt_k_q * wt_n_q} : {4'h0, mm_k} * {15'h0, mm_n[4:0]};
   end
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       wt_k_q <= 9'h0;
       wt_n_q <= 9'h0;
     end else if (mm_start && !mm_keep) begin
-      wt_k_q <= mm_k[8:0];
+      wt_k_q <= mm_k_last;
       wt_n_q <= mm_n[8:0];
     end
   end
@@ -1154,15 +1185,15 @@ module tsr_ctrl #(
   // and a clear drops what is in flight with the count.
   reg        macs_v_q;
   reg [15:0] macs_m_q;
-  reg [8:0]  macs_kn_q;
-  reg [24:0] macs_inc_q;
+  reg [19:0] macs_kn_q;
+  reg [35:0] macs_inc_q;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cnt_cycles_q <= 64'h0;
       cnt_busy_q   <= 64'h0;
       cnt_macs_q   <= 64'h0;
       macs_v_q     <= 1'b0;
-      macs_inc_q   <= 25'h0;
+      macs_inc_q   <= 36'h0;
       cnt_rd_q     <= 64'h0;
       cnt_wr_q     <= 64'h0;
       cnt_cmds_q   <= 64'h0;
@@ -1171,7 +1202,7 @@ module tsr_ctrl #(
       cnt_busy_q   <= 64'h0;
       cnt_macs_q   <= 64'h0;
       macs_v_q     <= 1'b0;
-      macs_inc_q   <= 25'h0;
+      macs_inc_q   <= 36'h0;
       cnt_rd_q     <= 64'h0;
       cnt_wr_q     <= 64'h0;
       cnt_cmds_q   <= 64'h0;
@@ -1179,8 +1210,8 @@ module tsr_ctrl #(
       cnt_cycles_q <= cnt_cycles_q + 64'h1;
       cnt_busy_q   <= cnt_busy_q + {63'h0, engine_busy};
       macs_v_q     <= mm_start;
-      macs_inc_q   <= macs_v_q ? {9'h0, macs_m_q} * {16'h0, macs_kn_q} : 25'h0;
-      cnt_macs_q   <= cnt_macs_q + {39'h0, macs_inc_q};
+      macs_inc_q   <= macs_v_q ? {20'h0, macs_m_q} * {16'h0, macs_kn_q} : 36'h0;
+      cnt_macs_q   <= cnt_macs_q + {28'h0, macs_inc_q};
       cnt_rd_q     <= cnt_rd_q + (rd_beat_i ? AxiBytes64 : 64'h0);
       cnt_wr_q     <= cnt_wr_q + {{(64-WrBytesWidth){1'b0}}, wr_bytes_i};
       cnt_cmds_q   <= cnt_cmds_q + {63'h0, retire} + {63'h0, lq_retire} + {63'h0, sq_retire} +

@@ -300,6 +300,7 @@ module tsr_top #(
     .wr_bytes_i     (wr_bytes),
     .mm_start_o     (mm_start),
     .mm_pre_o       (mm_pre),
+    .mm_sep_o       (mm_sep),
     .mm_pre_ready_i (mm_pre_ready),
     .cmd_pre_o      (cmd_pre),
     .mm_ready_i     (mm_ready),
@@ -332,7 +333,7 @@ module tsr_top #(
   wire [32*N-1:0]     dma_wr_data;
   wire                mm_spad_re, mm_w_re;
   wire [SpadAw-1:0]   mm_spad_raddr, mm_w_raddr;
-  wire                mm_pre, mm_pre_ready;
+  wire                mm_pre, mm_pre_ready, mm_sep;
   /* verilator lint_off UNUSEDSIGNAL */
   wire [255:0]        cmd_pre;          // the next MATMUL, whose weights are preloaded
   /* verilator lint_on UNUSEDSIGNAL */
@@ -524,6 +525,7 @@ module tsr_top #(
     .start_i        (mm_start),
     .accumulate_i   (cmd[CmdMatmulAccumulateLsb +: CmdMatmulAccumulateWidth]),
     .keep_weights_i (cmd[CmdMatmulKeepWeightsLsb +: CmdMatmulKeepWeightsWidth]),
+    .sep_i          (mm_sep),
     .a_addr_i       (cmd[CmdMatmulAAddrLsb +: CmdMatmulAAddrWidth]),
     .w_addr_i       (cmd[CmdMatmulWAddrLsb +: CmdMatmulWAddrWidth]),
     .c_addr_i       (cmd[CmdMatmulCAddrLsb +: CmdMatmulCAddrWidth]),

@@ -90,16 +90,10 @@ def reason(r, meta):
                 "takes longer than the MATMULs it feeds, and the first LOAD, the parameter "
                 "LOADs and the STOREs of each tile are not hidden"
                 + (f"; {submission}." if r.get("submit") == "stream" else "."))
-    if r["m"] < 2 * dim:
-        return (f"M = {r['m']} row{'' if r['m'] == 1 else 's'} per MATMUL, fewer than "
-                f"2N = {2 * dim}: a MATMUL is over before the next one's weights can be "
-                f"preloaded, and {submission}.")
-    if r["m"] <= 40:
-        return (f"M = {r['m']} rows per MATMUL, so commands are many for the work: "
-                f"{submission}.")
     if r["macs"] / (dim * dim) < 20000:
         return ("a small job: the first A and W LOADs and the last tile's parameter LOADs and "
-                "STOREs have nothing to overlap with, and they are a large share of it.")
+                "STOREs have nothing to overlap with, and they are a large share of it"
+                + (f"; {submission}." if r.get("submit") == "stream" else "."))
     t = r["time"]
     loss = max(("fill", "load_wait", "store", "control"), key=lambda c: t[c])
     return f"the largest loss is {LOSS[loss]}."

@@ -84,7 +84,7 @@ typedef struct tsr_gemm_plan {
   uint32_t m_tiles;       /**< ceil(m / mt) */
   uint32_t n_blocks;      /**< ceil(n / N) */
   uint32_t k_chunks;      /**< ceil(k / kc) */
-  uint32_t k_blocks;      /**< ceil(k / N): MATMULs per tile */
+  uint32_t k_blocks;      /**< ceil(k / N): weight tiles per N-column block */
   uint32_t nb;            /**< N-column blocks computed from one A chunk (an n-group) */
   uint32_t n_groups;      /**< ceil(n_blocks / nb) */
   uint32_t units;         /**< m_tiles * n_groups: accumulator tiles (nb blocks each) */

@@ -168,7 +168,7 @@ endfunction
 function automatic [15:0] cmd_matmul_m(input [255:0] c);   // rows of A, 1..65535
   cmd_matmul_m = c[143:128];
 endfunction
-function automatic [15:0] cmd_matmul_k(input [255:0] c);   // weight rows, 1..N
+function automatic [15:0] cmd_matmul_k(input [255:0] c);   // weight rows, 1..65535: T = ceil(K / ARRAY_DIM) tiles of ARRAY_DIM rows, tile t with its own M A rows at A_ADDR + t*M
   cmd_matmul_k = c[159:144];
 endfunction
 function automatic [15:0] cmd_matmul_n(input [255:0] c);   // output columns that count as useful work, 1..ARRAY_DIM

@@ -422,8 +422,16 @@ tsr_status_t tsr_cmd_matmul(tsr_dev_t *dev, uint32_t deps, const tsr_matmul_args
   if (a->m == 0u || a->m > TSR_CMD_MAX_ROWS) {
     return bad(dev, "MATMUL", "M must be 1..65535");
   }
+  if (!a->keep_weights && (a->k == 0u || a->k > TSR_CMD_MAX_ROWS)) {
+    err_set(dev, "MATMUL: K = ");
+    err_u32(dev, a->k);
+    err_add(dev, " must be 1..65535");
+    return TSR_BAD_ARG;
+  }
+  /* K rows of weights are ceil(K / N) tiles, each with its own M A rows. */
+  uint64_t tiles = a->keep_weights ? 1u : ((uint64_t)a->k + dev->info.dim - 1u) / dev->info.dim;
   tsr_status_t st;
-  if ((st = check_range(dev, "MATMUL", "A_ADDR+M", (uint64_t)a->a_addr + a->m,
+  if ((st = check_range(dev, "MATMUL", "A_ADDR+ceil(K/N)*M", (uint64_t)a->a_addr + tiles * a->m,
                         dev->info.spad_rows, "SPAD_ROWS")) != TSR_OK ||
       (st = check_range(dev, "MATMUL", "C_ADDR+M", (uint64_t)a->c_addr + a->m,
                         dev->info.acc_rows, "ACC_ROWS")) != TSR_OK) {
@@ -433,13 +441,6 @@ tsr_status_t tsr_cmd_matmul(tsr_dev_t *dev, uint32_t deps, const tsr_matmul_args
   uint32_t k = 0u;
   uint32_t n = 0u;
   if (!a->keep_weights) {
-    if (a->k == 0u || a->k > dev->info.dim) {
-      err_set(dev, "MATMUL: K = ");
-      err_u32(dev, a->k);
-      err_add(dev, " must be 1..");
-      err_u32(dev, dev->info.dim);
-      return TSR_BAD_ARG;
-    }
     if (a->n == 0u || a->n > dev->info.dim) {
       err_set(dev, "MATMUL: N = ");
       err_u32(dev, a->n);

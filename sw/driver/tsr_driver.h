@@ -103,7 +103,7 @@ typedef struct tsr_matmul_args {
   uint32_t w_addr;  /**< scratchpad row of the first weight row */
   uint32_t c_addr;  /**< accumulator row of the first result row */
   uint32_t m;       /**< rows of A, 1..65535 */
-  uint32_t k;       /**< weight rows, 1..N */
+  uint32_t k;       /**< weight rows, 1..65535: ceil(K/N) tiles, tile t with A rows a_addr + t*m */
   uint32_t n;       /**< useful output columns, 1..N */
   bool accumulate;  /**< add to the accumulator instead of overwriting */
   bool keep_weights;/**< reuse the weights in the array (w_addr, k, n ignored) */

@@ -137,7 +137,7 @@ module tsr_ctrl_tb;
   wire        irq_done_o, irq_error_o, irq_fence_o, irq_clear_o;
   wire [63:0] cnt_cycles_o, cnt_busy_o, cnt_macs_o, cnt_dma_rd_o, cnt_dma_wr_o, cnt_cmds_o;
   wire [255:0] cmd_o, cmd_rd_o, cmd_st_o, cmd_pre_o;
-  wire        mm_pre_o;
+  wire        mm_pre_o, mm_sep_o;
   wire        unit_clr_o, rd_start_o, rd_abort_o, wr_abort_o, mm_start_o, st_start_o, sfu_start_o;
 
   tsr_ctrl #(
@@ -208,6 +208,7 @@ module tsr_ctrl_tb;
     .mm_start_o     (mm_start_o),
     // Weight preload: not modelled here (the system tests cover it); the unit never offers it.
     .mm_pre_o       (mm_pre_o),
+    .mm_sep_o       (mm_sep_o),
     .mm_pre_ready_i (1'b0),
     .cmd_pre_o      (cmd_pre_o),
     .mm_ready_i     (mm_ready),
@@ -1135,6 +1136,8 @@ module tsr_ctrl_tb;
       `CHECK(cnt_dma_rd_o == m_rd, ("CNT_DMA_RD=%0d, expected %0d", cnt_dma_rd_o, m_rd))
       `CHECK(cnt_dma_wr_o == m_wr, ("CNT_DMA_WR=%0d, expected %0d", cnt_dma_wr_o, m_wr))
       m_macs = cnt_macs_o;          // resynchronise after a reported mismatch
+      // A MATMUL's MACs are M*K*N over all its tiles; KEEP_WEIGHTS uses the
+      // weights in the array: the last tile's, ((K - 1) mod N) + 1 rows.
       if (mm_start_o && !cmd_matmul_keep_weights(cmd_o)) begin
         m_k = cmd_matmul_k(cmd_o);
         m_n = cmd_matmul_n(cmd_o);
@@ -1148,6 +1151,9 @@ module tsr_ctrl_tb;
         m_macs = m_macs + m_macs_pend2;
         m_macs_pend2 = m_macs_pend;
         m_macs_pend = mm_start_o ? {48'h0, cmd_matmul_m(cmd_o)} * {48'h0, m_k} * {48'h0, m_n} : 64'h0;
+        if (mm_start_o && !cmd_matmul_keep_weights(cmd_o)) begin
+          m_k = ((m_k - 16'h1) % N16) + 16'h1;
+        end
         m_rd = m_rd + (rd_beat ? AxiBytes64 : 64'h0);
         m_wr = m_wr + {{(64-WrBw){1'b0}}, wr_bytes};
       end
@@ -1285,9 +1291,12 @@ module tsr_ctrl_tb;
           add(ld(4'h0));
         end
         11: begin
-          sc_name = "MATMUL K = N ok, K = N+1: ERR_DIM";
-          add(mm(4'h0, 16'd1, N16, 16'd1));
-          bad(mm(4'h0, 16'd1, N16 + 16'd1, 16'd1), EDim);
+          // K = N+1 is two tiles of M A rows each: A_ADDR + 2M must fit.
+          sc_name = "MATMUL K = N+1 ok (A_ADDR + 2M = SPAD_ROWS), one A row more: ERR_SPAD_RANGE";
+          add(mm(4'h0, 16'd1, N16 + 16'd1, 16'd1));
+          add(c_mm(4'h0, 1'b0, 1'b1, 24'd0, 24'd0, 24'd0, 16'd3, 16'd0, 16'd0));   // keeps the last tile: K 1
+          add(c_mm(4'h0, 1'b0, 1'b0, Spad24 - 24'd12, 24'd0, 24'd0, 16'd6, N16 + 16'd1, 16'd8));
+          bad(c_mm(4'h0, 1'b0, 1'b0, Spad24 - 24'd11, 24'd0, 24'd0, 16'd6, N16 + 16'd1, 16'd8), ESpad);
           add(ld(4'h0));
         end
         12: begin

@@ -37,7 +37,15 @@ void fz_cmd_matmul(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
   w[1] = fz_rnd(r, 0, 200);
   w[2] = fz_rnd(r, 0, 200);
   w[3] = fz_rnd(r, 0, 100);
-  w[4] = TSR_CMD_PUT(TSR_CMD_MATMUL_W4_M, fz_rnd(r, 1, 40)) | TSR_CMD_PUT(TSR_CMD_MATMUL_W4_K, fz_rnd(r, 1, fz_dim));
+  /* K up to about 4N: up to four weight tiles (K > N); now and then a huge K,
+   * whose ceil(K/N) * M A rows or W_ADDR + K run past the scratchpad. */
+  uint32_t k;
+  if (sys_rng_pct(r, 5u)) {
+    k = sys_rng_pct(r, 50u) ? 0xFFFFu : fz_rnd(r, 1, 0xFFFFu);
+  } else {
+    k = fz_rnd(r, 1, sys_rng_pct(r, 50u) ? fz_dim : 4u * fz_dim + 3u);
+  }
+  w[4] = TSR_CMD_PUT(TSR_CMD_MATMUL_W4_M, fz_rnd(r, 1, 40)) | TSR_CMD_PUT(TSR_CMD_MATMUL_W4_K, k);
   w[5] = fz_rnd(r, 1, fz_dim);
 }
 

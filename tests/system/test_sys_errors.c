@@ -447,7 +447,7 @@ static void zero_or_oversized_dimension_stops_with_err_dim(void **state) {
   simple_variant(f, "DIM: LOAD COLS 0", c_load(0u, true, DATA_ADDR, n, 1u, 0u, 0u), TSR_ERR_DIM);
   simple_variant(f, "DIM: MATMUL M 0", c_matmul(0u, false, false, 0u, 0u, 0u, 0u, n, n),
                  TSR_ERR_DIM);
-  simple_variant(f, "DIM: MATMUL K N+1", c_matmul(0u, false, false, 0u, 0u, 0u, 1u, n + 1u, n),
+  simple_variant(f, "DIM: MATMUL K 0", c_matmul(0u, false, false, 0u, 0u, 0u, 1u, 0u, n),
                  TSR_ERR_DIM);
   simple_variant(f, "DIM: MATMUL N 0", c_matmul(0u, false, false, 0u, 0u, 0u, 1u, n, 0u),
                  TSR_ERR_DIM);
@@ -473,6 +473,20 @@ static void scratchpad_overrun_stops_with_err_spad_range(void **state) {
                  c_matmul(0u, false, false, sp - 1u, 0u, 0u, 2u, n, n), TSR_ERR_SPAD_RANGE);
   simple_variant(f, "SPAD_RANGE: MATMUL W_ADDR+K past the end",
                  c_matmul(0u, false, false, 0u, sp - 1u, 0u, 1u, 2u, n), TSR_ERR_SPAD_RANGE);
+  /* K > N: T = ceil(K/N) tiles, each with M A rows: A_ADDR + T*M must fit. At
+   * exactly the end it runs; one row further it stops, and so does a product
+   * T*M far beyond 24 bits (K = SPAD_ROWS, M = 65535: no wrap). */
+  const uint32_t m = 3u, kk = 3u * n + 1u;   /* 4 tiles */
+  begin(f, "SPAD_RANGE control: MATMUL K 3N+1 with A_ADDR+4M = SPAD_ROWS runs", false);
+  push(f, c_matmul(0u, false, false, sp - 4u * m, 0u, 0u, m, kk, n));
+  uint32_t status = 0;
+  EXPECT_EQ(f, "waiting for idle", sys_wait_stopped(&f->env, SYS_POLL_LIMIT, &status), TSR_OK);
+  EXPECT_EQ(f, "STATUS after MATMUL K 3N+1 at the end", status & STATUS_ERROR, 0u);
+  EXPECT_EQ(f, "CMD_IDX", rd(f, TSR_CMD_IDX_REG_OFFSET), 1u);
+  simple_variant(f, "SPAD_RANGE: MATMUL K 3N+1 with A_ADDR+4M = SPAD_ROWS+1",
+                 c_matmul(0u, false, false, sp - 4u * m + 1u, 0u, 0u, m, kk, n), TSR_ERR_SPAD_RANGE);
+  simple_variant(f, "SPAD_RANGE: MATMUL K SPAD_ROWS, M 65535",
+                 c_matmul(0u, false, false, 0u, 0u, 0u, 0xffffu, sp, n), TSR_ERR_SPAD_RANGE);
 }
 
 static void accumulator_overrun_stops_with_err_acc_range(void **state) {

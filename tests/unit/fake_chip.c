@@ -168,11 +168,14 @@ static void exec_matmul(const tsr_cmd_t *c, uint32_t idx) {
     fail_cmd(TSR_ERR_NO_WEIGHTS, idx, 0); /* the firmware never keeps weights */
     return;
   }
-  if (m == 0 || k == 0 || n == 0 || k > dim || n > dim) {
+  if (m == 0 || k == 0 || n == 0 || n > dim) {
     fail_cmd(TSR_ERR_DIM, idx, 0);
     return;
   }
-  if ((uint64_t)a + m > g_chip.spad_rows || (uint64_t)w + k > g_chip.spad_rows) {
+  /* K > dim: T = ceil(K / dim) tiles; tile t reads A rows a + t*m .. and
+   * weight rows w + t*dim .., and all of them add into the same C rows. */
+  uint64_t tiles = ((uint64_t)k + dim - 1u) / dim;
+  if ((uint64_t)a + tiles * m > g_chip.spad_rows || (uint64_t)w + k > g_chip.spad_rows) {
     fail_cmd(TSR_ERR_SPAD_RANGE, idx, 0);
     return;
   }
@@ -185,8 +188,9 @@ static void exec_matmul(const tsr_cmd_t *c, uint32_t idx) {
     for (uint32_t j = 0; j < dim; j++) {
       uint32_t sum = 0;
       for (uint32_t r = 0; r < k; r++) {
+        uint32_t t = r / dim;
         int32_t wv = j < n ? (int8_t)g_chip.spad[(size_t)(w + r) * dim + j] : 0;
-        sum += (uint32_t)((int8_t)g_chip.spad[(size_t)(a + i) * dim + r] * wv);
+        sum += (uint32_t)((int8_t)g_chip.spad[(size_t)(a + t * m + i) * dim + (r - t * dim)] * wv);
       }
       int32_t *dst = &g_chip.acc[(size_t)(ca + i) * dim + j];
       *dst = (int32_t)((accumulate ? (uint32_t)*dst : 0u) + sum);

@@ -450,9 +450,27 @@ static void matmul_rejects_out_of_range_arguments(void **state) {
   tsr_matmul_args_t a = ok;
   a.k = 0;
   assert_int_equal(tsr_cmd_matmul(&g_dev, 0, &a, &c), TSR_BAD_ARG);
-  a.k = 9;
+  a.k = 65536;
   assert_int_equal(tsr_cmd_matmul(&g_dev, 0, &a, &c), TSR_BAD_ARG);
-  assert_err_contains("K = 9");
+  assert_err_contains("K = 65536 must be 1..65535");
+  /* K > N: ceil(K/N) tiles, each with its own M A rows after A_ADDR. */
+  a.k = 9; /* 48 + 2 * 16 > 64 */
+  assert_int_equal(tsr_cmd_matmul(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("A_ADDR+ceil(K/N)*M = 80 exceeds SPAD_ROWS 64");
+  a.a_addr = 32; /* 32 + 2 * 16 = 64 */
+  a.w_addr = 55; /* 55 + 9 = 64 */
+  assert_int_equal(tsr_cmd_matmul(&g_dev, 0, &a, &c), TSR_OK);
+  assert_int_equal(TSR_CMD_GET(c.w[4], TSR_CMD_MATMUL_W4_K), 9u);
+  a.a_addr = 33;
+  assert_int_equal(tsr_cmd_matmul(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  a.a_addr = 0;
+  a.m = 2;
+  a.w_addr = 0;
+  a.k = 64; /* 8 tiles: 8 * 2 A rows, W_ADDR + 64 = 64 */
+  assert_int_equal(tsr_cmd_matmul(&g_dev, 0, &a, &c), TSR_OK);
+  a.k = 65;
+  assert_int_equal(tsr_cmd_matmul(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+  assert_err_contains("W_ADDR+K = 65");
   a = ok;
   a.n = 0;
   assert_int_equal(tsr_cmd_matmul(&g_dev, 0, &a, &c), TSR_BAD_ARG);

@@ -460,7 +460,7 @@ static void back_to_back_matmuls_cost_their_rows_only(void **state) {
 
 /* Through a command ring the fetcher's bursts share the read port with the
  * DMA, and each holds it for about a latency more than its beats: a batch-1
- * job, bound by the memory, is predicted at its bytes over the bus plus that
+ * job of one MATMUL per weight tile, bound by the memory, is predicted at its bytes over the bus plus that
  * per burst of EST_FETCH_BURST (8) commands. And the first command waits for
  * the whole first burst. Every job has 41 cycles outside BUSY on top. */
 static void ring_fetch_bursts_cost_a_latency_each(void **state) {
@@ -470,6 +470,7 @@ static void ring_fetch_bursts_cost_a_latency_each(void **state) {
   tsr_gemm_opts_t o;
   memset(&o, 0, sizeof o);
   o.streamed = true;
+  o.max_kc = 16u; /* one weight tile per MATMUL: many commands, and the memory decides */
   tsr_gemm_plan_t p;
   assert_int_equal(tsr_gemm_plan_opts(&in, &d, &o, &p), TSR_OK);
   const uint64_t bytes = p.dma_rd_bytes + p.dma_wr_bytes + p.cmds * 32u;
@@ -477,6 +478,7 @@ static void ring_fetch_bursts_cost_a_latency_each(void **state) {
   assert_int_equal(p.mem_latency, 10u);
   const uint64_t est = tsr_gemm_predict_cycles(&in, &d, &p);
   assert_int_equal(est, (bytes + 7u) / 8u + bursts * (p.mem_latency + 2u) + 41u);
+  o.max_kc = 0u;
   /* A one-group job: its first LOAD starts after the first burst of 8 commands
    * (a latency, the 2-cycle setup and 8 x 4 beats), then the LOADs themselves. */
   const tsr_dev_info_t in8 = info_of(8, 4096, 1024);
