@@ -111,6 +111,17 @@ def cli(args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True)
 
 
+def run_out(args: list[str], yout: pathlib.Path, what: str):
+    """Run the CLI; its --json report and the output it wrote, or (report, None, None) after
+    a failure named `what`."""
+    p = cli(args)
+    try:
+        return p, json.loads(p.stdout), np.load(yout)
+    except (ValueError, OSError) as e:
+        fail(f"{what}: exit {p.returncode}: {p.stderr.strip()} ({e})")
+        return p, None, None
+
+
 def one_line_error(p: subprocess.CompletedProcess, what: str, must: list[str]) -> None:
     lines = p.stderr.splitlines()
     if p.returncode != 2 or len(lines) != 1 or not all(m in p.stderr for m in must):
@@ -290,13 +301,10 @@ def main() -> int:
             xin, yout = tmp / "hx.npy", tmp / "hy.npy"
             np.save(xin, x)
             model = str(tmp / "h.tsr") if i % 2 else str(path)
-            p = cli([a.tessera, "run", model, "--allow-host", "--input", str(xin), "--out", str(yout),
-                     "--check", "--json", "--dim", str(a.dim)])
-            try:
-                j = json.loads(p.stdout)
-                y = np.load(yout)
-            except (ValueError, OSError) as e:
-                fail(f"{nm}: run --allow-host #{i}: exit {p.returncode}: {p.stderr.strip()} ({e})")
+            p, j, y = run_out([a.tessera, "run", model, "--allow-host", "--input", str(xin), "--out",
+                               str(yout), "--check", "--json", "--dim", str(a.dim)], yout,
+                              f"{nm}: run --allow-host #{i}")
+            if j is None:
                 break
             hosts = sum(1 for layer in j["layers"] if layer["kind"] == "HOST" and not layer["on_chip"])
             if y.tobytes() != w.tobytes() or hosts == 0 or p.returncode != 0:
@@ -318,13 +326,9 @@ def main() -> int:
     cli([a.tessera, "compile", str(path), "-o", str(tmp / "f.tsr"), "--dim", str(a.dim)])
     seen = {}
     for model, flags in ((str(path), []), (str(tmp / "f.tsr"), []), (str(path), ["--no-fuse"])):
-        p = cli([a.tessera, "run", model, "--input", str(xin), "--out", str(yout), "--check", "--json",
-                 "--dim", str(a.dim)] + flags)
-        try:
-            j = json.loads(p.stdout)
-            y = np.load(yout)
-        except (ValueError, OSError) as e:
-            fail(f"fuse_fc_tanh {model} {flags}: exit {p.returncode}: {p.stderr.strip()} ({e})")
+        p, j, y = run_out([a.tessera, "run", model, "--input", str(xin), "--out", str(yout), "--check",
+                           "--json", "--dim", str(a.dim)] + flags, yout, f"fuse_fc_tanh {model} {flags}")
+        if j is None:
             continue
         kinds = [(layer["kind"], layer.get("fused_into")) for layer in j["layers"]]
         expect = [("GEMM", None), ("LUT", None)] if flags else [("GEMM", None), ("FUSED", 0)]

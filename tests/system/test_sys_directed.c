@@ -59,14 +59,15 @@ typedef struct fx {
   sys_rng_t rng;
 } fx_t;
 
-static int setup(void **state) {
+/* The fixture: the simulator with `stall_pct` % random memory stalls, and an RNG stream. */
+static int open_fixture(void **state, uint32_t stall_pct, uint32_t stream) {
   fx_t *f = calloc(1, sizeof *f);
   if (f == NULL) {
     return -1;
   }
   tsr_sim_cfg_t cfg;
   sys_sim_cfg_default(&cfg);
-  cfg.stall_pct = 20u;
+  cfg.stall_pct = stall_pct;
   cfg.seed = g_seed;
   char err[512];
   if (sys_open(&f->env, g_dim, &cfg, err, sizeof err) != TSR_OK) {
@@ -74,31 +75,15 @@ static int setup(void **state) {
     free(f);
     return -1;
   }
-  sys_rng_seed(&f->rng, g_seed, 11u);
+  sys_rng_seed(&f->rng, g_seed, stream);
   *state = f;
   return 0;
 }
 
+static int setup(void **state) { return open_fixture(state, 20u, 11u); }
+
 /* No memory stalls: the cycle counts are the engine's alone. */
-static int setup_timed(void **state) {
-  fx_t *f = calloc(1, sizeof *f);
-  if (f == NULL) {
-    return -1;
-  }
-  tsr_sim_cfg_t cfg;
-  sys_sim_cfg_default(&cfg);
-  cfg.stall_pct = 0u;
-  cfg.seed = g_seed;
-  char err[512];
-  if (sys_open(&f->env, g_dim, &cfg, err, sizeof err) != TSR_OK) {
-    fprintf(stderr, "test_sys_directed: cannot open the simulator for --dim %u: %s\n", g_dim, err);
-    free(f);
-    return -1;
-  }
-  sys_rng_seed(&f->rng, g_seed, 12u);
-  *state = f;
-  return 0;
-}
+static int setup_timed(void **state) { return open_fixture(state, 0u, 12u); }
 
 static int teardown(void **state) {
   fx_t *f = *state;
