@@ -428,8 +428,10 @@ tsr_status_t tsr_cmd_matmul(tsr_dev_t *dev, uint32_t deps, const tsr_matmul_args
     err_add(dev, " must be 1..65535");
     return TSR_BAD_ARG;
   }
-  /* K rows of weights are ceil(K / N) tiles, each with its own M A rows. */
-  uint64_t tiles = a->keep_weights ? 1u : ((uint64_t)a->k + dev->info.dim - 1u) / dev->info.dim;
+  /* K rows of weights are ceil(K / N) tiles, each with its own M A rows.
+   * K >= 1 here; the division is 32-bit so that the RV32 firmware needs no
+   * 64-bit division from libgcc (fw-size). */
+  const uint64_t tiles = a->keep_weights ? 1u : (a->k - 1u) / dev->info.dim + 1u;
   tsr_status_t st;
   if ((st = check_range(dev, "MATMUL", "A_ADDR+ceil(K/N)*M", (uint64_t)a->a_addr + tiles * a->m,
                         dev->info.spad_rows, "SPAD_ROWS")) != TSR_OK ||
