@@ -136,11 +136,12 @@ module tsr_ctrl #(
   // fields (cmd_*() functions): generated from rtl/regs/tessera_cmds.toml
   // (docs/commands.md, docs/sfu.md).
 `include "rtl/regs/tsr_cmd_fields.vh"
-  // Rows of the table (256 / N) and of the 3-, 8- and 11-word parameter blocks.
+  // Rows of the table (256 / N) and of the 3-, 8-, 11- and 7-word parameter blocks.
   localparam [31:0] LutRows32 = 256 / N;
   localparam [31:0] PRows3_32 = (3 + N - 1) / N;
   localparam [31:0] PRows8_32 = (8 + N - 1) / N;
   localparam [31:0] PRows11_32 = (11 + N - 1) / N;
+  localparam [31:0] PRows7_32 = (7 + N - 1) / N;
 
   localparam [2:0] StIdle = 3'd0, StFetch = 3'd1, StDecode = 3'd2, StExec = 3'd3,
                    StError = 3'd4, StAbort = 3'd5, StCheck = 3'd6;
@@ -337,7 +338,8 @@ module tsr_ctrl #(
   wire [32:0] sfu_span     = sfu_prod_q;
   wire [32:0] sfu_a_end    = {9'h0, cmd_q[CmdSfuSrcLsb +: CmdSfuSrcWidth]} + sfu_span;
   wire [32:0] sfu_dst_end  = {9'h0, cmd_q[CmdSfuDstLsb +: CmdSfuDstWidth]} + ((func == FnReduce) ? {17'h0, rows} : sfu_span);
-  wire [32:0] sfu_b_end    = {9'h0, cmd_q[CmdSfuSrc2Lsb +: CmdSfuSrc2Width]} + ((func == FnAdd) ? sfu_span : {16'h0, sfu_c});
+  wire        sfu_two_in   = (func == FnAdd) || (func == FnMul);  // B is a tensor like A
+  wire [32:0] sfu_b_end    = {9'h0, cmd_q[CmdSfuSrc2Lsb +: CmdSfuSrc2Width]} + (sfu_two_in ? sfu_span : {16'h0, sfu_c});
   wire [32:0] sfu_aux_end  = {9'h0, cmd_q[CmdSfuAuxLsb +: CmdSfuAuxWidth]} + {16'h0, sfu_c};
   wire [32:0] sfu_lut_end  = {9'h0, cmd_q[CmdSfuSrcLsb +: CmdSfuSrcWidth]} + {1'b0, LutRows32};
   reg  [32:0] sfu_prows;        // parameter block rows: ceil(P / N)
@@ -345,14 +347,15 @@ module tsr_ctrl #(
     case (func)
       FnSoftmax:   sfu_prows = {1'b0, PRows3_32};
       FnLayernorm: sfu_prows = {1'b0, PRows8_32};
+      FnMul:       sfu_prows = {1'b0, PRows7_32};
       default:     sfu_prows = {1'b0, PRows11_32};
     endcase
   end
   wire [32:0] sfu_param_end = {9'h0, cmd_q[CmdSfuParamLsb +: CmdSfuParamWidth]} + sfu_prows;
-  wire        sfu_has_params = (func == FnSoftmax) || (func == FnLayernorm) || (func == FnAdd);
+  wire        sfu_has_params = (func == FnSoftmax) || (func == FnLayernorm) || sfu_two_in;
   wire        sfu_spad_bad  = (sfu_a_end > spad_cap) ||
                               (func != FnReduce && sfu_dst_end > spad_cap) ||
-                              ((func == FnAdd || func == FnLayernorm) && sfu_b_end > spad_cap);
+                              ((sfu_two_in || func == FnLayernorm) && sfu_b_end > spad_cap);
   wire        sfu_acc_bad   = (func == FnReduce && sfu_dst_end > acc_cap) ||
                               (func == FnLayernorm && sfu_aux_end > acc_cap) ||
                               (sfu_has_params && sfu_param_end > acc_cap);
@@ -400,7 +403,7 @@ module tsr_ctrl #(
       OpSfu: begin
         if (EnableSfu == 0) begin
           static_err = ErrNoUnit;
-        end else if (func > FnAdd) begin
+        end else if (func > FnMul) begin
           static_err = ErrOpcode;
         end else if (func == FnLutLoad) begin
           if (sfu_lut_end > spad_cap) begin

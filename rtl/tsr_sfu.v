@@ -113,15 +113,17 @@ module tsr_sfu #(
   localparam integer NParams = 11;
   localparam [31:0] LutRows32 = 256 / N;
   localparam [31:0] LaneLast32 = N - 1;
-  // Parameter block rows: ceil(P / N) for P = 3, 8 and 11 words.
+  // Parameter block rows: ceil(P / N) for P = 3, 8, 11 and 7 words.
   localparam [31:0] PRowsSoftmax32   = (3 + N - 1) / N;
   localparam [31:0] PRowsLayernorm32 = (8 + N - 1) / N;
   localparam [31:0] PRowsAdd32       = (11 + N - 1) / N;
+  localparam [31:0] PRowsMul32       = (7 + N - 1) / N;
   wire [8:0]        LutRows        = LutRows32[8:0];
   wire [LaneW-1:0]  LaneLast       = LaneLast32[LaneW-1:0];
   wire [8:0]        PRowsSoftmax   = PRowsSoftmax32[8:0];
   wire [8:0]        PRowsLayernorm = PRowsLayernorm32[8:0];
   wire [8:0]        PRowsAdd       = PRowsAdd32[8:0];
+  wire [8:0]        PRowsMul       = PRowsMul32[8:0];
 
   // ---------------------------------------------------------------- state
   reg [2:0]   state_q, state_d;
@@ -337,16 +339,18 @@ module tsr_sfu #(
   // ---------------------------------------------------------------- addresses
   wire [23:0] a_addr    = src_q + coff_q + {8'h0, row_q};
   wire [23:0] out_addr  = dst_q + coff_q + {8'h0, row_q};
-  wire [23:0] x2_addr   = (func_q == FnAdd) ? src2_q + coff_q + {8'h0, row_q} : src2_q + cidx_q;
+  wire        two_in    = (func_q == FnAdd) || (func_q == FnMul);  // B is a tensor like A
+  wire [23:0] x2_addr   = two_in ? src2_q + coff_q + {8'h0, row_q} : src2_q + cidx_q;
   wire [23:0] beta_addr = aux_q + cidx_q;
-  wire        need_x2   = (func_q == FnAdd) || (func_q == FnLayernorm);
+  wire        need_x2   = two_in || (func_q == FnLayernorm);
   wire        need_beta = (func_q == FnLayernorm);
   wire        last_el   = (el_q + 16'h1 == len_q);
   wire        last_row  = (row_q + 16'h1 == rows_q);
   wire        lane_last = (lane_q == LaneLast) || last_el;
   wire [8:0]  n_param_rows = (func_q == FnSoftmax) ? PRowsSoftmax :
-                             (func_q == FnLayernorm) ? PRowsLayernorm : PRowsAdd;
-  wire        uses_params = (func_q == FnSoftmax) || (func_q == FnLayernorm) || (func_q == FnAdd);
+                             (func_q == FnLayernorm) ? PRowsLayernorm :
+                             (func_q == FnMul) ? PRowsMul : PRowsAdd;
+  wire        uses_params = (func_q == FnSoftmax) || (func_q == FnLayernorm) || two_in;
 
   reg              spad_re, spad_we, acc_re, acc_we, param_err, cap_lut, cap_param, rf_we;
   reg [63:0]       alu;

@@ -216,6 +216,29 @@ module tsr_sfu_rom (
       8'd203: data_o = 64'h843fff80000000bb;  // next    add_el
       8'd204: data_o = 64'h883fff80000000ba;  // nextrow add_row
       8'd205: data_o = 64'ha83fff8000000000;  // done
+      8'd206: data_o = 64'ha027ff80ffffffe1;  // errlt   p3, -31
+      8'd207: data_o = 64'ha427ff800000001e;  // errgt   p3, 30
+      8'd208: data_o = 64'ha02bff80ffffff80;  // errlt   p5, -128
+      8'd209: data_o = 64'ha42dff800000007f;  // errgt   p6, 127
+      8'd210: data_o = 64'h046d5f8000000000;  // sub     r1, p6, p5
+      8'd211: data_o = 64'ha003ff8000000000;  // errlt   r1, 0
+      8'd212: data_o = 64'h4b67ff8000000000;  // maxi    lsh, p3, 0
+      8'd213: data_o = 64'h07ff3f8000000000;  // sub     rsh, zero, p3
+      8'd214: data_o = 64'h4bdfff8000000000;  // maxi    rsh, rsh, 0
+      8'd215: data_o = 64'h803fff8000000000;  // mul_row: first
+      8'd216: data_o = 64'h08770f8000000000;  // mul_el: add32   r1, x, p0
+      8'd217: data_o = 64'h08b91f8000000000;  // add32   r2, x2, p1
+      8'd218: data_o = 64'h14422f8000000000;  // mul     r1, r1, r2              ; |product| <= 255 * 255: exact in int32
+      8'd219: data_o = 64'h2c42df8000000000;  // shl32   r1, r1, lsh
+      8'd220: data_o = 64'h18432f8000000000;  // srdhm   r1, r1, p2
+      8'd221: data_o = 64'h3442ff8000000000;  // rdiv    r1, r1, rsh
+      8'd222: data_o = 64'h08434f8000000000;  // add32   r1, r1, p4
+      8'd223: data_o = 64'h40435f8000000000;  // max     r1, r1, p5
+      8'd224: data_o = 64'h44436f8000000000;  // min     r1, r1, p6
+      8'd225: data_o = 64'h9403ff8000000000;  // out     r1
+      8'd226: data_o = 64'h843fff80000000d8;  // next    mul_el
+      8'd227: data_o = 64'h883fff80000000d7;  // nextrow mul_row
+      8'd228: data_o = 64'ha83fff8000000000;  // done
       default: data_o = 64'ha83fff8000000000;  // DONE
     endcase
   end
@@ -228,6 +251,7 @@ module tsr_sfu_rom (
       3'd3: entry_o = 8'd17;  // softmax
       3'd4: entry_o = 8'd97;  // layernorm
       3'd5: entry_o = 8'd170;  // add
+      3'd6: entry_o = 8'd206;  // mul
       default: entry_o = 8'd0;
     endcase
   end

@@ -36,6 +36,7 @@ localparam [3:0] FnReduce = 4'd2;   // per row: max, sum, sum of squares into ac
 localparam [3:0] FnSoftmax = 4'd3;   // TFLite int8 softmax per row
 localparam [3:0] FnLayernorm = 4'd4;   // integer layer normalization per row
 localparam [3:0] FnAdd = 4'd5;   // TFLite int8 ADD, element-wise
+localparam [3:0] FnMul = 4'd6;   // TFLite int8 MUL, element-wise
 // ERR_CODE values.
 localparam [7:0] ErrNone = 8'd0;   // no error
 localparam [7:0] ErrOpcode = 8'd1;   // unknown opcode
@@ -243,10 +244,10 @@ endfunction
 function automatic [15:0] cmd_sfu_len(input [255:0] c);   // elements per row, 1..65535
   cmd_sfu_len = c[127:112];
 endfunction
-function automatic [23:0] cmd_sfu_src2(input [255:0] c);   // scratchpad row of tensor B (ADD, same ROWS and LEN) or of gamma (LAYERNORM, one row of LEN)
+function automatic [23:0] cmd_sfu_src2(input [255:0] c);   // scratchpad row of tensor B (ADD, MUL: same ROWS and LEN) or of gamma (LAYERNORM, one row of LEN)
   cmd_sfu_src2 = c[151:128];
 endfunction
-function automatic [23:0] cmd_sfu_param(input [255:0] c);   // accumulator row of the parameter block (SOFTMAX, LAYERNORM, ADD)
+function automatic [23:0] cmd_sfu_param(input [255:0] c);   // accumulator row of the parameter block (SOFTMAX, LAYERNORM, ADD, MUL)
   cmd_sfu_param = c[183:160];
 endfunction
 function automatic [23:0] cmd_sfu_aux(input [255:0] c);   // accumulator row of beta (LAYERNORM: LEN int32, word `j` in lane `j mod N` of row `AUX + j div N`)

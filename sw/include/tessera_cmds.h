@@ -39,7 +39,8 @@ extern "C" {
 #define TSR_FUNC_SOFTMAX   3u
 #define TSR_FUNC_LAYERNORM 4u
 #define TSR_FUNC_ADD       5u
-#define TSR_FUNC_COUNT     6u
+#define TSR_FUNC_MUL       6u
+#define TSR_FUNC_COUNT     7u
 
 /* Word 0 of every command. */
 #define TSR_CMD_W0_OPCODE_OFFSET    0
@@ -185,7 +186,8 @@ extern "C" {
   X(REDUCE, 2u) \
   X(SOFTMAX, 3u) \
   X(LAYERNORM, 4u) \
-  X(ADD, 5u)
+  X(ADD, 5u) \
+  X(MUL, 6u)
 
 /**
  * X-macro over the ERR_CODE values: X(name, value, msg), msg a one-line explanation.
