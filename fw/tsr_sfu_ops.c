@@ -78,8 +78,8 @@ tsr_status_t tsr_sfu_check_desc(const tsr_sfu_desc_t *d, const char **why) {
     return TSR_BAD_ARG;
   }
   if (d->func != TSR_FUNC_MAP && d->func != TSR_FUNC_REDUCE && d->func != TSR_FUNC_SOFTMAX &&
-      d->func != TSR_FUNC_LAYERNORM && d->func != TSR_FUNC_ADD) {
-    *why = "func must be MAP, REDUCE, SOFTMAX, LAYERNORM or ADD";
+      d->func != TSR_FUNC_LAYERNORM && !tsr_sfu_two_tensors(d->func)) {
+    *why = "func must be MAP, REDUCE, SOFTMAX, LAYERNORM, ADD or MUL";
     return TSR_BAD_ARG;
   }
   if (d->rows == 0u) {
@@ -102,7 +102,7 @@ tsr_status_t tsr_sfu_check_desc(const tsr_sfu_desc_t *d, const char **why) {
   span_t beta = span_of(0u, 0u);
   span_t param = span_of(0u, 0u);
   span_t lut = span_of(0u, 0u);
-  if (d->func == TSR_FUNC_ADD) {
+  if (tsr_sfu_two_tensors(d->func)) {
     in2 = span_of(d->in2_addr, tensor);
   } else if (d->func == TSR_FUNC_LAYERNORM) {
     in2 = span_of(d->in2_addr, d->len);
@@ -122,7 +122,7 @@ tsr_status_t tsr_sfu_check_desc(const tsr_sfu_desc_t *d, const char **why) {
   /* The output is written while later blocks are still read: it may be the
    * input tensor itself (row r is loaded before it is stored), never a part
    * of it or of anything else. */
-  const bool in2_tensor = d->func == TSR_FUNC_ADD;
+  const bool in2_tensor = tsr_sfu_two_tensors(d->func);
   if ((overlaps(out, in) && !(d->func != TSR_FUNC_REDUCE && same(out, in))) ||
       (overlaps(out, in2) && !(in2_tensor && same(out, in2))) || overlaps(out, beta) ||
       overlaps(out, param) || overlaps(out, lut)) {
@@ -159,7 +159,7 @@ tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *d, t
     return TSR_UNSUPPORTED;
   }
   const uint32_t c = ceil_div(d->len, dim);
-  const bool is_add = d->func == TSR_FUNC_ADD;
+  const bool two = tsr_sfu_two_tensors(d->func); /* ADD, MUL: B beside A */
   const bool is_ln = d->func == TSR_FUNC_LAYERNORM;
   const bool is_red = d->func == TSR_FUNC_REDUCE;
   const uint32_t lut_rows = d->has_lut ? ceil_div(TSR_SFU_LUT_ENTRIES, dim) : 0u;
@@ -168,7 +168,7 @@ tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *d, t
   /* Fixed regions at the top of each memory. */
   const uint64_t spad_fixed = (uint64_t)lut_rows + (is_ln ? c : 0u);
   const uint64_t acc_fixed = (uint64_t)prm_rows + (is_ln ? c : 0u);
-  const uint64_t per_row = (uint64_t)c * (is_add ? 2u : 1u);
+  const uint64_t per_row = (uint64_t)c * (two ? 2u : 1u);
   if (spad_fixed + per_row > info->spad_rows) {
     *why = is_ln ? "one row (and gamma) does not fit the scratchpad: len is too large"
                  : "one row does not fit the scratchpad: len is too large";
@@ -215,10 +215,10 @@ tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *d, t
   for (uint32_t i = 0u; i < 2u; i++) {
     const bool used = i < bufs;
     p->a_base[i] = used ? i * a_rows : 0u;
-    p->b_base[i] = used && is_add ? (bufs + i) * a_rows : 0u;
+    p->b_base[i] = used && two ? (bufs + i) * a_rows : 0u;
     p->red_base[i] = used && is_red ? i * br : 0u;
   }
-  const uint32_t spad_top = (is_add ? 2u : 1u) * bufs * a_rows;
+  const uint32_t spad_top = (two ? 2u : 1u) * bufs * a_rows;
   p->gamma_row = is_ln ? spad_top : 0u;
   p->lut_row = d->has_lut ? spad_top + (is_ln ? c : 0u) : 0u;
   const uint32_t acc_top = is_red ? bufs * br : 0u;
@@ -232,13 +232,13 @@ tsr_status_t tsr_sfu_plan(const tsr_dev_info_t *info, const tsr_sfu_desc_t *d, t
   /* Commands and bytes. */
   uint64_t cmds =
       (d->has_lut ? 2u : 0u) + (words != 0u ? 1u : 0u) + (is_ln ? 1u + p->beta_loads : 0u);
-  const uint64_t per_block = (is_add ? 2u : 1u) + 1u + (is_red ? 1u : c);
+  const uint64_t per_block = (two ? 2u : 1u) + 1u + (is_red ? 1u : c);
   cmds += (uint64_t)blocks * per_block;
   if (!is_red && blocks > bufs) {
     cmds += blocks - bufs; /* the buffer-free relays */
   }
   p->cmds = cmds;
-  p->dma_rd_bytes = (uint64_t)d->rows * d->len * (is_add ? 2u : 1u) + 4u * (uint64_t)words +
+  p->dma_rd_bytes = (uint64_t)d->rows * d->len * (two ? 2u : 1u) + 4u * (uint64_t)words +
                     (d->has_lut ? TSR_SFU_LUT_ENTRIES : 0u) + (is_ln ? 5u * (uint64_t)d->len : 0u);
   p->dma_wr_bytes = is_red ? (uint64_t)d->rows * 12u : (uint64_t)d->rows * d->len;
   return TSR_OK;
@@ -331,7 +331,7 @@ tsr_status_t tsr_sfu_run(tsr_dev_t *dev, const tsr_sfu_desc_t *d, const tsr_sfu_
   const uint32_t dim = dev->info.dim;
   const uint32_t len = d->len;
   const uint32_t c = p->chunks;
-  const bool is_add = d->func == TSR_FUNC_ADD;
+  const bool two = tsr_sfu_two_tensors(d->func); /* ADD, MUL: B beside A */
   const bool is_ln = d->func == TSR_FUNC_LAYERNORM;
   const bool is_red = d->func == TSR_FUNC_REDUCE;
   const uint32_t words = tsr_sfu_param_words(d->func);
@@ -381,9 +381,9 @@ tsr_status_t tsr_sfu_run(tsr_dev_t *dev, const tsr_sfu_desc_t *d, const tsr_sfu_
       }
     }
     const uint32_t first = reuse ? TSR_DEP_POP_NEXT : 0u;
-    st = tsr_fw_push_load(dev, first | (is_add ? 0u : TSR_DEP_PUSH_NEXT), TSR_LOAD_SPAD,
+    st = tsr_fw_push_load(dev, first | (two ? 0u : TSR_DEP_PUSH_NEXT), TSR_LOAD_SPAD,
                    d->in_addr + r0 * len, len, nr, len, abase);
-    if (st == TSR_OK && is_add) {
+    if (st == TSR_OK && two) {
       st = tsr_fw_push_load(dev, TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD, d->in2_addr + r0 * len, len, nr, len,
                      p->b_base[buf]);
     }
@@ -396,7 +396,7 @@ tsr_status_t tsr_sfu_run(tsr_dev_t *dev, const tsr_sfu_desc_t *d, const tsr_sfu_
       sdeps |= (reuse ? TSR_DEP_POP_NEXT : 0u) | (freed_later ? TSR_DEP_PUSH_PREV : 0u);
     }
     st = push_sfu(dev, sdeps, d->func, abase, is_red ? p->red_base[buf] : abase, nr, len,
-                  is_add ? p->b_base[buf] : (is_ln ? p->gamma_row : 0u), p->param_row,
+                  two ? p->b_base[buf] : (is_ln ? p->gamma_row : 0u), p->param_row,
                   is_ln ? p->beta_row : 0u);
     if (st != TSR_OK) {
       return st;
@@ -501,6 +501,15 @@ tsr_status_t tsr_sfu_run_add(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32
                              uint32_t b_addr, uint32_t param_addr, uint32_t out_addr) {
   tsr_sfu_desc_t d;
   desc_init(&d, TSR_FUNC_ADD, rows, len, a_addr, out_addr);
+  d.in2_addr = b_addr;
+  d.param_addr = param_addr;
+  return plan_and_run(dev, &d);
+}
+
+tsr_status_t tsr_sfu_run_mul(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t a_addr,
+                             uint32_t b_addr, uint32_t param_addr, uint32_t out_addr) {
+  tsr_sfu_desc_t d;
+  desc_init(&d, TSR_FUNC_MUL, rows, len, a_addr, out_addr);
   d.in2_addr = b_addr;
   d.param_addr = param_addr;
   return plan_and_run(dev, &d);

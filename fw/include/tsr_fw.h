@@ -257,6 +257,9 @@ tsr_status_t tsr_sfu_run_layernorm(tsr_dev_t *dev, uint32_t rows, uint32_t len, 
 /** out = A + B (TFLite int8 ADD); the 11-word block at param_addr. */
 tsr_status_t tsr_sfu_run_add(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t a_addr,
                              uint32_t b_addr, uint32_t param_addr, uint32_t out_addr);
+/** out = A * B (TFLite int8 MUL); the 7-word block at param_addr. */
+tsr_status_t tsr_sfu_run_mul(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t a_addr,
+                             uint32_t b_addr, uint32_t param_addr, uint32_t out_addr);
 
 /* ---- Strided copies (fw/tsr_sfu_ops.c): TRANSPOSE, operand transposes ----------------------- */
 

@@ -582,10 +582,14 @@ static const char *sfu_name(uint32_t func) {
       return "SFU LAYERNORM";
     case TSR_FUNC_ADD:
       return "SFU ADD";
+    case TSR_FUNC_MUL:
+      return "SFU MUL";
     default:
       return "SFU";
   }
 }
+
+bool tsr_sfu_two_tensors(uint32_t func) { return func == TSR_FUNC_ADD || func == TSR_FUNC_MUL; }
 
 uint32_t tsr_sfu_param_words(uint32_t func) {
   switch (func) {
@@ -595,6 +599,8 @@ uint32_t tsr_sfu_param_words(uint32_t func) {
       return TSR_SFU_LAYERNORM_WORDS;
     case TSR_FUNC_ADD:
       return TSR_SFU_ADD_WORDS;
+    case TSR_FUNC_MUL:
+      return TSR_SFU_MUL_WORDS;
     default:
       return 0u;
   }
@@ -616,7 +622,7 @@ tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a,
   if (a->func >= TSR_FUNC_COUNT) {
     err_set(dev, "SFU: FUNC = ");
     err_u32(dev, a->func);
-    err_add(dev, " is not a function (0 LUT_LOAD .. 5 ADD)");
+    err_add(dev, " is not a function (0 LUT_LOAD .. 6 MUL)");
     return TSR_BAD_ARG;
   }
   const char *what = sfu_name(a->func);
@@ -659,7 +665,7 @@ tsr_status_t tsr_cmd_sfu(tsr_dev_t *dev, uint32_t deps, const tsr_sfu_args_t *a,
   uint32_t src2 = 0u;
   uint32_t param = 0u;
   uint32_t aux = 0u;
-  if (a->func == TSR_FUNC_ADD) {
+  if (tsr_sfu_two_tensors(a->func)) {
     if ((st = check_range(dev, what, "SRC2+C*ROWS", a->src2 + tensor, spad, "SPAD_ROWS")) !=
         TSR_OK) {
       return st;

@@ -69,9 +69,12 @@ extern "C" {
 #define TSR_SFU_SOFTMAX_WORDS 3u
 #define TSR_SFU_LAYERNORM_WORDS 8u
 #define TSR_SFU_ADD_WORDS 11u
+#define TSR_SFU_MUL_WORDS 7u
 #define TSR_SFU_LUT_ENTRIES 256u /**< bytes of a lookup table */
 /** Words of the parameter block of SFU function `func` (0: the function has none). */
 uint32_t tsr_sfu_param_words(uint32_t func);
+/** Whether SFU function `func` reads a second tensor B shaped like A at SRC2 (ADD, MUL). */
+bool tsr_sfu_two_tensors(uint32_t func);
 /* Accumulator rows after PARAM that a LEAKY store reads (PARAM+3, PARAM+4). */
 #define TSR_STORE_PARAM_ROWS 3u
 #define TSR_STORE_PARAM_ROWS_LEAKY 5u

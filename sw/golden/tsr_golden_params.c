@@ -333,3 +333,28 @@ int tsr_golden_add_params(double s1, int32_t zp1, double s2, int32_t zp2, double
   p->act_max = 127;
   return 0;
 }
+
+int tsr_golden_mul_params(double s1, int32_t zp1, double s2, int32_t zp2, double s_out, int32_t zp_out,
+                          tsr_mul_params_t *p) {
+  /* The scales as TFLite keeps them: float32; the product and quotient in double. */
+  s1 = (float)s1;
+  s2 = (float)s2;
+  s_out = (float)s_out;
+  if (p == NULL || !scale_ok(s1) || !scale_ok(s2) || !scale_ok(s_out) || !zero_point_ok(zp1) ||
+      !zero_point_ok(zp2) || !zero_point_ok(zp_out)) {
+    return -1;
+  }
+  int32_t mo = 0;
+  int eo = 0;
+  if (golden_multiplier(s1 * s2 / s_out, TSR_QUANT_SHIFT_MAX, &mo, &eo) != 0) {
+    return -1;
+  }
+  p->in1_offset = -zp1;
+  p->in2_offset = -zp2;
+  p->out_mult = mo;
+  p->out_shift = eo;
+  p->out_offset = zp_out;
+  p->act_min = -128;
+  p->act_max = 127;
+  return 0;
+}

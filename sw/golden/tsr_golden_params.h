@@ -102,6 +102,16 @@ int tsr_golden_layernorm_beta(size_t len, const float *beta_f, double gamma_scal
 int tsr_golden_add_params(double s1, int32_t zp1, double s2, int32_t zp2, double s_out, int32_t zp_out,
                           tsr_add_params_t *p);
 
+/**
+ * The golden MUL block (int8): the output scales by s1 s2 / s_out; offsets
+ * -zp1, -zp2, zp_out; activation range -128..127. Returns 0, or -1 leaving *p
+ * untouched if p is NULL, a scale is not positive and finite, a zero point is
+ * outside -128..127 or the multiplier's shift would be above 30. The scales
+ * are rounded to float32 first, as TFLite stores them.
+ */
+int tsr_golden_mul_params(double s1, int32_t zp1, double s2, int32_t zp2, double s_out, int32_t zp_out,
+                          tsr_mul_params_t *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,9 +57,17 @@ typedef struct tsr_add_params {
   int32_t act_min, act_max;                /**< -128..127, act_min..127 */
 } tsr_add_params_t;
 
+/** MUL parameter block (P = 7). */
+typedef struct tsr_mul_params {
+  int32_t in1_offset, in2_offset;          /**< -zero points of A and B */
+  int32_t out_mult, out_shift, out_offset; /**< output multiplier, shift -31..30, zero point */
+  int32_t act_min, act_max;                /**< -128..127, act_min..127 */
+} tsr_mul_params_t;
+
 #define TSR_SOFTMAX_PARAM_WORDS 3
 #define TSR_LAYERNORM_PARAM_WORDS 8
 #define TSR_ADD_PARAM_WORDS 11
+#define TSR_MUL_PARAM_WORDS 7
 
 /** Largest LEN (elements per row) of an SFU command. */
 #define TSR_SFU_LEN_MAX 65535
@@ -122,6 +130,17 @@ int tsr_add_check(const tsr_add_params_t *p);
  * tsr_add_check fails. y may be a or b (in place).
  */
 int tsr_golden_add(size_t n, const int8_t *a, const int8_t *b, const tsr_add_params_t *p, int8_t *y);
+
+/** 0 if the hardware accepts the block, -1 (ERR_PARAM) if p is NULL, out_shift is outside -31..30,
+ *  act_min outside -128..127 or act_max outside act_min..127. */
+int tsr_mul_check(const tsr_mul_params_t *p);
+
+/**
+ * MUL of n elements: TFLite's int8 MUL (reference_integer_ops::MulElementwise,
+ * docs/sfu.md). Returns 0, or -1 writing nothing if a pointer is NULL, n is 0
+ * or tsr_mul_check fails. y may be a or b (in place).
+ */
+int tsr_golden_sfu_mul(size_t n, const int8_t *a, const int8_t *b, const tsr_mul_params_t *p, int8_t *y);
 
 /* ---- building blocks, exposed so that tests can probe their edges ---- */
 
@@ -233,6 +252,16 @@ int tsr_layernorm_quantize_beta(size_t len, const float *beta_f, float gamma_sca
  */
 int tsr_add_prepare(float s1, int32_t zp1, float s2, int32_t zp2, float s_out, int32_t zp_out,
                     tsr_add_params_t *p);
+
+/**
+ * TFLite MUL Prepare for int8: out = QuantizeMultiplier(s1 * s2 / s_out) (in
+ * double, from the float scales), offsets -zp1, -zp2, zp_out, act range
+ * -128..127. Returns 0, or -1 leaving *p untouched if p is NULL, a scale is
+ * not positive and finite, a zero point is outside -128..127 or the
+ * multiplier is not representable (shift above 30).
+ */
+int tsr_mul_prepare(float s1, int32_t zp1, float s2, int32_t zp2, float s_out, int32_t zp_out,
+                    tsr_mul_params_t *p);
 
 /**
  * TFLite Micro's int8 LOGISTIC and TANH as tables: the input rescaled to

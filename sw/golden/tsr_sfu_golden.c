@@ -514,3 +514,25 @@ int tsr_golden_add(size_t n, const int8_t *a, const int8_t *b, const tsr_add_par
   }
   return 0;
 }
+
+int tsr_mul_check(const tsr_mul_params_t *p) {
+  if (p == NULL || !in_range(p->out_shift, TSR_QUANT_SHIFT_MIN, TSR_QUANT_SHIFT_MAX) ||
+      !in_range(p->act_min, INT8_MIN, INT8_MAX) || !in_range(p->act_max, p->act_min, INT8_MAX)) {
+    return -1;
+  }
+  return 0;
+}
+
+int tsr_golden_sfu_mul(size_t n, const int8_t *a, const int8_t *b, const tsr_mul_params_t *p, int8_t *y) {
+  if (a == NULL || b == NULL || y == NULL || n == 0 || tsr_mul_check(p) != 0) {
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    /* reference_integer_ops::MulElementwise: the product of the offset inputs
+     * (at most 255 * 255, exact in int32), rescaled to the output. */
+    const int32_t prod = add32(a[i], p->in1_offset) * add32(b[i], p->in2_offset);
+    const int32_t raw_out = add32(tsr_mbqm(prod, p->out_mult, (int)p->out_shift), p->out_offset);
+    y[i] = (int8_t)clamp32(raw_out, p->act_min, p->act_max);
+  }
+  return 0;
+}

@@ -168,6 +168,14 @@ tsr_status_t tessera_flat_add(tessera_flat_t *h, uint32_t rows, uint32_t len, co
                               double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
                               size_t errlen);
 
+/** TFLite int8 MUL of a and b (both (rows, len)) with the clamp act_min..act_max. */
+tsr_status_t tessera_flat_mul(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *a,
+                              const int8_t *b, double a_scale, int32_t a_zp, double b_scale,
+                              int32_t b_zp, double out_scale, int32_t out_zp, int32_t act_min,
+                              int32_t act_max, int check, void *out,
+                              double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                              size_t errlen);
+
 /** REDUCE: per row, int32 max, sum and sum of squares into out (rows, 3). */
 tsr_status_t tessera_flat_reduce(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *x,
                                  int check, void *out, double fig[TESSERA_FLAT_FIGURES],

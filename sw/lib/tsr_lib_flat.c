@@ -606,12 +606,10 @@ tsr_status_t tessera_flat_layernorm(tessera_flat_t *h, uint32_t rows, uint32_t l
   return st;
 }
 
-tsr_status_t tessera_flat_add(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *a,
-                              const int8_t *b, double a_scale, int32_t a_zp, double b_scale,
-                              int32_t b_zp, double out_scale, int32_t out_zp, int32_t act_min,
-                              int32_t act_max, int check, void *out,
-                              double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
-                              size_t errlen) {
+/* ADD and MUL: the zero points, B and the clamp, checked alike (op names the function). */
+static tsr_status_t two_tensor_args(const char *op, const int8_t *b, int32_t a_zp, int32_t b_zp,
+                                    int32_t out_zp, int32_t act_min, int32_t act_max, char *err,
+                                    size_t errlen) {
   const struct {
     const char *what;
     int32_t v;
@@ -622,20 +620,51 @@ tsr_status_t tessera_flat_add(tessera_flat_t *h, uint32_t rows, uint32_t len, co
     }
   }
   if (b == NULL) {
-    tsr_lib_err(err, errlen, "add: no B");
+    tsr_lib_err(err, errlen, "%s: no B", op);
     return TSR_BAD_ARG;
   }
-  if (check_act(act_min, act_max, err, errlen) != TSR_OK) {
-    return TSR_BAD_ARG;
+  return check_act(act_min, act_max, err, errlen) != TSR_OK ? TSR_BAD_ARG : TSR_OK;
+}
+
+/* ADD and MUL on the chip with the preparation's block, against the golden model with its own. */
+static tsr_status_t two_tensor_run(tessera_flat_t *h, uint32_t func, uint32_t rows, uint32_t len,
+                                   const int8_t *a, const int8_t *b, const int32_t *words,
+                                   const int32_t *gwords, uint32_t n_words, int check, void *out,
+                                   double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                                   size_t errlen) {
+  tessera_sfu_t chip;
+  sfu_job(&chip, func, rows, len, a);
+  chip.in2 = b;
+  chip.param = words;
+  chip.param_words = n_words;
+  tessera_sfu_t gold = chip;
+  gold.param = check ? gwords : words;
+  return flat_sfu(h, &chip, &gold, check, out, fig, mm, err, errlen);
+}
+
+static tsr_status_t bad_scales(const char *op, double a_scale, double b_scale, double out_scale,
+                               char *err, size_t errlen) {
+  tsr_lib_err(err, errlen,
+              "%s: a_scale %g, b_scale %g and out_scale %g: a scale is not positive and finite"
+              " or the output multiplier cannot be represented",
+              op, a_scale, b_scale, out_scale);
+  return TSR_BAD_ARG;
+}
+
+tsr_status_t tessera_flat_add(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *a,
+                              const int8_t *b, double a_scale, int32_t a_zp, double b_scale,
+                              int32_t b_zp, double out_scale, int32_t out_zp, int32_t act_min,
+                              int32_t act_max, int check, void *out,
+                              double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                              size_t errlen) {
+  tsr_status_t st = two_tensor_args("add", b, a_zp, b_zp, out_zp, act_min, act_max, err, errlen);
+  if (st != TSR_OK) {
+    return st;
   }
   tsr_add_params_t p;
   tsr_add_params_t gp;
   if (tsr_add_prepare(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, &p) != 0) {
-    tsr_lib_err(err, errlen,
-                "add: a_scale %g, b_scale %g and out_scale %g: a scale is not positive and finite"
-                " or the output multiplier cannot be represented",
-                a_scale, b_scale, out_scale);
-    return TSR_BAD_ARG;
+    return bad_scales("add", a_scale, b_scale, out_scale, err, errlen);
   }
   if (check && tsr_golden_add_params(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, &gp) != 0) {
     return golden_failed("add", err, errlen);
@@ -646,14 +675,36 @@ tsr_status_t tessera_flat_add(tessera_flat_t *h, uint32_t rows, uint32_t len, co
   int32_t gwords[TSR_ADD_PARAM_WORDS];
   memcpy(words, &p, sizeof words);
   memcpy(gwords, check ? &gp : &p, sizeof gwords);
-  tessera_sfu_t chip;
-  sfu_job(&chip, TSR_FUNC_ADD, rows, len, a);
-  chip.in2 = b;
-  chip.param = words;
-  chip.param_words = TSR_ADD_PARAM_WORDS;
-  tessera_sfu_t gold = chip;
-  gold.param = gwords;
-  return flat_sfu(h, &chip, &gold, check, out, fig, mm, err, errlen);
+  return two_tensor_run(h, TSR_FUNC_ADD, rows, len, a, b, words, gwords, TSR_ADD_PARAM_WORDS,
+                        check, out, fig, mm, err, errlen);
+}
+
+tsr_status_t tessera_flat_mul(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *a,
+                              const int8_t *b, double a_scale, int32_t a_zp, double b_scale,
+                              int32_t b_zp, double out_scale, int32_t out_zp, int32_t act_min,
+                              int32_t act_max, int check, void *out,
+                              double fig[TESSERA_FLAT_FIGURES], int64_t mm[5], char *err,
+                              size_t errlen) {
+  tsr_status_t st = two_tensor_args("mul", b, a_zp, b_zp, out_zp, act_min, act_max, err, errlen);
+  if (st != TSR_OK) {
+    return st;
+  }
+  tsr_mul_params_t p;
+  tsr_mul_params_t gp;
+  if (tsr_mul_prepare(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, &p) != 0) {
+    return bad_scales("mul", a_scale, b_scale, out_scale, err, errlen);
+  }
+  if (check && tsr_golden_mul_params(a_scale, a_zp, b_scale, b_zp, out_scale, out_zp, &gp) != 0) {
+    return golden_failed("mul", err, errlen);
+  }
+  p.act_min = gp.act_min = act_min;
+  p.act_max = gp.act_max = act_max;
+  int32_t words[TSR_MUL_PARAM_WORDS];
+  int32_t gwords[TSR_MUL_PARAM_WORDS];
+  memcpy(words, &p, sizeof words);
+  memcpy(gwords, check ? &gp : &p, sizeof gwords);
+  return two_tensor_run(h, TSR_FUNC_MUL, rows, len, a, b, words, gwords, TSR_MUL_PARAM_WORDS,
+                        check, out, fig, mm, err, errlen);
 }
 
 tsr_status_t tessera_flat_reduce(tessera_flat_t *h, uint32_t rows, uint32_t len, const int8_t *x,

@@ -1,4 +1,4 @@
-/* tsr_lib_sfu.c: libtessera SFU jobs (map/table, reduce, softmax, layernorm, add): layout, run, golden comparison. */
+/* tsr_lib_sfu.c: libtessera SFU jobs (map/table, reduce, softmax, layernorm, add, mul): layout, run, golden comparison. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
@@ -14,7 +14,7 @@ size_t tessera_sfu_out_bytes(const tessera_sfu_t *job) {
 }
 
 const char *tessera_sfu_func_name(uint32_t func) {
-  static const char *const names[] = {"LUT_LOAD", "MAP", "REDUCE", "SOFTMAX", "LAYERNORM", "ADD"};
+  static const char *const names[] = {"LUT_LOAD", "MAP", "REDUCE", "SOFTMAX", "LAYERNORM", "ADD", "MUL"};
   return func < sizeof names / sizeof names[0] ? names[func] : "?";
 }
 
@@ -27,7 +27,7 @@ static void sfu_layout(const tessera_sfu_t *j, sfu_layout_t *l) {
   tessera_arena_t ar;
   tessera_arena_init(&ar);
   l->in = tessera_arena_take(&ar, n);
-  l->in2 = tessera_arena_take(&ar, j->func == TSR_FUNC_ADD ? n : j->len);
+  l->in2 = tessera_arena_take(&ar, tsr_sfu_two_tensors(j->func) ? n : j->len);
   l->beta = tessera_arena_take(&ar, 4ull * j->len);
   l->param = tessera_arena_take(&ar, 4ull * TSR_ADD_PARAM_WORDS);
   l->lut = tessera_arena_take(&ar, 256u);
@@ -48,7 +48,7 @@ static tsr_status_t sfu_upload(tessera_dev_t *dev, const tessera_sfu_t *j, const
   const size_t n = (size_t)j->rows * j->len;
   const bool ln = j->func == TSR_FUNC_LAYERNORM;
   const tsr_lib_upload_t up[] = {{true, l->in, j->in, n, "the input"},
-                                 {j->func == TSR_FUNC_ADD, l->in2, j->in2, n, "B"},
+                                 {tsr_sfu_two_tensors(j->func), l->in2, j->in2, n, "B"},
                                  {ln, l->in2, j->in2, j->len, "gamma"},
                                  {ln, l->beta, j->beta, 4u * j->len, "beta"},
                                  {j->param_words != 0u, l->param, j->param, 4u * j->param_words, "the parameters"},
@@ -145,6 +145,11 @@ static int sfu_golden(const tessera_sfu_t *j, void *out) {
       tsr_add_params_t p;
       memcpy(&p, j->param, sizeof p);
       return tsr_golden_add(n, j->in, j->in2, &p, out);
+    }
+    case TSR_FUNC_MUL: {
+      tsr_mul_params_t p;
+      memcpy(&p, j->param, sizeof p);
+      return tsr_golden_sfu_mul(n, j->in, j->in2, &p, out);
     }
     default:
       return -1;

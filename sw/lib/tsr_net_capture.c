@@ -223,7 +223,8 @@ static tsr_status_t capture_dwconv(tsr_dev_t *dev, const tsr_net_prog_t *p,
   return st;
 }
 
-/* SOFTMAX and ADD: their parameter blocks (ADD its second input too); LUT: MAP through its table. */
+/* SOFTMAX, ADD and MUL: their parameter blocks (ADD and MUL their second input too); LUT: MAP
+ * through its table. */
 static void layer_sfu_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t base,
                            tsr_sfu_desc_t *d) {
   memset(d, 0, sizeof *d);
@@ -236,15 +237,17 @@ static void layer_sfu_desc(const tsr_net_prog_t *p, const tsr_net_layer_t *l, ui
     d->has_lut = true;
     d->lut_addr = base + l->param_off;
   } else {
-    d->func = l->kind == TSR_NET_ADD ? TSR_FUNC_ADD : TSR_FUNC_SOFTMAX;
+    d->func = l->kind == TSR_NET_ADD   ? TSR_FUNC_ADD
+              : l->kind == TSR_NET_MUL ? TSR_FUNC_MUL
+                                       : TSR_FUNC_SOFTMAX;
     d->param_addr = base + l->param_off;
-    if (l->kind == TSR_NET_ADD) {
+    if (tsr_net_eltwise(l->kind)) {
       d->in2_addr = base + p->tensors[l->in2].dev_off;
     }
   }
 }
 
-/* An ADD one of whose tensors has a border: its rows are not one dense block. */
+/* An ADD or MUL one of whose tensors has a border: its rows are not one dense block. */
 static bool add_by_rows(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
   return tsr_net_padded(&p->tensors[l->in]) || tsr_net_padded(&p->tensors[l->in2]) ||
          tsr_net_padded(&p->tensors[l->out]);
@@ -257,7 +260,7 @@ static uint32_t row_addr(const tsr_net_tensor_t *t, uint32_t base, uint32_t b, u
   return base + t->dev_off + (uint32_t)tsr_net_interior_off(t) + b * img + y * row;
 }
 
-/* Such an ADD as one SFU job per pixel row (W x C elements), a FENCE between two. */
+/* Such an ADD or MUL as one SFU job per pixel row (W x C elements), a FENCE between two. */
 static tsr_status_t capture_add_rows(tsr_dev_t *dev, const tsr_net_prog_t *p,
                                      const tsr_net_layer_t *l, uint32_t base, const char **why) {
   const tsr_net_tensor_t *a = &p->tensors[l->in];
@@ -273,7 +276,7 @@ static tsr_status_t capture_add_rows(tsr_dev_t *dev, const tsr_net_prog_t *p,
       tsr_sfu_desc_t d;
       tsr_sfu_plan_t plan;
       memset(&d, 0, sizeof d);
-      d.func = TSR_FUNC_ADD;
+      d.func = l->kind == TSR_NET_MUL ? TSR_FUNC_MUL : TSR_FUNC_ADD;
       d.rows = 1u;
       d.len = y->shape[2] * y->shape[3];
       d.in_addr = row_addr(a, base, b, r);
@@ -584,9 +587,9 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       st = capture_bmm(&dev, p, l, base, &why);
     } else if (l->kind == TSR_NET_MAXPOOL) {
       st = capture_maxpool(&dev, p, l, base, &why);
-    } else if (l->kind == TSR_NET_ADD && add_by_rows(p, l)) {
+    } else if (tsr_net_eltwise(l->kind) && add_by_rows(p, l)) {
       st = capture_add_rows(&dev, p, l, base, &why);
-    } else if (l->kind == TSR_NET_SOFTMAX || l->kind == TSR_NET_ADD || l->kind == TSR_NET_LUT) {
+    } else if (l->kind == TSR_NET_SOFTMAX || tsr_net_eltwise(l->kind) || l->kind == TSR_NET_LUT) {
       tsr_sfu_desc_t d;
       tsr_sfu_plan_t plan;
       layer_sfu_desc(p, l, base, &d);

@@ -900,7 +900,11 @@ static void sfu_rows(uint32_t elems, uint32_t *rows, uint32_t *len) {
   *rows = elems / l;
 }
 
-static tsr_status_t compile_add(cc_t *c, const tsr_tflite_op_t *op) {
+/* ADD and MUL of two int8 tensors of one shape: one SFU job (ADD or MUL) with the parameter
+ * block of TFLite's Prepare in the blob. A MUL whose inputs broadcast, or any MUL on a target
+ * without an SFU, runs on the host with allow_host (compile_host). */
+static tsr_status_t compile_eltwise(cc_t *c, const tsr_tflite_op_t *op) {
+  const bool mul = op->builtin_code == TSR_TFLITE_OP_MUL;
   uint32_t in = 0;
   uint32_t in2 = 0;
   uint32_t out = 0;
@@ -913,6 +917,14 @@ static tsr_status_t compile_add(cc_t *c, const tsr_tflite_op_t *op) {
   bool same = a->rank == b->rank;
   for (uint32_t d = 0; d < a->rank && same; d++) {
     same = a->shape[d] == b->shape[d];
+  }
+  if (mul && (!same || !c->p->target.has_sfu)) {
+    if (c->allow_host) {
+      return compile_host(c, op, false);
+    }
+    return tsr_nc_unsupported(c, !same ? "inputs of different shapes (broadcasting: --allow-host"
+                                         " runs it on the host)"
+                                       : "a target without an SFU (--allow-host runs it on the host)");
   }
   if (!same) {
     return tsr_nc_unsupported(c, "inputs of different shapes (broadcasting)");
@@ -927,20 +939,32 @@ static tsr_status_t compile_add(cc_t *c, const tsr_tflite_op_t *op) {
     return tsr_nc_unsupported(c, "an output shape unlike the inputs'");
   }
   tsr_add_params_t ap;
-  if (tsr_add_prepare(a->scale, a->zp, b->scale, b->zp, y->scale, y->zp, &ap) != 0) {
+  tsr_mul_params_t mp;
+  if (mul ? tsr_mul_prepare(a->scale, a->zp, b->scale, b->zp, y->scale, y->zp, &mp) != 0
+          : tsr_add_prepare(a->scale, a->zp, b->scale, b->zp, y->scale, y->zp, &ap) != 0) {
     return tsr_nc_unsupported(c, "these input and output scales (the output multiplier overflows)");
   }
   tsr_net_layer_t *l = NULL;
-  if ((st = new_layer(c, TSR_NET_ADD, in, out, &l)) != TSR_OK) {
+  if ((st = new_layer(c, mul ? TSR_NET_MUL : TSR_NET_ADD, in, out, &l)) != TSR_OK) {
     return st;
   }
   l->in2 = in2;
   l->a_zp = a->zp;
   l->out_zp = y->zp;
   sfu_rows(a->elems, &l->rows, &l->len);
-  if ((st = act_range(c, op->options_decoded ? op->opt.add.fused_activation : 0, y->scale, y->zp,
-                      &l->act_min, &l->act_max)) != TSR_OK) {
+  const int32_t fused = !op->options_decoded ? 0
+                        : mul                ? op->opt.mul.fused_activation
+                                             : op->opt.add.fused_activation;
+  if ((st = act_range(c, fused, y->scale, y->zp, &l->act_min, &l->act_max)) != TSR_OK) {
     return st;
+  }
+  if (mul) {
+    mp.act_min = l->act_min;
+    mp.act_max = l->act_max;
+    const int32_t words[TSR_MUL_PARAM_WORDS] = {mp.in1_offset, mp.in2_offset, mp.out_mult,
+                                                mp.out_shift,  mp.out_offset, mp.act_min,
+                                                mp.act_max};
+    return blob_add(c, words, sizeof words, &l->param_off);
   }
   ap.act_min = l->act_min;
   ap.act_max = l->act_max;
@@ -1076,7 +1100,7 @@ static tsr_status_t compile_ops(cc_t *c) {
         st = tsr_nc_compile_dwconv(c, &op);
         break;
       case TSR_TFLITE_OP_ADD:
-        st = compile_add(c, &op);
+        st = compile_eltwise(c, &op);
         break;
       case TSR_TFLITE_OP_AVERAGE_POOL_2D:
         st = tsr_nc_compile_avgpool(c, &op);
@@ -1103,13 +1127,7 @@ static tsr_status_t compile_ops(cc_t *c) {
         st = compile_host(c, &op, false);
         break;
       case TSR_TFLITE_OP_MUL:
-        if (c->allow_host) {
-          st = compile_host(c, &op, false);
-          break;
-        }
-        tsr_lib_err(c->err, c->errlen, "%s is not supported on the chip (supported: %s)", c->opname,
-                    TSR_NET_SUPPORTED);
-        st = TSR_UNSUPPORTED;
+        st = compile_eltwise(c, &op);
         break;
       case TSR_TFLITE_OP_BATCH_MATMUL:
         st = compile_bmm(c, &op);
@@ -1162,15 +1180,15 @@ static tsr_status_t check_borders(cc_t *c) {
     if (l->kind == TSR_NET_FUSED) { /* its producer writes the output (and is checked) */
       continue;
     }
-    /* An ADD of NHWC tensors goes a row at a time when one of them has a border. */
-    const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && y->rank == 4u &&
+    /* An ADD or MUL of NHWC tensors goes a row at a time when one of them has a border. */
+    const bool nhwc_add = tsr_net_eltwise(l->kind) && x->rank == 4u && y->rank == 4u &&
                           memcmp(x->shape, y->shape, sizeof x->shape) == 0;
     const bool conv = l->kind == TSR_NET_CONV || l->kind == TSR_NET_DWCONV ||
                       l->kind == TSR_NET_MAXPOOL || nhwc_add;
     /* A HOST layer reads and writes dense host copies (the runtime moves the borders). */
     const bool host = l->kind == TSR_NET_HOST;
     const bool bad_in = !conv && !host && (tsr_net_padded(&p->tensors[x->alias]) ||
-                                  (l->kind == TSR_NET_ADD &&
+                                  (tsr_net_eltwise(l->kind) &&
                                    tsr_net_padded(&p->tensors[p->tensors[l->in2].alias])));
     const bool bad_out = !conv && !host && l->kind != TSR_NET_QUANTIZE &&
                          tsr_net_padded(&p->tensors[y->alias]);

@@ -29,16 +29,18 @@ void tsr_net_free(tsr_net_prog_t *p) {
 
 size_t tsr_net_elem_bytes(const tsr_net_tensor_t *t) { return t->type == TSR_NET_FLOAT32 ? 4u : 1u; }
 
+bool tsr_net_eltwise(uint32_t kind) { return kind == TSR_NET_ADD || kind == TSR_NET_MUL; }
+
 bool tsr_net_kind_on_chip(uint32_t kind) {
   return kind == TSR_NET_GEMM || kind == TSR_NET_SOFTMAX || kind == TSR_NET_CONV ||
-         kind == TSR_NET_DWCONV || kind == TSR_NET_ADD || kind == TSR_NET_LUT ||
+         kind == TSR_NET_DWCONV || tsr_net_eltwise(kind) || kind == TSR_NET_LUT ||
          kind == TSR_NET_COPY || kind == TSR_NET_BMM || kind == TSR_NET_MAXPOOL;
 }
 
-/* Whether layer l reads the storage of tensor root: its input, its second one (ADD, BMM,
+/* Whether layer l reads the storage of tensor root: its input, its second one (ADD, MUL, BMM,
  * HOST), or its scratch tensor (BMM, MAXPOOL: written and read by the layer itself). */
 static bool reads(const tsr_net_prog_t *p, const tsr_net_layer_t *l, uint32_t root) {
-  const bool two = l->kind == TSR_NET_ADD || l->kind == TSR_NET_BMM || l->kind == TSR_NET_HOST;
+  const bool two = tsr_net_eltwise(l->kind) || l->kind == TSR_NET_BMM || l->kind == TSR_NET_HOST;
   const bool scratch = l->kind == TSR_NET_BMM || l->kind == TSR_NET_MAXPOOL;
   return (l->in < p->n_tensors && p->tensors[l->in].alias == root) ||
          ((two || l->in2 != 0u) && l->in2 < p->n_tensors && p->tensors[l->in2].alias == root) ||
@@ -111,6 +113,8 @@ const char *tsr_net_kind_name(uint32_t kind) {
       return "DWCONV";
     case TSR_NET_ADD:
       return "ADD";
+    case TSR_NET_MUL:
+      return "MUL";
     case TSR_NET_COPY:
       return "COPY";
     case TSR_NET_BMM:
@@ -420,7 +424,7 @@ static tsr_status_t check_prog_fused(const tsr_net_prog_t *p, const bool *fused_
   for (uint32_t i = 0; i < p->n_layers; i++) {
     const tsr_net_layer_t *l = &p->layers[i];
     if (l->in >= p->n_tensors || l->out >= p->n_tensors || l->in2 >= p->n_tensors ||
-        l->in3 >= p->n_tensors || (l->kind != TSR_NET_ADD && l->kind != TSR_NET_BMM && l->kind != TSR_NET_HOST && l->in2 != 0u) ||
+        l->in3 >= p->n_tensors || (!tsr_net_eltwise(l->kind) && l->kind != TSR_NET_BMM && l->kind != TSR_NET_HOST && l->in2 != 0u) ||
         (l->kind != TSR_NET_BMM && l->kind != TSR_NET_MAXPOOL && l->in3 != 0u) || (l->kind != TSR_NET_COPY && l->perm != 0u)) {
       return bad(err, errlen, "layer %u names tensor %u", i, l->in >= p->n_tensors ? l->in : l->out);
     }
@@ -440,12 +444,12 @@ static tsr_status_t check_prog_fused(const tsr_net_prog_t *p, const bool *fused_
     const tsr_net_tensor_t *y = &p->tensors[l->out];
     bool ok = x->elems == y->elems;
     const tsr_net_tensor_t *x2 = &p->tensors[l->in2];
-    const bool nhwc_add = l->kind == TSR_NET_ADD && x->rank == 4u && x2->rank == 4u &&
+    const bool nhwc_add = tsr_net_eltwise(l->kind) && x->rank == 4u && x2->rank == 4u &&
                           y->rank == 4u && memcmp(x->shape, y->shape, sizeof x->shape) == 0 &&
                           memcmp(x2->shape, y->shape, sizeof x->shape) == 0;
     if (l->kind != TSR_NET_CONV && l->kind != TSR_NET_DWCONV && l->kind != TSR_NET_RESHAPE &&
         l->kind != TSR_NET_HOST && l->kind != TSR_NET_MAXPOOL && !fused && !nhwc_add &&
-        (tsr_net_padded(x) || (l->kind == TSR_NET_ADD && tsr_net_padded(x2)) ||
+        (tsr_net_padded(x) || (tsr_net_eltwise(l->kind) && tsr_net_padded(x2)) ||
          (tsr_net_padded(y) && l->kind != TSR_NET_QUANTIZE))) {
       return bad(err, errlen, "layer %u (%u) reads or writes a tensor with a border", i, l->kind);
     }
@@ -471,11 +475,13 @@ static tsr_status_t check_prog_fused(const tsr_net_prog_t *p, const bool *fused_
              l->len <= 65535u && l->rows >= 1u && (uint64_t)l->rows * l->len == x->elems &&
              inside(l->param_off, 12u, p->blob_bytes);
         break;
-      case TSR_NET_ADD: {
+      case TSR_NET_ADD:
+      case TSR_NET_MUL: {
+        const uint32_t words = tsr_sfu_param_words(l->kind == TSR_NET_MUL ? TSR_FUNC_MUL : TSR_FUNC_ADD);
         ok = ok && (!nhwc_add || (uint64_t)y->shape[2] * y->shape[3] <= 65535u) && x->type == TSR_NET_INT8 && x2->type == TSR_NET_INT8 && y->type == TSR_NET_INT8 &&
              x2->elems == y->elems && x->alias != y->alias && x2->alias != y->alias &&
              l->len >= 1u && l->len <= 65535u && l->rows >= 1u &&
-             (uint64_t)l->rows * l->len == x->elems && inside(l->param_off, 44u, p->blob_bytes);
+             (uint64_t)l->rows * l->len == x->elems && inside(l->param_off, 4u * words, p->blob_bytes);
         break;
       }
       case TSR_NET_LUT:

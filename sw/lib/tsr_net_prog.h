@@ -80,11 +80,17 @@ typedef enum tsr_net_kind {
                                MUL or MAX_POOL_2D */
   TSR_NET_MAXPOOL = 13,   /**< MAX_POOL_2D on the chip: windows gathered by COPY, SFU REDUCE,
                                the maxima's low bytes by COPY (tsr_net_capture.c) */
-  TSR_NET_FUSED = 14      /**< LOGISTIC, TANH, HARD_SWISH, RELU or RELU6 fused into the layer
+  TSR_NET_FUSED = 14,     /**< LOGISTIC, TANH, HARD_SWISH, RELU or RELU6 fused into the layer
                                before it (`fused`, a GEMM, CONV or DWCONV with lut = 1), whose STOREs
                                apply the table: nothing runs, and the input tensor (the
                                producer's result before the table) is never stored */
+  TSR_NET_MUL = 15        /**< MUL of two int8 tensors of one shape: one SFU job (a MUL that
+                               broadcasts is a HOST layer) */
 } tsr_net_kind_t;
+
+/** ADD and MUL: one SFU job over two tensors of one shape (in, in2), the parameter block at
+ *  param_off; a row at a time when one of the NHWC tensors has a border. */
+bool tsr_net_eltwise(uint32_t kind);
 
 /** Element types of program tensors (the values of tsr_tflite_type_t). */
 enum { TSR_NET_FLOAT32 = 0, TSR_NET_INT8 = 9 };
@@ -178,11 +184,12 @@ typedef struct tsr_net_prog {
 
 /** The operators the compiler takes, for messages. */
 #define TSR_NET_SUPPORTED                                                                      \
-  "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD (int8, fused NONE/RELU/RELU6; ADD of "   \
-  "one shape), AVERAGE_POOL_2D (inside the image), MAX_POOL_2D, MEAN and PAD (height and "      \
+  "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, ADD and MUL (int8, fused NONE/RELU/RELU6; ADD "  \
+  "and MUL of one shape), AVERAGE_POOL_2D (inside the image), MAX_POOL_2D, MEAN and PAD (height and "      \
   "width), RESHAPE, TRANSPOSE, CONCATENATION (inputs quantized alike), BATCH_MATMUL "           \
   "(right-hand zero point 0, else --allow-host), SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU, "   \
-  "RELU6, QUANTIZE at the input, DEQUANTIZE at the output; MUL with --allow-host"
+  "RELU6, QUANTIZE at the input, DEQUANTIZE at the output; MUL that broadcasts with "          \
+  "--allow-host"
 
 /** The schema's name of a builtin operator code ("CONV_2D"), or NULL when this table lacks it. */
 const char *tsr_net_op_name(int32_t code);

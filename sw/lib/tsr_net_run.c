@@ -239,6 +239,19 @@ static tsr_status_t check_layer(run_t *r, const tsr_net_layer_t *l, tessera_net_
     if (rc == 0) {
       rc = tsr_golden_add(n_out, x, (const int8_t *)r->host[l->in2], &ap, g);
     }
+  } else if (l->kind == TSR_NET_MUL) {
+    /* The golden model's own multiplier, and its broadcasting MUL (which the HOST layer runs)
+     * on the two equal shapes. */
+    const tsr_net_tensor_t *a = &p->tensors[l->in], *b = &p->tensors[l->in2];
+    const tsr_net_tensor_t *o = &p->tensors[l->out];
+    tsr_mul_params_t mp;
+    rc = tsr_golden_mul_params((double)a->scale, a->zp, (double)b->scale, b->zp, (double)o->scale,
+                               o->zp, &mp);
+    if (rc == 0) {
+      const tsr_golden_shape4_t s = {{1u, 1u, 1u, n_out}};
+      rc = tsr_golden_mul(&s, &s, x, a->zp, &s, (const int8_t *)r->host[l->in2], b->zp, mp.out_mult,
+                          (int)mp.out_shift, o->zp, l->act_min, l->act_max, g);
+    }
   } else if (l->kind == TSR_NET_LUT) {
     /* The program's table: what it holds is checked against TFLite Micro (make test-net-luts,
      * and every network test end to end); here the chip's MAP against the golden one. */
@@ -434,7 +447,7 @@ static tsr_status_t chip_run(run_t *r, uint32_t from, uint32_t to, tessera_figur
     /* A RESHAPE reads nothing (its output is its input's storage); a FUSED layer's input
      * does not exist (its producer applied the table). */
     const uint32_t ins = !tsr_net_kind_on_chip(l->kind) ? 0u
-                         : l->kind == TSR_NET_ADD || l->kind == TSR_NET_BMM ? 2u : 1u;
+                         : tsr_net_eltwise(l->kind) || l->kind == TSR_NET_BMM ? 2u : 1u;
     for (uint32_t k = 0; k < ins; k++) {
       const uint32_t root = p->tensors[k == 0u ? l->in : l->in2].alias;
       bool made = false;

@@ -449,3 +449,29 @@ int tsr_add_prepare(float s1_f, int32_t zp1, float s2_f, int32_t zp2, float s_ou
   p->act_max = INT8_MAX;
   return 0;
 }
+
+/* ---- MUL ---- */
+
+int tsr_mul_prepare(float s1_f, int32_t zp1, float s2_f, int32_t zp2, float s_out_f, int32_t zp_out,
+                    tsr_mul_params_t *p) {
+  const double s1 = s1_f; /* TFLite keeps the scales as float and computes in double */
+  const double s2 = s2_f;
+  const double s_out = s_out_f;
+  if (p == NULL || !positive_finite(s1) || !positive_finite(s2) || !positive_finite(s_out) || !is_int8(zp1) ||
+      !is_int8(zp2) || !is_int8(zp_out)) {
+    return -1;
+  }
+  int32_t mo = 0;
+  int sho = 0;
+  if (tsr_quantize_multiplier(s1 * s2 / s_out, &mo, &sho) != 0) {
+    return -1;
+  }
+  p->in1_offset = -zp1;
+  p->in2_offset = -zp2;
+  p->out_mult = mo;
+  p->out_shift = sho;
+  p->out_offset = zp_out;
+  p->act_min = INT8_MIN;
+  p->act_max = INT8_MAX;
+  return 0;
+}

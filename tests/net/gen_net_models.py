@@ -26,6 +26,9 @@ Writes, under OUTDIR:
                            of the input and a 1x1 convolution of it (RELU), two convolution
                            branches, two FULLY_CONNECTED outputs (RELU6), a ResNet block (the
                            ADD between SAME convolutions: its tensors have borders)
+  mul_*.tflite             MUL of two tensors of one shape (the SFU's MUL): the input and a 1x1
+                           convolution of it (RELU), between SAME convolutions (borders), two
+                           FULLY_CONNECTED outputs (RELU6), the input squared
   avgpool_*.tflite         AVERAGE_POOL_2D: 2x2, 3x3 stride 2 at odd sizes, after a convolution
                            (SAME that pads nothing), global 5x7
   bad_avgpool.tflite       an AVERAGE_POOL_2D with SAME padding that pads (refused)
@@ -38,8 +41,8 @@ Writes, under OUTDIR:
                            float by tools/gen_mlperf_tiny.py's builder
   bad_bmm_rhs_zp.tflite    a BATCH_MATMUL whose right-hand operand has a zero point (refused;
                            with --allow-host the product runs on the host)
-  host_*.tflite            MUL (broadcast over height; two FULLY_CONNECTED outputs): refused, and
-                           run on the host with --allow-host (as is bad_bmm_rhs_zp)
+  host_*.tflite            MUL broadcast over height: refused, and run on the host with
+                           --allow-host (as is bad_bmm_rhs_zp)
   models_host.txt          their names
   digits_test_x.npy        the 200 first test images, int8 [200,8,8] at the input's scale
   digits_test_xf.npy       the same as float32 [200,64] (pixel values 0..16)
@@ -399,6 +402,14 @@ def add(b: Builder, x1: int, x2: int, shape, out_scale: float, out_zp: int, act:
     return y
 
 
+def mul(b: Builder, x1: int, x2: int, shape, out_scale: float, out_zp: int, act: int, name: str) -> int:
+    y = b.tensor(name, T.INT8, shape, out_scale, out_zp)
+    opts = tfl.MulOptionsT()
+    opts.fusedActivationFunction = act
+    b.op(S.MUL, [x1, x2], [y], O.MulOptions, opts)
+    return y
+
+
 def avgpool(b: Builder, x: int, shape, scale, zp, fh, fw, sh, sw, same, act, name) -> int:
     n, h, w, c = shape
     y = b.tensor(name, T.INT8, [n, conv_out(h, fh, sh, 1, same), conv_out(w, fw, sw, 1, same), c], scale, zp)
@@ -512,6 +523,41 @@ def synthetic_add(rng, name: str, kind: str) -> bytes:
         f2 = fc(b, x, xs, rng.normal(0, 0.5, (12, 20)), rng.normal(0, 1, 12), False, f32(0.05), 12,
                 ACT.NONE, [3, 12], "fc2")
         y = add(b, f1, f2, [3, 12], f32(0.03), -100, ACT.RELU6, "add")
+    return b.finish([x], [y], name)
+
+
+def synthetic_mul(rng, name: str, kind: str) -> bytes:
+    """MUL of two int8 tensors of one shape (an SFU MUL job): the graph input and a 1x1
+    convolution of it (fused RELU), a ResNet-like block whose MUL reads and writes bordered
+    tensors, two FULLY_CONNECTED outputs (RELU6), and the input squared (one tensor, both
+    operands; rows of 7, not a multiple of N)."""
+    b = Builder()
+    if kind == "residual":
+        shape, xs, xz = [1, 6, 7, 5], f32(0.05), 5
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        h = conv2d(b, x, xs, shape, rng.normal(0, 0.5, (5, 1, 1, 5)), rng.normal(0, 1, 5), True,
+                   f32(0.04), -20, ACT.RELU, 1, 1, 1, 1, True, "conv")
+        y = mul(b, x, h, shape, f32(0.12), -10, ACT.RELU, "mul")
+    elif kind == "resblock":
+        shape, xs, xz = [1, 6, 7, 8], f32(0.05), -4
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        h = conv2d(b, x, xs, shape, rng.normal(0, 0.3, (8, 3, 3, 8)), rng.normal(0, 1, 8), True,
+                   f32(0.06), 7, ACT.NONE, 1, 1, 1, 1, True, "conv1")
+        m = mul(b, x, h, shape, f32(0.2), 3, ACT.NONE, "mul")
+        y = conv2d(b, m, f32(0.2), shape, rng.normal(0, 0.3, (5, 3, 3, 8)), rng.normal(0, 1, 5), True,
+                   f32(0.1), 0, ACT.NONE, 2, 2, 1, 1, True, "conv2")
+    elif kind == "fc":
+        shape, xs, xz = [3, 20], f32(0.05), 9
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        f1 = fc(b, x, xs, rng.normal(0, 0.5, (12, 20)), rng.normal(0, 1, 12), True, f32(0.07), -5,
+                ACT.NONE, [3, 12], "fc1")
+        f2 = fc(b, x, xs, rng.normal(0, 0.5, (12, 20)), rng.normal(0, 1, 12), False, f32(0.05), 12,
+                ACT.NONE, [3, 12], "fc2")
+        y = mul(b, f1, f2, [3, 12], f32(0.03), -100, ACT.RELU6, "mul")
+    else:
+        shape, xs, xz = [2, 5, 7], f32(0.05), 0
+        x = b.tensor("input", T.INT8, shape, xs, xz)
+        y = mul(b, x, x, shape, f32(0.16), -128, ACT.NONE, "mul")
     return b.finish([x], [y], name)
 
 
@@ -688,7 +734,7 @@ def attention_ops(seed: int) -> dict:
 
 
 def host_ops(seed: int) -> dict:
-    """MUL and MAX_POOL_2D, which the chip cannot run: compiled with --allow-host only."""
+    """A MUL that broadcasts, which the chip cannot run: compiled with --allow-host only."""
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
     from gen_mlperf_tiny import Net  # noqa: E402
 
@@ -701,12 +747,7 @@ def host_ops(seed: int) -> dict:
         x = net.input([5, 7, 6], lo=-0.3, hi=1.0)
         return x, net.mul(x, net.avgpool(x, (5, 1)), ACT.RELU)
 
-    def host_mul_fc(net):  # MUL of two FULLY_CONNECTED outputs of one shape, then a chip layer
-        x = net.input([3, 10])
-        y = net.mul(net.fc(x, 9), net.fc(x, 9))
-        return x, net.fc(y, 5)
-
-    fs = [host_mul_bcast, host_mul_fc]
+    fs = [host_mul_bcast]
     return {f.__name__: build(i, f) for i, f in enumerate(fs)}
 
 
@@ -829,6 +870,10 @@ def main() -> None:
                                               True), "int8")
     for kind in ("residual", "branches", "fc", "resblock"):
         models[f"add_{kind}"] = (synthetic_add(rng, f"add_{kind}", kind), "int8")
+    # (their own generators, so that the models after them keep their weights)
+    for i, kind in enumerate(("residual", "resblock", "fc", "square")):
+        models[f"mul_{kind}"] = (synthetic_mul(np.random.default_rng(70 + i), f"mul_{kind}", kind),
+                                 "int8")
     # The activations TFLite Micro computes in integer arithmetic, each after a
     # FULLY_CONNECTED and on the graph input (a last dimension not a multiple of N).
     for an, code in (("logistic", S.LOGISTIC), ("tanh", S.TANH), ("hard_swish", S.HARD_SWISH),

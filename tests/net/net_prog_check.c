@@ -173,7 +173,7 @@ static void check_arena(const char *name, const tsr_net_prog_t *p, const uint8_t
     const uint32_t o = p->tensors[l->out].alias;
     w[o] = w[o] != 0u ? w[o] : i + 1u;
     r[p->tensors[l->in].alias] = i + 1u;
-    if (l->kind == TSR_NET_ADD || l->kind == TSR_NET_BMM || l->kind == TSR_NET_HOST) {
+    if (tsr_net_eltwise(l->kind) || l->kind == TSR_NET_BMM || l->kind == TSR_NET_HOST) {
       r[p->tensors[l->in2].alias] = i + 1u; /* the second operand */
     }
     if (l->kind == TSR_NET_BMM || l->kind == TSR_NET_MAXPOOL) { /* the layer's scratch tensor */

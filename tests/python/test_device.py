@@ -445,17 +445,18 @@ def _net_models():
 
 
 def test_run_allow_host_runs_mul_on_the_host(dev8):
-    # MUL has no chip lowering: refused with the option named, and with allow_host=True the
-    # layer runs on the host (kind HOST), every chip layer checked against the golden model.
+    # A MUL that broadcasts has no chip lowering: refused with the option named, and with
+    # allow_host=True the layer runs on the host (kind HOST), every chip layer checked against
+    # the golden model.
     g = _net_models()
-    blob = g.host_ops(31)["host_mul_fc"]
-    x = np.random.default_rng(5).integers(-128, 128, (3, 10)).astype(np.int8)
-    with pytest.raises(tessera.TesseraError, match=r"operator 2 \(MUL\) is not supported.*--allow-host") as e:
+    blob = g.host_ops(31)["host_mul_bcast"]
+    x = np.random.default_rng(5).integers(-128, 128, (5, 7, 6)).astype(np.int8)
+    with pytest.raises(tessera.TesseraError, match=r"operator \d+ \(MUL\): inputs of different shapes.*--allow-host") as e:
         dev8.run(blob, x)
     assert "\n" not in e.value.message
     r = dev8.run(blob, x, allow_host=True, check=True, layers=True)
     kinds = [layer["kind"] for layer in r.figures["layers"]]
-    assert kinds.count("HOST") == 1 and r.out.size == 15 and r.out.dtype == np.int8
+    assert kinds.count("HOST") == 1 and r.out.size == 5 * 7 * 6 and r.out.dtype == np.int8
     assert [layer["on_chip"] for layer in r.figures["layers"] if layer["kind"] == "HOST"] == [False]
     try:
         from tflite_micro.python.tflite_micro import runtime as tflm

@@ -104,7 +104,7 @@ typedef struct sfu_stats {
   uint64_t elems, cycles;
 } sfu_stats_t;
 
-static sfu_stats_t g_stats[6];
+static sfu_stats_t g_stats[TSR_FUNC_COUNT];
 
 /* Fill memory with noise and return a snapshot of it. */
 static uint8_t *fresh_memory(sys_env_t *e, sys_rng_t *r) {
@@ -206,6 +206,27 @@ static int run_case(sys_env_t *e, uint32_t seed, unsigned func) {
       free(beta);
       free(gold_beta);
       free(beta_f);
+      break;
+    }
+    case TSR_FUNC_MUL: {
+      /* Output scales from half the product of the input scales (a multiplier above one: a
+       * left shift) to 512 times it. */
+      tsr_mul_params_t p, gp;
+      const double s1 = rnd_log(&r, 0.005, 0.2);
+      const int32_t z1 = (int32_t)sys_rng_range(&r, -128, 127);
+      const double s2 = rnd_log(&r, 0.005, 0.2);
+      const int32_t z2 = (int32_t)sys_rng_range(&r, -128, 127);
+      const double so = s1 * s2 * rnd_log(&r, 0.5, 512.0);
+      const int32_t zo = (int32_t)sys_rng_range(&r, -128, 127);
+      CHECK(tsr_mul_prepare((float)s1, z1, (float)s2, z2, (float)so, zo, &p) == 0 &&
+                tsr_golden_mul_params(s1, z1, s2, z2, so, zo, &gp) == 0,
+            "%s: prepare", what);
+      p.act_min = gp.act_min = (int32_t)sys_rng_range(&r, -128, 0);
+      p.act_max = gp.act_max = (int32_t)sys_rng_range(&r, 0, 127);
+      CHECK(put(e, PARAM_ADDR, &p, sizeof p) == 0, "%s: put", what);
+      memcpy(before + PARAM_ADDR, &p, sizeof p);
+      CHECK(tsr_golden_sfu_mul(n, x, x2, &gp, y) == 0, "%s: golden", what);
+      st = tsr_sfu_run_mul(&e->dev, rows, len, IN_ADDR, IN2_ADDR, PARAM_ADDR, OUT_ADDR);
       break;
     }
     default: {
@@ -355,9 +376,9 @@ static int expect_error(sys_env_t *e, const uint32_t w[TSR_CMD_WORDS], uint32_t 
 }
 
 static int error_cases(sys_env_t *e) {
-  /* One block bad for all three: softmax left shift (word 1), layer-norm
-   * out_shift (word 4) and ADD input1_shift (word 2) are 40. */
-  static const int32_t bad[11] = {0, 40, 40, 0, 40, 40, 0, 40, 0, 0, 0};
+  /* One block bad for all four: softmax left shift (word 1), layer-norm
+   * out_shift (word 4), ADD input1_shift (word 2) and MUL out_shift (word 3) are 40. */
+  static const int32_t bad[11] = {0, 40, 40, 40, 40, 40, 0, 40, 0, 0, 0};
   uint32_t w[TSR_CMD_WORDS];
   tsr_cmd_t c;
   tsr_load_args_t ld = {TSR_LOAD_ACC, PARAM_ADDR, 44u, 1u, 44u, 0u};
@@ -366,8 +387,9 @@ static int error_cases(sys_env_t *e) {
   CHECK(tsr_cmd_load(&e->dev, 0u, &ld, &c) == TSR_OK && tsr_submit(&e->dev, &c) == TSR_OK,
         "param load: %s", tsr_dev_error(&e->dev));
   CHECK(tsr_wait(&e->dev, TSR_WAIT_POLL, SYS_POLL_LIMIT) == TSR_OK, "param load wait");
-  static const unsigned funcs[3] = {TSR_FUNC_SOFTMAX, TSR_FUNC_LAYERNORM, TSR_FUNC_ADD};
-  for (unsigned i = 0; i < 3; i++) {
+  static const unsigned funcs[4] = {TSR_FUNC_SOFTMAX, TSR_FUNC_LAYERNORM, TSR_FUNC_ADD,
+                                    TSR_FUNC_MUL};
+  for (unsigned i = 0; i < 4; i++) {
     uint32_t status = 0, got = 0;
     memset(w, 0, sizeof w);
     w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, funcs[i]);
@@ -379,9 +401,9 @@ static int error_cases(sys_env_t *e) {
     CHECK(sys_soft_reset(e) == TSR_OK, "soft reset");
   }
   memset(w, 0, sizeof w);
-  w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, 6u);
+  w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, TSR_FUNC_COUNT);
   w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, 1u) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, 8u);
-  if (expect_error(e, w, TSR_ERR_OPCODE, "FUNC 6") != 0) {
+  if (expect_error(e, w, TSR_ERR_OPCODE, "FUNC past the last function") != 0) {
     return -1;
   }
   w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, TSR_FUNC_MAP);
@@ -429,15 +451,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "test_sys_sfu: %s\n", err);
     return 1;
   }
-  static const char *names[6] = {"", "map", "reduce", "softmax", "layernorm", "add"};
+  static const char *names[TSR_FUNC_COUNT] = {"", "map", "reduce", "softmax", "layernorm", "add",
+                                              "mul"};
   for (uint32_t i = 0; i < count; i++) {
-    for (unsigned f = TSR_FUNC_MAP; f <= TSR_FUNC_ADD; f++) {
+    for (unsigned f = TSR_FUNC_MAP; f < TSR_FUNC_COUNT; f++) {
       (void)run_case(&e, seed + i * 16u + f, f);
     }
     (void)fused_case(&e, seed + i * 16u + 8u);
   }
   (void)error_cases(&e);
-  for (unsigned f = TSR_FUNC_MAP; f <= TSR_FUNC_ADD; f++) {
+  for (unsigned f = TSR_FUNC_MAP; f < TSR_FUNC_COUNT; f++) {
     printf("test_sys_sfu: N=%u %-9s %6" PRIu64 " elements, %.1f busy cycles per element\n", dim,
            names[f], g_stats[f].elems,
            g_stats[f].elems ? (double)g_stats[f].cycles / (double)g_stats[f].elems : 0.0);

@@ -312,7 +312,7 @@ static void exec_sfu(const tsr_cmd_t *c, uint32_t idx) {
   uint32_t src2 = TSR_CMD_GET(c->w[4], TSR_CMD_SFU_W4_SRC2), param = TSR_CMD_GET(c->w[5], TSR_CMD_SFU_W5_PARAM);
   uint32_t aux = TSR_CMD_GET(c->w[6], TSR_CMD_SFU_W6_AUX);
   uint32_t dim = g_chip.dim;
-  if (func > TSR_FUNC_ADD) {
+  if (func > TSR_FUNC_MUL) {
     fail_cmd(TSR_ERR_OPCODE, idx, 0);
     return;
   }
@@ -334,9 +334,10 @@ static void exec_sfu(const tsr_cmd_t *c, uint32_t idx) {
   uint64_t cr = (len + dim - 1u) / dim;
   uint64_t span = cr * rows;
   uint32_t words = func == TSR_FUNC_SOFTMAX ? 3u : func == TSR_FUNC_LAYERNORM ? 8u
-                 : func == TSR_FUNC_ADD     ? 11u : 0u;
+                 : func == TSR_FUNC_ADD     ? 11u : func == TSR_FUNC_MUL ? 7u : 0u;
+  const bool two = func == TSR_FUNC_ADD || func == TSR_FUNC_MUL;
   if (src + span > g_chip.spad_rows || (func != TSR_FUNC_REDUCE && dst + span > g_chip.spad_rows) ||
-      (func == TSR_FUNC_ADD && src2 + span > g_chip.spad_rows) ||
+      (two && src2 + span > g_chip.spad_rows) ||
       (func == TSR_FUNC_LAYERNORM && src2 + cr > g_chip.spad_rows)) {
     fail_cmd(TSR_ERR_SPAD_RANGE, idx, 0);
     return;
@@ -358,7 +359,7 @@ static void exec_sfu(const tsr_cmd_t *c, uint32_t idx) {
   for (uint32_t r = 0; r < rows; r++) {
     for (uint32_t j = 0; j < len; j++) {
       a[(size_t)r * len + j] = (int8_t)*spad_elem(src, rows, r, j);
-      b[(size_t)r * len + j] = func == TSR_FUNC_ADD ? (int8_t)*spad_elem(src2, rows, r, j) : 0;
+      b[(size_t)r * len + j] = two ? (int8_t)*spad_elem(src2, rows, r, j) : 0;
     }
   }
   int rc = 0;
@@ -384,6 +385,13 @@ static void exec_sfu(const tsr_cmd_t *c, uint32_t idx) {
       }
       rc = tsr_layernorm_check(&p) != 0 ? -1
                                         : tsr_golden_layernorm(rows, len, a, gamma, beta, &p, y);
+      break;
+    }
+    case TSR_FUNC_MUL: {
+      tsr_mul_params_t p = {acc_word(param, 0), acc_word(param, 1), acc_word(param, 2),
+                            acc_word(param, 3), acc_word(param, 4), acc_word(param, 5),
+                            acc_word(param, 6)};
+      rc = tsr_mul_check(&p) != 0 ? -1 : tsr_golden_sfu_mul(n, a, b, &p, y);
       break;
     }
     default: {

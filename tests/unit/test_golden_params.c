@@ -473,6 +473,56 @@ static void add_params_equal_prep_on_random_scales(void **state) {
   }
 }
 
+static void mul_params_hand_computed(void **state) {
+  (void)state;
+  /* 0.5 * 0.25 / 0.5 = 0.25: 2^30 with shift -1. */
+  tsr_mul_params_t p;
+  assert_i64(tsr_golden_mul_params(0.5, 3, 0.25, -7, 0.5, 11, &p), 0);
+  assert_i64(p.in1_offset, -3);
+  assert_i64(p.in2_offset, 7);
+  assert_i64(p.out_mult, 1 << 30);
+  assert_i64(p.out_shift, -1);
+  assert_i64(p.out_offset, 11);
+  assert_i64(p.act_min, -128);
+  assert_i64(p.act_max, 127);
+  /* 3 * 1 / 1 = 3 = 0.75 * 2^2: a left shift. */
+  assert_i64(tsr_golden_mul_params(3.0, 0, 1.0, 0, 1.0, 0, &p), 0);
+  assert_i64(p.out_mult, 3 << 29);
+  assert_i64(p.out_shift, 2);
+  tsr_mul_params_t q;
+  memset(&q, 0x5a, sizeof q);
+  const tsr_mul_params_t before = q;
+  assert_i64(tsr_golden_mul_params(0x1p40, 0, 1.0, 0, 1.0, 0, &q), -1); /* shift 41 */
+  assert_i64(tsr_golden_mul_params(0.0, 0, 1.0, 0, 1.0, 0, &q), -1);
+  assert_i64(tsr_golden_mul_params(1.0, 0, NAN, 0, 1.0, 0, &q), -1);
+  assert_i64(tsr_golden_mul_params(1.0, 0, 1.0, 128, 1.0, 0, &q), -1);
+  assert_i64(tsr_golden_mul_params(1.0, 0, 1.0, 0, 1.0, -129, &q), -1);
+  assert_i64(tsr_golden_mul_params(1.0, 0, 1.0, 0, 1.0, 0, NULL), -1);
+  assert_i64(memcmp(&q, &before, sizeof q), 0);
+}
+
+static void mul_params_equal_prep_on_random_scales(void **state) {
+  (void)state;
+  uint64_t rng = g_seed ^ UINT64_C(0x3a1);
+  for (int i = 0; i < 100000; i++) {
+    const double s1 = rng_log2_uniform(&rng, -20, 4);
+    const double s2 = rng_log2_uniform(&rng, -20, 4);
+    const double so = rng_log2_uniform(&rng, -40, 4);
+    const int32_t z1 = rng_int(&rng, -128, 127), z2 = rng_int(&rng, -128, 127),
+                  zo = rng_int(&rng, -128, 127);
+    tsr_mul_params_t chip, gold;
+    memset(&chip, 0, sizeof chip);
+    memset(&gold, 0, sizeof gold);
+    const int rc_chip = tsr_mul_prepare((float)s1, z1, (float)s2, z2, (float)so, zo, &chip);
+    const int rc_gold = tsr_golden_mul_params(s1, z1, s2, z2, so, zo, &gold);
+    if (rc_chip != rc_gold || memcmp(&chip, &gold, sizeof chip) != 0) {
+      fail_msg("seed %" PRIu64 ": s1 %.17g s2 %.17g out %.17g: prep %d (%d<<%d), golden %d (%d<<%d)",
+               g_seed, s1, s2, so, rc_chip, chip.out_mult, chip.out_shift, rc_gold, gold.out_mult,
+               gold.out_shift);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   g_seed = tsr_choose_seed("test_golden_params", argc, argv);
   printf("test_golden_params: seed %" PRIu64 " (replay with TSR_SEED=%" PRIu64 " or --seed %" PRIu64 ")\n", g_seed,
@@ -491,6 +541,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(leaky_params_hand_computed),
       cmocka_unit_test(add_params_hand_computed),
       cmocka_unit_test(add_params_equal_prep_on_random_scales),
+      cmocka_unit_test(mul_params_hand_computed),
+      cmocka_unit_test(mul_params_equal_prep_on_random_scales),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
