@@ -922,9 +922,10 @@ static tsr_status_t compile_eltwise(cc_t *c, const tsr_tflite_op_t *op) {
     if (c->allow_host) {
       return compile_host(c, op, false);
     }
-    return tsr_nc_unsupported(c, !same ? "inputs of different shapes (broadcasting: --allow-host"
-                                         " runs it on the host)"
-                                       : "a target without an SFU (--allow-host runs it on the host)");
+    return tsr_nc_unsupported(c, !same ? "a MUL whose inputs broadcast (--allow-host runs it on the"
+                                         " host)"
+                                       : "MUL on a target without an SFU (--allow-host runs it on the"
+                                         " host)");
   }
   if (!same) {
     return tsr_nc_unsupported(c, "inputs of different shapes (broadcasting)");
