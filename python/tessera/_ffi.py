@@ -60,6 +60,8 @@ def _declare(lib):
                                            c_p, c_p, c_p, c_sz]),
         "tessera_flat_add": (c_int, [c_p, c_u32, c_u32, c_p, c_p, c_dbl, c_i32, c_dbl, c_i32, c_dbl,
                                      c_i32, c_i32, c_i32, c_int, c_p, c_p, c_p, c_p, c_sz]),
+        "tessera_flat_mul": (c_int, [c_p, c_u32, c_u32, c_p, c_p, c_dbl, c_i32, c_dbl, c_i32, c_dbl,
+                                     c_i32, c_i32, c_i32, c_int, c_p, c_p, c_p, c_p, c_sz]),
         "tessera_flat_reduce": (c_int, [c_p, c_u32, c_u32, c_p, c_int, c_p, c_p, c_p, c_p, c_sz]),
     }
     for name, (res, args) in protos.items():

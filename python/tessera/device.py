@@ -438,13 +438,24 @@ class Device:
             act_max=127, check=False):
         """TFLite int8 ADD of two tensors of one shape (1-D or 2-D), with the fused clamp
         act_min..act_max (e.g. act_min=out_zp for ReLU)."""
+        return self._two_tensors("add", self._lib.tessera_flat_add, a, b, a_scale, b_scale,
+                                 out_scale, a_zp, b_zp, out_zp, act_min, act_max, check)
+
+    def mul(self, a, b, *, a_scale, b_scale, out_scale, a_zp=0, b_zp=0, out_zp=0, act_min=-128,
+            act_max=127, check=False):
+        """TFLite int8 MUL of two tensors of one shape (1-D or 2-D), element by element, with
+        the fused clamp act_min..act_max."""
+        return self._two_tensors("mul", self._lib.tessera_flat_mul, a, b, a_scale, b_scale,
+                                 out_scale, a_zp, b_zp, out_zp, act_min, act_max, check)
+
+    def _two_tensors(self, op, fn, a, b, a_scale, b_scale, out_scale, a_zp, b_zp, out_zp, act_min,
+                     act_max, check):
         a = _int8_tensor("a", a, (1, 2))
         b = _int8_tensor("b", b, (1, 2))
         if a.shape != b.shape:
             _bad(f"A is {tuple(a.shape)} but B is {tuple(b.shape)}: the shapes must be equal")
         act_min, act_max = _act(act_min, act_max)
-        return self._sfu("add", self._lib.tessera_flat_add, a, _ptr(b),
-                         _scale("a_scale", a_scale), _zp("a_zp", a_zp),
+        return self._sfu(op, fn, a, _ptr(b), _scale("a_scale", a_scale), _zp("a_zp", a_zp),
                          _scale("b_scale", b_scale), _zp("b_zp", b_zp),
                          _scale("out_scale", out_scale), _zp("out_zp", out_zp), act_min, act_max,
                          check=check)

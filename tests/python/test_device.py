@@ -267,6 +267,29 @@ def test_add_matches_numpy_with_fused_clamp(dev, seed):
         assert_equal(res.out, want, f"add {shape}", seed)
 
 
+def ref_mul(a, b, sa, za, sb, zb, so, zo, act_min=-128, act_max=127):
+    """TFLite int8 MUL (MulElementwise) with its Prepare, in numpy."""
+    m, s = quantize_multiplier(float(f32(sa)) * float(f32(sb)) / float(f32(so)))
+    y = wrap32(mbqm((a.astype(np.int64) - za) * (b.astype(np.int64) - zb), m, s) + zo)
+    return np.clip(y, act_min, act_max).astype(np.int8)
+
+
+def test_mul_matches_numpy_with_fused_clamp(dev, seed):
+    # An output scale below the product of the input scales (a left shift: most of it
+    # saturates) and two that span the output range.
+    for case, (shape, so) in enumerate([((7, 13), 0.0008), ((40,), 0.4), ((3, 64), 0.8)]):
+        rng = rng_for(seed, 550 + case)
+        a, b = i8(rng, shape), i8(rng, shape)
+        p = dict(a_scale=0.05, a_zp=int(rng.integers(-128, 128)), b_scale=0.031,
+                 b_zp=int(rng.integers(-128, 128)), out_scale=so, out_zp=-4)
+        act_min = -4 if case == 1 else -128  # ReLU at the output zero point
+        res = dev.mul(a, b, act_min=act_min, check=True, **p)
+        want = ref_mul(a, b, p["a_scale"], p["a_zp"], p["b_scale"], p["b_zp"], p["out_scale"],
+                       p["out_zp"], act_min)
+        assert_equal(res.out, want, f"mul {shape}", seed)
+        assert case == 0 or len(np.unique(want)) > min(want.size // 3, 30), "it spans the output"
+
+
 def test_sfu_raw_table_and_reduce_match_numpy(dev, seed):
     rng = rng_for(seed, 600)
     x, table = np.arange(-128, 128, dtype=np.int8).reshape(8, 32), i8(rng, (256,))
