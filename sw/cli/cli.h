@@ -48,7 +48,9 @@ enum {
   C_BENCH = 1u << 7,
   C_COMPILE = 1u << 8,
   C_RUN = 1u << 9,
-  C_SFUS = C_SFU | C_SOFTMAX | C_LAYERNORM | C_ADD | C_REDUCE,
+  C_MUL = 1u << 10,
+  C_TWO = C_ADD | C_MUL, /* the SFU commands of two tensors A and B */
+  C_SFUS = C_SFU | C_SOFTMAX | C_LAYERNORM | C_TWO | C_REDUCE,
   C_ALL = C_GEMM | C_INFO | C_SFUS | C_RUN /* the commands that take the common options */
 };
 

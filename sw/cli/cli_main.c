@@ -55,6 +55,7 @@ static void usage(FILE *f) {
           "  tessera add --a A.npy --a-scale S [--a-zp Z] --b B.npy --b-scale S [--b-zp Z]\n"
           "              --out-scale S [--out-zp Z] [--act-min LO --act-max HI] [--out Y.npy]\n"
           "              [--check] [common options]\n"
+          "  tessera mul (the options of add)\n"
           "  tessera reduce --in X.npy [--out Y.npy] [--check] [common options]\n"
           "  tessera info [common options]\n"
           "  tessera bench [--dim N] [--out DIR] [--quick] [--json]\n"
@@ -83,10 +84,10 @@ static void usage(FILE *f) {
           "--op lut maps through an int8 (256,) table: y = T[x mod 256]. softmax: TFLite int8\n"
           "softmax (default beta 1), output scale 1/256, zero point -128. layernorm: G int8\n"
           "(len,), B float32 (quantized to gamma-scale * 2^-12) or int32 (len,), default eps\n"
-          "1e-5. add: TFLite int8 ADD of equal shapes. reduce: int32 (rows, 3) per row: max,\n"
-          "sum, sum of squares. Zero points default to 0. --check compares with the golden\n"
-          "model; --json reports op, rows, len, cycles, cycles_per_element, bus_read_bytes,\n"
-          "bus_write_bytes and the plan.\n"
+          "1e-5. add, mul: TFLite int8 ADD and MUL of equal shapes. reduce: int32 (rows, 3)\n"
+          "per row: max, sum, sum of squares. Zero points default to 0. --check compares with\n"
+          "the golden model; --json reports op, rows, len, cycles, cycles_per_element,\n"
+          "bus_read_bytes, bus_write_bytes and the plan.\n"
           "\n"
           "bench: the GEMM sweep of docs/performance.md (square 16^3..1024^3, M = 1..256 at\n"
           "K = N = 1024, ResNet-50 and BERT-base GEMMs, 1..16 bytes per cycle at 256^3), each\n"
@@ -136,10 +137,10 @@ static void usage(FILE *f) {
 static const struct {
   const char *name;
   unsigned bit;
-} k_cmds[] = {{"gemm", C_GEMM},           {"info", C_INFO}, {"sfu", C_SFU},
-              {"softmax", C_SOFTMAX},     {"layernorm", C_LAYERNORM}, {"add", C_ADD},
-              {"reduce", C_REDUCE},       {"bench", C_BENCH},         {"compile", C_COMPILE},
-              {"run", C_RUN}};
+} k_cmds[] = {{"gemm", C_GEMM},       {"info", C_INFO},           {"sfu", C_SFU},
+              {"softmax", C_SOFTMAX}, {"layernorm", C_LAYERNORM}, {"add", C_ADD},
+              {"mul", C_MUL},         {"reduce", C_REDUCE},       {"bench", C_BENCH},
+              {"compile", C_COMPILE}, {"run", C_RUN}};
 
 unsigned cmd_bit(const char *name) {
   for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; i++) {
@@ -157,16 +158,16 @@ typedef struct opt_def {
 } opt_def_t;
 
 static const opt_def_t k_opts[O_COUNT] = {
-    [O_A] = {"a", true, C_GEMM | C_ADD},
-    [O_B] = {"b", true, C_GEMM | C_ADD},
+    [O_A] = {"a", true, C_GEMM | C_TWO},
+    [O_B] = {"b", true, C_GEMM | C_TWO},
     [O_BIAS] = {"bias", true, C_GEMM},
     [O_MULT] = {"mult", true, C_GEMM},
     [O_MULT_NPY] = {"mult-npy", true, C_GEMM},
     [O_SHIFT] = {"shift", true, C_GEMM},
     [O_SHIFT_NPY] = {"shift-npy", true, C_GEMM},
-    [O_OUT_ZP] = {"out-zp", true, C_GEMM | C_SFU | C_LAYERNORM | C_ADD},
-    [O_ACT_MIN] = {"act-min", true, C_GEMM | C_ADD},
-    [O_ACT_MAX] = {"act-max", true, C_GEMM | C_ADD},
+    [O_OUT_ZP] = {"out-zp", true, C_GEMM | C_SFU | C_LAYERNORM | C_TWO},
+    [O_ACT_MIN] = {"act-min", true, C_GEMM | C_TWO},
+    [O_ACT_MAX] = {"act-max", true, C_GEMM | C_TWO},
     [O_OUT] = {"out", true, C_GEMM | C_SFUS | C_BENCH | C_COMPILE | C_RUN},
     [O_M] = {"m", true, C_GEMM},
     [O_K] = {"k", true, C_GEMM},
@@ -190,17 +191,17 @@ static const opt_def_t k_opts[O_COUNT] = {
     [O_IN] = {"in", true, C_SFU | C_SOFTMAX | C_LAYERNORM | C_REDUCE},
     [O_IN_SCALE] = {"in-scale", true, C_SFU | C_SOFTMAX | C_LAYERNORM},
     [O_IN_ZP] = {"in-zp", true, C_SFU | C_SOFTMAX},
-    [O_OUT_SCALE] = {"out-scale", true, C_GEMM | C_SFU | C_LAYERNORM | C_ADD},
+    [O_OUT_SCALE] = {"out-scale", true, C_GEMM | C_SFU | C_LAYERNORM | C_TWO},
     [O_LUT] = {"lut", true, C_SFU},
     [O_BETA] = {"beta", true, C_SOFTMAX | C_LAYERNORM},
     [O_GAMMA] = {"gamma", true, C_LAYERNORM},
     [O_GAMMA_SCALE] = {"gamma-scale", true, C_LAYERNORM},
     [O_GAMMA_ZP] = {"gamma-zp", true, C_LAYERNORM},
     [O_EPS] = {"eps", true, C_LAYERNORM},
-    [O_A_SCALE] = {"a-scale", true, C_GEMM | C_ADD},
-    [O_A_ZP] = {"a-zp", true, C_GEMM | C_ADD},
-    [O_B_SCALE] = {"b-scale", true, C_ADD},
-    [O_B_ZP] = {"b-zp", true, C_ADD},
+    [O_A_SCALE] = {"a-scale", true, C_GEMM | C_TWO},
+    [O_A_ZP] = {"a-zp", true, C_GEMM | C_TWO},
+    [O_B_SCALE] = {"b-scale", true, C_TWO},
+    [O_B_ZP] = {"b-zp", true, C_TWO},
     [O_W_SCALE] = {"w-scale", true, C_GEMM},
     [O_W_SCALE_NPY] = {"w-scale-npy", true, C_GEMM},
     [O_ACT] = {"act", true, C_GEMM},
@@ -309,7 +310,8 @@ int tessera_cli_main(int argc, char **argv) {
     return 0;
   }
   if (cmd_bit(argv[1]) == 0u) {
-    die_line("unknown command '%s' (commands: gemm, sfu, softmax, layernorm, add, reduce, info,"
+    die_line("unknown command '%s' (commands: gemm, sfu, softmax, layernorm, add, mul, reduce,"
+             " info,"
              " bench, compile, run; see 'tessera --help')",
              argv[1]);
     return EXIT_ERROR;

@@ -289,7 +289,9 @@ static int sfu_job_layernorm(const args_t *ar, sfu_job_t *j) {
   return 0;
 }
 
-static int sfu_job_add(const args_t *ar, sfu_job_t *j) {
+/* add and mul: A and B of one shape, their scales and zero points, the output's, the clamp. */
+static int sfu_job_two(const args_t *ar, sfu_job_t *j, bool mul) {
+  const char *op = mul ? "mul" : "add";
   double sa = 0.0;
   double sb = 0.0;
   double so = 0.0;
@@ -312,7 +314,7 @@ static int sfu_job_add(const args_t *ar, sfu_job_t *j) {
     return -1;
   }
   if (act_min > act_max) {
-    die_line("add: --act-min %d is greater than --act-max %d", act_min, act_max);
+    die_line("%s: --act-min %d is greater than --act-max %d", op, act_min, act_max);
     return -1;
   }
   uint32_t rows2 = 0;
@@ -324,29 +326,39 @@ static int sfu_job_add(const args_t *ar, sfu_job_t *j) {
   if (ndim2 != j->ndim || rows2 != j->rows || len2 != j->len) {
     char s1[128];
     char s2[128];
-    die_line("add: A is %s but B is %s: the shapes must be equal",
+    die_line("%s: A is %s but B is %s: the shapes must be equal", op,
              shape_str(&j->nin, s1, sizeof s1), shape_str(&j->nin2, s2, sizeof s2));
     return -1;
   }
   j->in2 = j->nin2.data;
-  tsr_add_params_t p;
-  if (tsr_add_prepare(sa, za, sb, zb, so, zo, &p) != 0) {
-    die_line("add: --a-scale %g, --b-scale %g and --out-scale %g give an output multiplier that "
+  j->op = op;
+  tsr_add_params_t p, gp;
+  tsr_mul_params_t mp, gmp;
+  memset(&gp, 0, sizeof gp);
+  memset(&gmp, 0, sizeof gmp);
+  if (mul ? tsr_mul_prepare(sa, za, sb, zb, so, zo, &mp) != 0
+          : tsr_add_prepare(sa, za, sb, zb, so, zo, &p) != 0) {
+    die_line("%s: --a-scale %g, --b-scale %g and --out-scale %g give an output multiplier that "
              "cannot be represented",
-             sa, sb, so);
+             op, sa, sb, so);
     return -1;
   }
-  p.act_min = act_min;
-  p.act_max = act_max;
+  if (mul) {
+    j->gold_failed = tsr_golden_mul_params(sa, za, sb, zb, so, zo, &gmp) != 0;
+    mp.act_min = gmp.act_min = act_min;
+    mp.act_max = gmp.act_max = act_max;
+    j->func = TSR_FUNC_MUL;
+    j->param_words = TSR_MUL_PARAM_WORDS;
+    memcpy(j->param, &mp, sizeof mp);
+    memcpy(j->gold_param, &gmp, sizeof gmp);
+    return 0;
+  }
+  j->gold_failed = tsr_golden_add_params(sa, za, sb, zb, so, zo, &gp) != 0;
+  p.act_min = gp.act_min = act_min;
+  p.act_max = gp.act_max = act_max;
   j->func = TSR_FUNC_ADD;
-  j->op = "add";
   j->param_words = TSR_ADD_PARAM_WORDS;
   memcpy(j->param, &p, sizeof p);
-  tsr_add_params_t gp;
-  memset(&gp, 0, sizeof gp);
-  j->gold_failed = tsr_golden_add_params(sa, za, sb, zb, so, zo, &gp) != 0;
-  gp.act_min = act_min;
-  gp.act_max = act_max;
   memcpy(j->gold_param, &gp, sizeof gp);
   return 0;
 }
@@ -375,7 +387,8 @@ static int sfu_job_params(const args_t *ar, unsigned cmd, sfu_job_t *j) {
     case C_LAYERNORM:
       return sfu_job_layernorm(ar, j);
     case C_ADD:
-      return sfu_job_add(ar, j);
+    case C_MUL:
+      return sfu_job_two(ar, j, cmd == C_MUL);
     default:
       j->func = TSR_FUNC_REDUCE;
       j->op = "reduce";
@@ -458,9 +471,10 @@ int cmd_sfu_family(const args_t *ar) {
   char err[TESSERA_ERRLEN];
 
   /* The input tensor(s). */
-  const opt_id_t in_opt = cmd == C_ADD ? O_A : O_IN;
-  if (need(ar, in_opt, j.cmd, cmd == C_ADD ? "int8 A.npy" : "int8 X.npy, 1-D or 2-D") != 0 ||
-      (cmd == C_ADD && need(ar, O_B, j.cmd, "int8 B.npy, the shape of A") != 0)) {
+  const bool two = (cmd & C_TWO) != 0u;
+  const opt_id_t in_opt = two ? O_A : O_IN;
+  if (need(ar, in_opt, j.cmd, two ? "int8 A.npy" : "int8 X.npy, 1-D or 2-D") != 0 ||
+      (two && need(ar, O_B, j.cmd, "int8 B.npy, the shape of A") != 0)) {
     goto done;
   }
   if (load_tensor(j.cmd, ar->val[in_opt], &j.nin, &j.rows, &j.len, &j.ndim) != 0) {

@@ -176,6 +176,26 @@ def case_add(R, rng, dim):
         compare(where, np.load(py), np.clip(y, p[9], p[10]).astype(np.int8))
 
 
+def case_mul(R, rng, dim):
+    # TFLite's MUL Prepare (QuantizeMultiplier of s1 s2 / s_out from the float32 scales) and
+    # MulElementwise in numpy; an output scale below s1 s2 gives a left shift.
+    f32 = lambda v: float(np.float32(v))  # noqa: E731
+    for shape, (sa, za, sb, zb, so, zo, lo, hi) in [
+            ((37, 129), (0.05, 3, 0.07, -2, 0.4, 1, -128, 127)),
+            ((3000, 40), (0.02, 0, 0.02, 0, 0.0002, -7, -7, 127)),
+            ((100,), (0.5, -128, 0.01, 127, 2.5, 0, -20, 90))]:
+        a = rng.integers(-128, 128, size=shape, dtype=np.int64).astype(np.int8)
+        b = rng.integers(-128, 128, size=shape, dtype=np.int64).astype(np.int8)
+        where = f"dim {dim} mul {shape}"
+        pa, pb, py = R.save("a.npy", a), R.save("b.npy", b), R.path("y.npy")
+        R.run_json(where, ["mul", "--dim", dim, "--a", pa, "--a-scale", sa, "--a-zp", za, "--b", pb,
+                           "--b-scale", sb, "--b-zp", zb, "--out-scale", so, "--out-zp", zo,
+                           "--act-min", lo, "--act-max", hi, "--out", py])
+        m, s = quantize_multiplier(f32(sa) * f32(sb) / f32(so))
+        y = wrap32(mbqm((a.astype(np.int64) - za) * (b.astype(np.int64) - zb), m, s) + zo)
+        compare(where, np.load(py), np.clip(y, lo, hi).astype(np.int8))
+
+
 def case_softmax(R, rng, dim):
     for shape, scale, beta in [((37, 129), 0.05, 1.0), ((1000,), 0.1, 0.5), ((300, 17), 0.2, 2.0)]:
         x = rng.integers(-128, 128, size=shape, dtype=np.int64).astype(np.int8)
@@ -408,7 +428,7 @@ def case_device_errors(R, rng, dim):
                    f"got {r.stderr!r}")
 
 
-CASES = [case_lut, case_named, case_reduce, case_add, case_softmax, case_layernorm, case_gemm_fused,
+CASES = [case_lut, case_named, case_reduce, case_add, case_mul, case_softmax, case_layernorm, case_gemm_fused,
          case_add_tflite, case_softmax_in_zp, case_gemm_quant, case_gemm_any_mult, case_submit_stream, case_trace_error, case_device_errors]
 
 
