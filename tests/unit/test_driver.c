@@ -680,6 +680,7 @@ static void sfu_packs_every_field(void **state) {
       {TSR_FUNC_REDUCE, 0u, 0u, 0u},
       {TSR_FUNC_SOFTMAX, 0u, 0x456789u, 0u},
       {TSR_FUNC_ADD, 0x345678u, 0x456789u, 0u},
+      {TSR_FUNC_MUL, 0x345678u, 0x456789u, 0u},
   };
   a.rows = 3u;
   a.len = 17u;
@@ -737,10 +738,10 @@ static void sfu_rejects_what_the_chip_refuses_at_decode(void **state) {
   const tsr_sfu_args_t ok = {.func = TSR_FUNC_MAP, .src = 0, .dst = 60, .rows = 4, .len = 20};
   tsr_sfu_args_t a = ok;
   assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
-  /* FUNC 6..15: ERR_OPCODE on the chip. */
-  a.func = 6;
+  /* FUNC 7..15: ERR_OPCODE on the chip. */
+  a.func = TSR_FUNC_COUNT;
   assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
-  assert_err_contains("FUNC = 6");
+  assert_err_contains("FUNC = 7");
   a.func = 15;
   assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
   a.func = 16; /* would spill into bit 20 */
@@ -751,7 +752,7 @@ static void sfu_rejects_what_the_chip_refuses_at_decode(void **state) {
   assert_int_equal(tsr_cmd_sfu(&g_dev, TSR_CMD_PUT(TSR_CMD_W0_FLAGS, 1u), &ok, &c), TSR_BAD_ARG);
   /* ERR_DIM: zero ROWS or LEN; the 16-bit fields cannot hold 65536. */
   const uint32_t funcs[] = {TSR_FUNC_MAP, TSR_FUNC_REDUCE, TSR_FUNC_SOFTMAX, TSR_FUNC_LAYERNORM,
-                            TSR_FUNC_ADD};
+                            TSR_FUNC_ADD, TSR_FUNC_MUL};
   for (unsigned f = 0; f < sizeof funcs / sizeof funcs[0]; f++) {
     a = ok;
     a.func = funcs[f];
@@ -780,7 +781,8 @@ static void sfu_rejects_what_the_chip_refuses_at_decode(void **state) {
     assert_err_contains("SRC+C*ROWS = 129 exceeds SPAD_ROWS 128");
   }
   /* The int8 result at DST, likewise; REDUCE: accumulator rows DST .. DST+ROWS-1. */
-  const uint32_t int8_out[] = {TSR_FUNC_MAP, TSR_FUNC_SOFTMAX, TSR_FUNC_LAYERNORM, TSR_FUNC_ADD};
+  const uint32_t int8_out[] = {TSR_FUNC_MAP,       TSR_FUNC_SOFTMAX, TSR_FUNC_LAYERNORM,
+                               TSR_FUNC_ADD,       TSR_FUNC_MUL};
   for (unsigned f = 0; f < sizeof int8_out / sizeof int8_out[0]; f++) {
     a = ok;
     a.func = int8_out[f];
@@ -797,15 +799,17 @@ static void sfu_rejects_what_the_chip_refuses_at_decode(void **state) {
   a.dst = 29;
   assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
   assert_err_contains("DST+ROWS = 33 exceeds ACC_ROWS 32");
-  /* ADD: B at SRC2, same shape as A. */
-  a = ok;
-  a.func = TSR_FUNC_ADD;
-  a.param = 0;
-  a.src2 = 116;
-  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
-  a.src2 = 117;
-  assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
-  assert_err_contains("SRC2+C*ROWS = 129");
+  /* ADD and MUL: B at SRC2, same shape as A. */
+  for (uint32_t f = TSR_FUNC_ADD; f <= TSR_FUNC_MUL; f++) {
+    a = ok;
+    a.func = f;
+    a.param = 0;
+    a.src2 = 116;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_OK);
+    a.src2 = 117;
+    assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
+    assert_err_contains("SRC2+C*ROWS = 129");
+  }
   /* LAYERNORM: gamma is one row (C rows) at SRC2, beta C accumulator rows at AUX. */
   a = ok;
   a.func = TSR_FUNC_LAYERNORM;
@@ -819,10 +823,11 @@ static void sfu_rejects_what_the_chip_refuses_at_decode(void **state) {
   a.aux = 30;
   assert_int_equal(tsr_cmd_sfu(&g_dev, 0, &a, &c), TSR_BAD_ARG);
   assert_err_contains("AUX+C (beta) = 33 exceeds ACC_ROWS 32");
-  /* Parameter blocks: ceil(P/N) rows: SOFTMAX 3 words (1 row), LAYERNORM 8 (1), ADD 11 (2). */
+  /* Parameter blocks: ceil(P/N) rows: SOFTMAX 3 words (1 row), LAYERNORM 8 (1), ADD 11 (2),
+   * MUL 7 (1). */
   const struct {
     uint32_t func, last_ok;
-  } pb[] = {{TSR_FUNC_SOFTMAX, 31}, {TSR_FUNC_LAYERNORM, 31}, {TSR_FUNC_ADD, 30}};
+  } pb[] = {{TSR_FUNC_SOFTMAX, 31}, {TSR_FUNC_LAYERNORM, 31}, {TSR_FUNC_ADD, 30}, {TSR_FUNC_MUL, 31}};
   for (unsigned i = 0; i < sizeof pb / sizeof pb[0]; i++) {
     a = ok;
     a.func = pb[i].func;

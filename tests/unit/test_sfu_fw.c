@@ -42,8 +42,9 @@ static uint32_t align64(uint32_t x) { return (x + 63u) & ~63u; }
 static uint32_t cdiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 static const char *func_name(uint32_t f) {
-  static const char *const names[] = {"LUT_LOAD", "MAP", "REDUCE", "SOFTMAX", "LAYERNORM", "ADD"};
-  return f < 6 ? names[f] : "?";
+  static const char *const names[] = {"LUT_LOAD", "MAP",  "REDUCE", "SOFTMAX",
+                                      "LAYERNORM", "ADD", "MUL"};
+  return f < sizeof names / sizeof names[0] ? names[f] : "?";
 }
 
 static tsr_dev_info_t info_of(uint32_t dim, uint32_t spad, uint32_t acc) {
@@ -88,6 +89,13 @@ static void make_params(job_t *j) {
     assert_int_equal(tsr_add_prepare(0.05 + 0.01 * rnd_in(0, 9), (int32_t)rnd_in(0, 20) - 10,
                                      0.05 + 0.01 * rnd_in(0, 9), (int32_t)rnd_in(0, 20) - 10,
                                      0.1, (int32_t)rnd_in(0, 20) - 10, &p),
+                     0);
+    memcpy(j->param, &p, sizeof p);
+  } else if (d->func == TSR_FUNC_MUL) {
+    tsr_mul_params_t p;
+    assert_int_equal(tsr_mul_prepare(0.05f + 0.01f * (float)rnd_in(0, 9), (int32_t)rnd_in(0, 20) - 10,
+                                     0.05f + 0.01f * (float)rnd_in(0, 9), (int32_t)rnd_in(0, 20) - 10,
+                                     0.02f, (int32_t)rnd_in(0, 20) - 10, &p),
                      0);
     memcpy(j->param, &p, sizeof p);
   }
@@ -142,7 +150,7 @@ static bool job_make(job_t *j, uint32_t func, uint32_t rows, uint32_t len, bool 
   make_params(j);
   memset(g_chip.dram, 0xa5, g_chip.dram_size);
   memcpy(g_chip.dram + d->in_addr, j->in, n);
-  memcpy(g_chip.dram + d->in2_addr, j->in2, func == TSR_FUNC_ADD ? n : len);
+  memcpy(g_chip.dram + d->in2_addr, j->in2, tsr_sfu_two_tensors(func) ? n : len);
   memcpy(g_chip.dram + d->beta_addr, j->beta, 4u * len);
   memcpy(g_chip.dram + d->param_addr, j->param, sizeof j->param);
   memcpy(g_chip.dram + d->lut_addr, j->lut, 256);
@@ -189,6 +197,12 @@ static uint8_t *golden(const job_t *j) {
       tsr_layernorm_params_t p;
       memcpy(&p, j->param, sizeof p);
       rc = tsr_golden_layernorm(d->rows, d->len, j->in, j->in2, j->beta, &p, (int8_t *)g);
+      break;
+    }
+    case TSR_FUNC_MUL: {
+      tsr_mul_params_t p;
+      memcpy(&p, j->param, sizeof p);
+      rc = tsr_golden_sfu_mul(n, j->in, j->in2, &p, (int8_t *)g);
       break;
     }
     default: {
@@ -241,7 +255,7 @@ static bool job_check(const job_t *j, char *why, size_t whylen) {
 static void check_plan(const tsr_dev_info_t *in, const tsr_sfu_desc_t *d, const tsr_sfu_plan_t *p) {
   const uint32_t N = in->dim;
   const uint32_t c = cdiv(d->len, N);
-  const bool add = d->func == TSR_FUNC_ADD, ln = d->func == TSR_FUNC_LAYERNORM,
+  const bool two = tsr_sfu_two_tensors(d->func), ln = d->func == TSR_FUNC_LAYERNORM,
              red = d->func == TSR_FUNC_REDUCE;
   assert_int_equal(p->dim, N);
   assert_int_equal(p->chunks, c);
@@ -256,7 +270,7 @@ static void check_plan(const tsr_dev_info_t *in, const tsr_sfu_desc_t *d, const 
   for (uint32_t b = 0; b < p->bufs; b++) {
     sp[ns][0] = p->a_base[b];
     sp[ns++][1] = (uint64_t)p->a_base[b] + (uint64_t)c * p->block_rows;
-    if (add) {
+    if (two) {
       sp[ns][0] = p->b_base[b];
       sp[ns++][1] = (uint64_t)p->b_base[b] + (uint64_t)c * p->block_rows;
     }
@@ -275,8 +289,8 @@ static void check_plan(const tsr_dev_info_t *in, const tsr_sfu_desc_t *d, const 
     sp[ns][0] = p->lut_row;
     sp[ns++][1] = (uint64_t)p->lut_row + cdiv(256, N);
   }
-  if (d->func == TSR_FUNC_SOFTMAX || ln || add) {
-    uint32_t words = d->func == TSR_FUNC_SOFTMAX ? 3 : ln ? 8 : 11;
+  if (d->func == TSR_FUNC_SOFTMAX || ln || two) {
+    uint32_t words = d->func == TSR_FUNC_SOFTMAX ? 3 : ln ? 8 : d->func == TSR_FUNC_MUL ? 7 : 11;
     ac[na][0] = p->param_row;
     ac[na++][1] = (uint64_t)p->param_row + cdiv(words, N);
   }
@@ -305,7 +319,7 @@ static tsr_sfu_desc_t plain_desc(uint32_t func, uint32_t rows, uint32_t len) {
 }
 
 static const uint32_t k_funcs[] = {TSR_FUNC_MAP, TSR_FUNC_REDUCE, TSR_FUNC_SOFTMAX,
-                                   TSR_FUNC_LAYERNORM, TSR_FUNC_ADD};
+                                   TSR_FUNC_LAYERNORM, TSR_FUNC_ADD, TSR_FUNC_MUL};
 #define NFUNCS (sizeof k_funcs / sizeof k_funcs[0])
 
 static void plans_keep_the_invariants(void **state) {
@@ -327,7 +341,7 @@ static void plans_keep_the_invariants(void **state) {
           if (st == TSR_UNSUPPORTED) {
             /* Only when one row really does not fit. */
             uint32_t c = cdiv(d.len, infos[i].dim);
-            uint64_t spad = (uint64_t)c * (d.func == TSR_FUNC_ADD ? 2 : 1) +
+            uint64_t spad = (uint64_t)c * (tsr_sfu_two_tensors(d.func) ? 2 : 1) +
                             (d.func == TSR_FUNC_LAYERNORM ? c : 0) + (lut ? 256 / infos[i].dim : 0);
             uint64_t acc = (d.func == TSR_FUNC_LAYERNORM ? c + 1 : 0);
             assert_true(spad > infos[i].spad_rows || acc > infos[i].acc_rows);
@@ -430,7 +444,7 @@ static void bad_descriptors_are_rejected(void **state) {
     }                                                                                   \
   } while (0)
   REJECT(b.func = TSR_FUNC_LUT_LOAD, "func");
-  REJECT(b.func = 6, "func");
+  REJECT(b.func = TSR_FUNC_COUNT, "func");
   REJECT(b.rows = 0, "rows");
   REJECT(b.len = 0, "len");
   REJECT(b.len = 65536, "len");
@@ -470,6 +484,8 @@ static void parameter_block_sizes_match_the_golden_model(void **state) {
   assert_int_equal(TSR_SFU_SOFTMAX_WORDS, TSR_SOFTMAX_PARAM_WORDS);
   assert_int_equal(TSR_SFU_LAYERNORM_WORDS, TSR_LAYERNORM_PARAM_WORDS);
   assert_int_equal(TSR_SFU_ADD_WORDS, TSR_ADD_PARAM_WORDS);
+  assert_int_equal(TSR_SFU_MUL_WORDS, TSR_MUL_PARAM_WORDS);
+  assert_int_equal(sizeof(tsr_mul_params_t), 4 * TSR_SFU_MUL_WORDS);
   assert_int_equal(sizeof(tsr_softmax_params_t), 4 * TSR_SFU_SOFTMAX_WORDS);
   assert_int_equal(sizeof(tsr_layernorm_params_t), 4 * TSR_SFU_LAYERNORM_WORDS);
   assert_int_equal(sizeof(tsr_add_params_t), 4 * TSR_SFU_ADD_WORDS);
@@ -517,7 +533,7 @@ static bool run_job(const job_t *j, char *why, size_t whylen) {
     return false;
   }
   uint64_t sfus = 0;
-  for (int f = 0; f < 6; f++) {
+  for (int f = 0; f < (int)TSR_FUNC_COUNT; f++) {
     sfus += g_chip.n_sfu[f];
   }
   if (g_chip.cmds != p.cmds || g_chip.n_sfu[j->d.func] != p.blocks ||
@@ -575,8 +591,8 @@ static void runs_match_golden_on_random_jobs_under_every_schedule(void **state) 
     const bool lut = func == TSR_FUNC_MAP && rnd() % 2 == 0;
     const bool in_place = rnd() % 3 == 0;
     const uint32_t c = cdiv(len, dim);
-    /* Room for 1..12 rows (times 2 for ADD), gamma, table; beta and parameters. */
-    const uint32_t spad = c * (func == TSR_FUNC_ADD ? 2 : 1) * rnd_in(1, 12) +
+    /* Room for 1..12 rows (times 2 for ADD and MUL), gamma, table; beta and parameters. */
+    const uint32_t spad = c * (tsr_sfu_two_tensors(func) ? 2 : 1) * rnd_in(1, 12) +
                           (func == TSR_FUNC_LAYERNORM ? c : 0) + (lut ? 256 / dim : 0);
     const uint32_t acc = rnd_in(3, 20) + (func == TSR_FUNC_LAYERNORM ? c : 0);
     const uint32_t job_seed = rnd();
@@ -699,6 +715,10 @@ static void whole_operation_wrappers_run_their_function(void **state) {
       case TSR_FUNC_LAYERNORM:
         st = tsr_sfu_run_layernorm(&g_dev, d->rows, d->len, d->in_addr, d->in2_addr, d->beta_addr,
                                    d->param_addr, d->out_addr);
+        break;
+      case TSR_FUNC_MUL:
+        st = tsr_sfu_run_mul(&g_dev, d->rows, d->len, d->in_addr, d->in2_addr, d->param_addr,
+                             d->out_addr);
         break;
       default:
         st = tsr_sfu_run_add(&g_dev, d->rows, d->len, d->in_addr, d->in2_addr, d->param_addr,
