@@ -23,7 +23,7 @@ int tsr_tb_sfu_run(int func, int rows, int len);
 
 enum { REF_A = 0, REF_B = 1, REF_GAMMA = 2, REF_BETA = 3, REF_PARAM = 4, REF_LUT = 5, REF_Y = 6,
        REF_R = 7 };
-enum { FN_LUT_LOAD = 0, FN_MAP = 1, FN_REDUCE = 2, FN_SOFTMAX = 3, FN_LAYERNORM = 4, FN_ADD = 5 };
+enum { FN_LUT_LOAD = 0, FN_MAP = 1, FN_REDUCE = 2, FN_SOFTMAX = 3, FN_LAYERNORM = 4, FN_ADD = 5, FN_MUL = 6 };
 
 static int8_t g_a[REF_MAX_ELEMS], g_b[REF_MAX_ELEMS], g_y[REF_MAX_ELEMS];
 static int8_t g_gamma[REF_MAX_LEN];
@@ -118,6 +118,23 @@ int tsr_tb_sfu_prepare(int func, int len, int r1, int r2, int r3) {
     }
     return 0;
   }
+  if (func == FN_MUL) {
+    /* The output scale 2^-1 .. 2^7 times the product of the input scales: multipliers from
+     * below 1/256 to 2 (a left shift). */
+    tsr_mul_params_t p;
+    const double s1 = scale_of(r1, 8), s2 = scale_of(r2, 8);
+    const double so = s1 * s2 * ldexp(1.0 + (double)(r3 & 0xff) / 256.0, ((r3 >> 8) & 7) - 1);
+    if (tsr_mul_prepare((float)s1, zp_of(r1 >> 24), (float)s2, zp_of(r2 >> 24), (float)so,
+                        zp_of(r3 >> 24), &p) != 0) {
+      return -1;
+    }
+    const int32_t w[7] = {p.in1_offset, p.in2_offset, p.out_mult, p.out_shift, p.out_offset,
+                          (r3 & 0x30000) == 0 ? -20 : p.act_min, (r3 & 0x30000) == 0 ? 40 : p.act_max};
+    for (int i = 0; i < 7; i++) {
+      g_param[i] = w[i];
+    }
+    return 0;
+  }
   return 0;
 }
 
@@ -147,6 +164,11 @@ int tsr_tb_sfu_run(int func, int rows, int len) {
     const tsr_add_params_t p = {g_param[0], g_param[1], g_param[2], g_param[3], g_param[4], g_param[5],
                                 g_param[6], g_param[7], g_param[8], g_param[9], g_param[10]};
     return tsr_golden_add(n, g_a, g_b, &p, g_y);
+  }
+  case FN_MUL: {
+    const tsr_mul_params_t p = {g_param[0], g_param[1], g_param[2], g_param[3], g_param[4], g_param[5],
+                                g_param[6]};
+    return tsr_golden_sfu_mul(n, g_a, g_b, &p, g_y);
   }
   default:
     return -2;

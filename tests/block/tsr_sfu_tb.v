@@ -26,7 +26,7 @@ module tsr_sfu_tb;
   localparam integer Aw    = 8;
   localparam integer LutAw = $clog2(256 / N);
   localparam integer FnLutLoad = 0, FnMap = 1, FnReduce = 2, FnSoftmax = 3, FnLayernorm = 4,
-                     FnAdd = 5;
+                     FnAdd = 5, FnMul = 6, NFn = 7;
   localparam integer RefA = 0, RefB = 1, RefGamma = 2, RefBeta = 3, RefParam = 4, RefLut = 5,
                      RefY = 6, RefR = 7;
 
@@ -116,7 +116,7 @@ module tsr_sfu_tb;
   // ---- One command -------------------------------------------------------------------------
   reg  [8*N-1:0]   spad_exp [0:Rows-1];
   reg  [32*N-1:0]  acc_exp  [0:Rows-1];
-  integer n_by_func [0:5];
+  integer n_by_func [0:NFn-1];
   integer n_param_err = 0, n_inplace = 0, n_clr = 0;
 
   function automatic [Aw-1:0] ix(input integer v);
@@ -147,7 +147,7 @@ module tsr_sfu_tb;
       nl = (urand(4) == 0) ? 1 + urand(N) : 1 + urand(40);
       if (fn == FnLutLoad) begin nr = 1; nl = 1; end
       cc = chunks(nl);
-      inplace = (fn == FnMap || fn == FnAdd || fn == FnSoftmax) && (urand(4) == 0);
+      inplace = (fn == FnMap || fn == FnAdd || fn == FnMul || fn == FnSoftmax) && (urand(4) == 0);
       src_i = urand(64 - cc * nr + 1);
       if (fn == FnLutLoad) src_i = urand(64 - 256 / N + 1);
       src2_i = 64 + urand(64 - cc * nr + 1);
@@ -188,7 +188,7 @@ module tsr_sfu_tb;
         void'(tsr_tb_sfu_set(RefBeta, j, x));
       end
       // Parameters.
-      pw = (fn == FnSoftmax) ? 3 : (fn == FnLayernorm) ? 8 : (fn == FnAdd) ? 11 : 0;
+      pw = (fn == FnSoftmax) ? 3 : (fn == FnLayernorm) ? 8 : (fn == FnAdd) ? 11 : (fn == FnMul) ? 7 : 0;
       bad = 1'b0;
       if (pw != 0) begin
         t = 0;
@@ -201,6 +201,7 @@ module tsr_sfu_tb;
           case (fn)
             FnSoftmax:   void'(tsr_tb_sfu_set(RefParam, 1, urand(2) != 0 ? 32 : -1));
             FnLayernorm: void'(tsr_tb_sfu_set(RefParam, urand(2) != 0 ? 4 : 6, urand(2) != 0 ? 31 : -200));
+            FnMul:       void'(tsr_tb_sfu_set(RefParam, urand(2) != 0 ? 3 : 5, urand(2) != 0 ? 31 : -200));
             default:     void'(tsr_tb_sfu_set(RefParam, urand(2) != 0 ? 2 : 7, urand(2) != 0 ? 1 : 31));
           endcase
         end
@@ -292,14 +293,14 @@ module tsr_sfu_tb;
       $dumpvars(0, tsr_sfu_tb);
     end
     rng_seed(32'h5f0_5eed ^ seed);
-    for (k0 = 0; k0 < 6; k0 = k0 + 1) n_by_func[k0] = 0;
+    for (k0 = 0; k0 < NFn; k0 = k0 + 1) n_by_func[k0] = 0;
     for (k0 = 0; k0 < 256; k0 = k0 + 1) void'(tsr_tb_sfu_set(RefLut, k0, 0));
     repeat (2) @(posedge clk);
     #1 rst_n = 1'b1;
     // MAP on the empty table first, then every function once, then at random.
     run_cmd(FnMap);
-    for (fn0 = 0; fn0 < 6; fn0 = fn0 + 1) run_cmd(fn0);
-    for (cmd = 7; cmd < ncmds; cmd = cmd + 1) begin
+    for (fn0 = 0; fn0 < NFn; fn0 = fn0 + 1) run_cmd(fn0);
+    for (cmd = NFn + 1; cmd < ncmds; cmd = cmd + 1) begin
       pick = urand(100);
       if (pick < 2) begin
         soft_reset();
@@ -307,7 +308,7 @@ module tsr_sfu_tb;
       end else if (pick < 8) begin
         run_cmd(FnLutLoad);
       end else begin
-        run_cmd(1 + urand(5));
+        run_cmd(1 + urand(NFn - 1));
       end
     end
     if (ncmds >= 200 && (n_param_err == 0 || n_inplace == 0 || n_clr == 0)) begin
@@ -315,9 +316,9 @@ module tsr_sfu_tb;
                seed, n_param_err, n_inplace, n_clr);
       $fatal(1);
     end
-    $display("PASS tsr_sfu_tb seed=%0d: %0d commands (LUT_LOAD %0d, MAP %0d, REDUCE %0d, SOFTMAX %0d, LAYERNORM %0d, ADD %0d; %0d parameter errors, %0d in place, %0d soft resets), %0d checks",
+    $display("PASS tsr_sfu_tb seed=%0d: %0d commands (LUT_LOAD %0d, MAP %0d, REDUCE %0d, SOFTMAX %0d, LAYERNORM %0d, ADD %0d, MUL %0d; %0d parameter errors, %0d in place, %0d soft resets), %0d checks",
              seed, cmd, n_by_func[0], n_by_func[1], n_by_func[2], n_by_func[3], n_by_func[4],
-             n_by_func[5], n_param_err, n_inplace, n_clr, n_checks);
+             n_by_func[5], n_by_func[6], n_param_err, n_inplace, n_clr, n_checks);
     $finish;
   end
 `else
