@@ -10,9 +10,11 @@ shared with sw/golden/tsr_sfu_golden.c or sw/driver/tsr_quant.c.
   lut_populate(fn, in_scale, in_zp, out_scale, out_zp)  LUTPopulateInt8, float32 via numpy.float32
   softmax(x, mult, left_shift, diff_min)               reference_ops::Softmax (int8 in, int8 out)
   add(a, b, params)                                     reference_integer_ops::Add, left shift 20
+  mul(a, b, params)                                     reference_integer_ops::MulElementwise
   layernorm(x, gamma, beta, params)                     docs/sfu.md FUNC 4
   reduce(x)                                             docs/sfu.md FUNC 2
-  softmax_prepare / add_prepare / layernorm_prepare / layernorm_quantize_beta   the host-side parameters
+  softmax_prepare / add_prepare / mul_prepare / layernorm_prepare / layernorm_quantize_beta
+                                                        the host-side parameters
 
 The float elementary functions of the tables (expf, tanhf, erff) are the C
 library's, called through ctypes as the C code calls them (numpy's float32
@@ -231,6 +233,16 @@ def add(a, b, p):
     return y
 
 
+def mul(a, b, p):
+    """reference_integer_ops::MulElementwise; p: the 7 words of docs/sfu.md (FUNC 6)."""
+    in1_offset, in2_offset, out_mult, out_shift, out_offset, act_min, act_max = p
+    y = []
+    for x1, x2 in zip(a, b):
+        prod = wrap32(wrap32(int(x1) + in1_offset) * wrap32(int(x2) + in2_offset))
+        y.append(clamp(wrap32(mbqm(prod, out_mult, out_shift) + out_offset), act_min, act_max))
+    return y
+
+
 def layernorm(x, gamma, beta, p):
     """docs/sfu.md FUNC 4 for int8 rows; gamma int8[len], beta int32[len]; p: the 8 words."""
     gamma_offset, eps_lo, eps_hi, out_mult, out_shift, out_offset, act_min, act_max = p
@@ -405,6 +417,17 @@ def add_prepare(s1, zp1, s2, zp2, s_out, zp_out):
     return [-zp1, q1[0], q1[1], -zp2, q2[0], q2[1], qo[0], qo[1], zp_out, -128, 127]
 
 
+def mul_prepare(s1, zp1, s2, zp2, s_out, zp_out):
+    s1, s2, s_out = f32(s1), f32(s2), f32(s_out)  # TFLite's scales are float32, the rest double
+    for s in (s1, s2, s_out):
+        if not (math.isfinite(s) and s > 0):
+            return None
+    if not all(-128 <= z <= 127 for z in (zp1, zp2, zp_out)):
+        return None
+    qo = quantize_multiplier(s1 * s2 / s_out)
+    return None if qo is None else [-zp1, -zp2, qo[0], qo[1], zp_out, -128, 127]
+
+
 def layernorm_prepare(length, in_scale, eps, gamma_zp, gamma_scale, out_scale, out_zp):
     in_scale, gamma_scale, out_scale = f32(in_scale), f32(gamma_scale), f32(out_scale)
     if not (1 <= length <= 65535) or not (math.isfinite(eps) and eps >= 0):
@@ -457,6 +480,9 @@ class CLib:
             "tsr_golden_softmax": (ctypes.c_int, [sz, sz, i8p, i32p, i8p]),
             "tsr_golden_layernorm": (ctypes.c_int, [sz, sz, i8p, i8p, i32p, i32p, i8p]),
             "tsr_golden_add": (ctypes.c_int, [sz, i8p, i8p, i32p, i8p]),
+            "tsr_golden_sfu_mul": (ctypes.c_int, [sz, i8p, i8p, i32p, i8p]),
+            "tsr_mul_prepare": (ctypes.c_int, [f, i32, f, i32, f, i32, i32p]),
+            "tsr_golden_mul_params": (ctypes.c_int, [d, i32, d, i32, d, i32, i32p]),
             "tsr_lut_populate": (ctypes.c_int, [ctypes.c_int, f, i32, f, i32, i8p]),
             "tsr_softmax_prepare": (ctypes.c_int, [f, f, i32p]),
             "tsr_add_prepare": (ctypes.c_int, [f, i32, f, i32, f, i32, i32p]),
@@ -519,6 +545,11 @@ class CLib:
         rc = self.lib.tsr_golden_add(len(a), self.i8(a), self.i8(b), self.i32(p), y)
         return None if rc != 0 else list(y[:len(a)])
 
+    def mul(self, a, b, p):
+        y = self.i8([0] * len(a))
+        rc = self.lib.tsr_golden_sfu_mul(len(a), self.i8(a), self.i8(b), self.i32(p), y)
+        return None if rc != 0 else list(y[:len(a)])
+
     def lut_populate(self, fn, in_scale, in_zp, out_scale, out_zp, golden=False):
         lut = self.i8([0] * 256)
         populate = self.lib.tsr_golden_lut if golden else self.lib.tsr_lut_populate
@@ -534,6 +565,11 @@ class CLib:
     def add_prepare(self, *args, golden=False):
         p = self.i32([0] * 11)
         prepare = self.lib.tsr_golden_add_params if golden else self.lib.tsr_add_prepare
+        return None if prepare(*args, p) != 0 else list(p)
+
+    def mul_prepare(self, *args, golden=False):
+        p = self.i32([0] * 7)
+        prepare = self.lib.tsr_golden_mul_params if golden else self.lib.tsr_mul_prepare
         return None if prepare(*args, p) != 0 else list(p)
 
     def layernorm_prepare(self, *args, golden=False):
@@ -640,6 +676,25 @@ def selftest(c, seed, cases):
         b = [rng.randint(-128, 127) for _ in range(n)]
         expect(f"add(p={p}, a={a}, b={b})", c.add(a, b, p), add(a, b, p))
         count("add elements", n)
+
+    # mul: output scales from half the product of the input scales (a left shift) to 2^10 times
+    # it; every fourth case a random block (shifts -31..30, any multiplier and clamp).
+    for i in range(cases * 4):
+        s1, s2 = log2_uniform(rng, -10, 2), log2_uniform(rng, -10, 2)
+        args = (s1, rng.randint(-128, 127), s2, rng.randint(-128, 127),
+                s1 * s2 * log2_uniform(rng, -1, 10), rng.randint(-128, 127))
+        p = mul_prepare(*args)
+        expect(f"mul_prepare{args}", c.mul_prepare(*args), p)
+        expect(f"golden mul params{args}", c.mul_prepare(*args, golden=True), p)
+        if p is None or i % 4 == 3:
+            act_min = rng.randint(-128, 127)
+            p = [rng.randint(-300, 300), rng.randint(-300, 300), rng.randint(I32_MIN, I32_MAX),
+                 rng.randint(-31, 30), rng.randint(-300, 300), act_min, rng.randint(act_min, 127)]
+        n = rng.randint(1, 64)
+        a = [rng.randint(-128, 127) for _ in range(n)]
+        b = [rng.randint(-128, 127) for _ in range(n)]
+        expect(f"mul(p={p}, a={a}, b={b})", c.mul(a, b, p), mul(a, b, p))
+        count("mul elements", n)
 
     # layernorm
     for i in range(cases * 4):
