@@ -271,7 +271,7 @@ def main() -> int:
     # Refusals.
     one_line_error(cli([a.tessera, "compile", str(d / "bad_avgpool.tflite"), "-o", str(tmp / "c.tsr")]),
                    "AVERAGE_POOL_2D", ["operator 1 (AVERAGE_POOL_2D)", "not supported",
-                                       "supported: FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and ADD"])
+                                       "supported: FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, ADD and MUL"])
     one_line_error(cli([a.tessera, "run", str(d / "bad_avgpool.tflite"), "--input", str(x0)]),
                    "AVERAGE_POOL_2D run", ["operator 1 (AVERAGE_POOL_2D)", "supported: FULLY_CONNECTED"])
     one_line_error(cli([a.tessera, "compile", str(d / "bad_padded_fc.tflite"), "-o", str(tmp / "p.tsr")]),
