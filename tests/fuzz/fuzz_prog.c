@@ -72,7 +72,7 @@ void fz_cmd_store(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
  * are whatever the accumulator and scratchpad hold, so ERR_PARAM is common. */
 void fz_cmd_sfu(sys_rng_t *r, uint32_t w[TSR_CMD_WORDS]) {
   memset(w, 0, TSR_CMD_WORDS * sizeof w[0]);
-  w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, fz_rnd(r, 0, 6));
+  w[0] = TSR_OP_SFU | TSR_CMD_PUT(TSR_CMD_SFU_W0_FUNC, fz_rnd(r, 0, TSR_FUNC_COUNT)); /* one past the last */
   w[1] = fz_rnd(r, 0, 200);
   w[2] = fz_rnd(r, 0, 200);
   w[3] = TSR_CMD_PUT(TSR_CMD_SFU_W3_ROWS, fz_rnd(r, 1, 6)) | TSR_CMD_PUT(TSR_CMD_SFU_W3_LEN, fz_rnd(r, 1, 40));
