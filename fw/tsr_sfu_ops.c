@@ -497,22 +497,24 @@ tsr_status_t tsr_sfu_run_layernorm(tsr_dev_t *dev, uint32_t rows, uint32_t len, 
   return plan_and_run(dev, &d);
 }
 
-tsr_status_t tsr_sfu_run_add(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t a_addr,
-                             uint32_t b_addr, uint32_t param_addr, uint32_t out_addr) {
+static tsr_status_t run_two(tsr_dev_t *dev, uint32_t func, uint32_t rows, uint32_t len,
+                            uint32_t a_addr, uint32_t b_addr, uint32_t param_addr,
+                            uint32_t out_addr) {
   tsr_sfu_desc_t d;
-  desc_init(&d, TSR_FUNC_ADD, rows, len, a_addr, out_addr);
+  desc_init(&d, func, rows, len, a_addr, out_addr);
   d.in2_addr = b_addr;
   d.param_addr = param_addr;
   return plan_and_run(dev, &d);
 }
 
+tsr_status_t tsr_sfu_run_add(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t a_addr,
+                             uint32_t b_addr, uint32_t param_addr, uint32_t out_addr) {
+  return run_two(dev, TSR_FUNC_ADD, rows, len, a_addr, b_addr, param_addr, out_addr);
+}
+
 tsr_status_t tsr_sfu_run_mul(tsr_dev_t *dev, uint32_t rows, uint32_t len, uint32_t a_addr,
                              uint32_t b_addr, uint32_t param_addr, uint32_t out_addr) {
-  tsr_sfu_desc_t d;
-  desc_init(&d, TSR_FUNC_MUL, rows, len, a_addr, out_addr);
-  d.in2_addr = b_addr;
-  d.param_addr = param_addr;
-  return plan_and_run(dev, &d);
+  return run_two(dev, TSR_FUNC_MUL, rows, len, a_addr, b_addr, param_addr, out_addr);
 }
 
 /* ---- Strided copies ------------------------------------------------------------------------------ */

@@ -298,16 +298,21 @@ int tsr_golden_layernorm_beta(size_t len, const float *beta_f, double gamma_scal
   return 0;
 }
 
-/* ---- ADD ---- */
+/* ---- ADD and MUL ---- */
+
+/* The scales as TFLite keeps them, float32 (rounded in place), and the zero points. */
+static int operands_ok(double *s1, int32_t zp1, double *s2, int32_t zp2, double *s_out,
+                       int32_t zp_out) {
+  *s1 = (float)*s1;
+  *s2 = (float)*s2;
+  *s_out = (float)*s_out;
+  return scale_ok(*s1) && scale_ok(*s2) && scale_ok(*s_out) && zero_point_ok(zp1) &&
+         zero_point_ok(zp2) && zero_point_ok(zp_out);
+}
 
 int tsr_golden_add_params(double s1, int32_t zp1, double s2, int32_t zp2, double s_out, int32_t zp_out,
                           tsr_add_params_t *p) {
-  /* The scales as TFLite keeps them: float32. */
-  s1 = (float)s1;
-  s2 = (float)s2;
-  s_out = (float)s_out;
-  if (p == NULL || !scale_ok(s1) || !scale_ok(s2) || !scale_ok(s_out) || !zero_point_ok(zp1) ||
-      !zero_point_ok(zp2) || !zero_point_ok(zp_out)) {
+  if (p == NULL || !operands_ok(&s1, zp1, &s2, zp2, &s_out, zp_out)) {
     return -1;
   }
   /* Both inputs go to the common scale t = 2 max(s1, s2) with 20 bits of
@@ -336,17 +341,11 @@ int tsr_golden_add_params(double s1, int32_t zp1, double s2, int32_t zp2, double
 
 int tsr_golden_mul_params(double s1, int32_t zp1, double s2, int32_t zp2, double s_out, int32_t zp_out,
                           tsr_mul_params_t *p) {
-  /* The scales as TFLite keeps them: float32; the product and quotient in double. */
-  s1 = (float)s1;
-  s2 = (float)s2;
-  s_out = (float)s_out;
-  if (p == NULL || !scale_ok(s1) || !scale_ok(s2) || !scale_ok(s_out) || !zero_point_ok(zp1) ||
-      !zero_point_ok(zp2) || !zero_point_ok(zp_out)) {
-    return -1;
-  }
   int32_t mo = 0;
   int eo = 0;
-  if (golden_multiplier(s1 * s2 / s_out, TSR_QUANT_SHIFT_MAX, &mo, &eo) != 0) {
+  /* The product and quotient in double, of the float32 scales. */
+  if (p == NULL || !operands_ok(&s1, zp1, &s2, zp2, &s_out, zp_out) ||
+      golden_multiplier(s1 * s2 / s_out, TSR_QUANT_SHIFT_MAX, &mo, &eo) != 0) {
     return -1;
   }
   p->in1_offset = -zp1;

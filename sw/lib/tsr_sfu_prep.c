@@ -409,15 +409,21 @@ int tsr_layernorm_quantize_beta(size_t len, const float *beta_f, float gamma_sca
   return 0;
 }
 
-/* ---- ADD ---- */
+/* ---- ADD and MUL ---- */
+
+/* The scales (TFLite keeps them as float and computes in double) and zero points of both. */
+static int two_tensor_quant_ok(double s1, int32_t zp1, double s2, int32_t zp2, double s_out,
+                                int32_t zp_out) {
+  return positive_finite(s1) && positive_finite(s2) && positive_finite(s_out) && is_int8(zp1) &&
+         is_int8(zp2) && is_int8(zp_out);
+}
 
 int tsr_add_prepare(float s1_f, int32_t zp1, float s2_f, int32_t zp2, float s_out_f, int32_t zp_out,
                     tsr_add_params_t *p) {
-  const double s1 = s1_f; /* TFLite keeps the scales as float and computes in double */
+  const double s1 = s1_f;
   const double s2 = s2_f;
   const double s_out = s_out_f;
-  if (p == NULL || !positive_finite(s1) || !positive_finite(s2) || !positive_finite(s_out) || !is_int8(zp1) ||
-      !is_int8(zp2) || !is_int8(zp_out)) {
+  if (p == NULL || !two_tensor_quant_ok(s1, zp1, s2, zp2, s_out, zp_out)) {
     return -1;
   }
   const int left_shift = 20;
@@ -450,20 +456,15 @@ int tsr_add_prepare(float s1_f, int32_t zp1, float s2_f, int32_t zp2, float s_ou
   return 0;
 }
 
-/* ---- MUL ---- */
-
 int tsr_mul_prepare(float s1_f, int32_t zp1, float s2_f, int32_t zp2, float s_out_f, int32_t zp_out,
                     tsr_mul_params_t *p) {
-  const double s1 = s1_f; /* TFLite keeps the scales as float and computes in double */
+  const double s1 = s1_f;
   const double s2 = s2_f;
   const double s_out = s_out_f;
-  if (p == NULL || !positive_finite(s1) || !positive_finite(s2) || !positive_finite(s_out) || !is_int8(zp1) ||
-      !is_int8(zp2) || !is_int8(zp_out)) {
-    return -1;
-  }
   int32_t mo = 0;
   int sho = 0;
-  if (tsr_quantize_multiplier(s1 * s2 / s_out, &mo, &sho) != 0) {
+  if (p == NULL || !two_tensor_quant_ok(s1, zp1, s2, zp2, s_out, zp_out) ||
+      tsr_quantize_multiplier(s1 * s2 / s_out, &mo, &sho) != 0) {
     return -1;
   }
   p->in1_offset = -zp1;
