@@ -434,7 +434,7 @@ static void simple_variant(fx_t *f, const char *name, cmd_t bad, uint32_t code) 
 static void opcode_unknown_stops_with_err_opcode(void **state) {
   fx_t *f = *state;
   simple_variant(f, "OPCODE: opcode 6", c_raw(6u), TSR_ERR_OPCODE);
-  simple_variant(f, "OPCODE: SFU FUNC 6", c_raw(5u | (6u << 16)), TSR_ERR_OPCODE);
+  simple_variant(f, "OPCODE: SFU FUNC 7", c_raw(5u | (7u << 16)), TSR_ERR_OPCODE);
   simple_variant(f, "OPCODE: SFU FUNC 15", c_raw(5u | (15u << 16)), TSR_ERR_OPCODE);
   simple_variant(f, "OPCODE: opcode 0xff", c_raw(0xffu), TSR_ERR_OPCODE);
   simple_variant(f, "OPCODE: opcode 0x80 with flags", c_raw(0x80u | 0x10000u), TSR_ERR_OPCODE);
