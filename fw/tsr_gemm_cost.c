@@ -151,13 +151,6 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
     load_free = front;
     host += 2u * submit;
   }
-  const uint32_t once = tsr_gemm_params_once(d, p);
-  if (once != 0u) {
-    /* The job's parameters, once into each accumulator half, before anything else. */
-    front += 2u * (EST_CMD_OVERHEAD + dma_cycles(p, beat, once, 4u * d->n, 4u * dim));
-    load_free = front;
-    host += 2u * submit;
-  }
   uint32_t loaded = 0u;
   for (uint32_t g = 0u; g < p->groups; g++) {
     for (; loaded <= g + ahead && loaded < p->groups; loaded++) {
@@ -211,7 +204,7 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       /* The tile is complete: drain, every sub-tile's parameters, the STOREs
        * (EST_STORE_QUEUE of them queue; the next waits for the oldest). */
       front += 2u * dim;
-      const uint32_t ploads = tsr_gemm_param_loads(d, p, x.nblk);
+      const uint32_t ploads = tsr_gemm_param_loads(d, x.nblk);
       host += (uint64_t)(ploads + x.nblk) * submit;
       if (ploads != 0u) {
         front = max64(front, load_free);
@@ -342,16 +335,13 @@ uint64_t tsr_gemm_predict_floor(const tsr_dev_info_t *info, const tsr_gemm_desc_
       load_ovh += nt[a] * EST_CMD_OVERHEAD;
     }
     uint32_t stride;
-    uint64_t params = 0u; /* none when they were loaded once for the job */
+    uint64_t params = 0u;
     if (tsr_gemm_param_merge(d, &stride) != 0u) {
       params = (uint64_t)p->n_groups * EST_CMD_OVERHEAD; /* one LOAD per tile */
     } else {
       params = (uint64_t)p->n_params *
                ((uint64_t)(p->n_blocks - 1u) * (EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * dim, 4u * dim)) +
                 EST_CMD_OVERHEAD + dma_cycles(p, beat, 1u, 4u * last_cols, 4u * dim));
-    }
-    if (tsr_gemm_params_once(d, p) != 0u) {
-      params = 0u;
     }
     /* The STOREs of every tile but the last are issued while the next group streams. */
     front += nt[a] * ((uint64_t)p->n_groups * 2u * dim + params);

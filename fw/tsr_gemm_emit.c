@@ -51,26 +51,8 @@ static uint32_t sub_rows(const tsr_gemm_plan_t *p, uint32_t cbase, uint32_t jj) 
 static uint32_t sub_params(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p,
                            const tsr_gemm_group_t *x, uint32_t jj) {
   uint32_t stride;
-  const uint32_t once = tsr_gemm_params_once(d, p);
-  if (once != 0u) {
-    return x->cbase + p->nb * p->mt + (x->jg * p->nb + jj) * once;
-  }
   const uint32_t r = tsr_gemm_param_merge(d, &stride);
   return x->cbase + p->nb * p->mt + jj * (r != 0u ? r : p->param_rows);
-}
-
-/* With tsr_gemm_params_once: the job's parameters into each accumulator half,
- * before anything else runs (untokened code). */
-static tsr_status_t push_params_once(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
-                                     const tsr_gemm_plan_t *p) {
-  uint32_t stride;
-  const uint32_t r = tsr_gemm_param_merge(d, &stride);
-  tsr_status_t st = TSR_OK;
-  for (uint32_t b = 0u; b < p->acc_bufs && st == TSR_OK; b++) {
-    st = tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, d->bias_addr, stride, r, 4u * d->n,
-                          p->acc_base[b] + p->nb * p->mt);
-  }
-  return st;
 }
 
 /* The parameter vectors of the tile that group x completes: one LOAD for all
@@ -81,9 +63,6 @@ static tsr_status_t push_params(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
                                 uint32_t last_deps) {
   uint32_t stride;
   const uint32_t r = tsr_gemm_param_merge(d, &stride);
-  if (tsr_gemm_params_once(d, p) != 0u) {
-    return TSR_OK;
-  }
   if (r != 0u) {
     return tsr_fw_push_load(dev, last_deps, TSR_LOAD_ACC, d->bias_addr + 4u * x->n0, stride, r,
                             4u * x->ncols, sub_params(d, p, x, 0u));
@@ -184,7 +163,7 @@ static tsr_status_t push_group_matmuls(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
       if (g + p->spad_bufs < p->groups) {
         deps |= TSR_DEP_PUSH_PREV;
       }
-      if (x.c + 1u == p->k_chunks && tsr_gemm_param_loads(d, p, x.nblk) == 0u) {
+      if (x.c + 1u == p->k_chunks && tsr_gemm_param_loads(d, x.nblk) == 0u) {
         deps |= TSR_DEP_PUSH_NEXT;
       }
     }
@@ -319,9 +298,6 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
    * 495,947 cycles; at 4 B/cycle, N = 16, the MATMULs are the bound and
    * LOADs first would take 104,586 instead of 99,044). (With one tile buffer
    * the next tile's first MATMUL waits for the STOREs, so they come at once.) */
-  if (tsr_gemm_params_once(d, p) != 0u && (st = push_params_once(dev, d, p)) != TSR_OK) {
-    return st;
-  }
   const uint32_t ahead = p->spad_bufs - 1u;
   uint32_t loaded = 0u;      /* groups whose LOADs were issued */
   uint32_t pending = 0u;     /* 1 + the group whose tile's STOREs are not all issued yet, or 0 */

@@ -185,8 +185,8 @@ typedef struct tsr_net_prog {
 /** The operators the compiler takes, for messages. */
 #define TSR_NET_SUPPORTED                                                                      \
   "FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D, ADD and MUL (int8, fused NONE/RELU/RELU6; ADD "  \
-  "and MUL of one shape), AVERAGE_POOL_2D (inside the image), MAX_POOL_2D, MEAN and PAD (height and "      \
-  "width), RESHAPE, TRANSPOSE, CONCATENATION (inputs quantized alike), BATCH_MATMUL "           \
+  "and MUL of one shape), AVERAGE_POOL_2D (inside the image), MAX_POOL_2D, MEAN and PAD "       \
+  "(height and width), RESHAPE, TRANSPOSE, CONCATENATION (inputs quantized alike), BATCH_MATMUL " \
   "(right-hand zero point 0, else --allow-host), SOFTMAX, LOGISTIC, TANH, HARD_SWISH, RELU, "   \
   "RELU6, QUANTIZE at the input, DEQUANTIZE at the output; MUL that broadcasts with "          \
   "--allow-host"

@@ -79,6 +79,8 @@ check "layernorm" "$ok" -- layernorm --in "$tmp/x.npy" --in-scale 0.05 --gamma "
   --gamma-zp 2 --beta "$tmp/b.npy" --out-scale 0.03 --out-zp -5 --check --json
 check "add" "$ok" -- add --a "$tmp/x.npy" --a-scale 0.05 --a-zp 3 --b "$tmp/y.npy" --b-scale 0.04 \
   --out-scale 0.06 --out-zp -2 --check --json
+check "mul" "$ok" -- mul --a "$tmp/x.npy" --a-scale 0.05 --a-zp 3 --b "$tmp/y.npy" --b-scale 0.04 \
+  --out-scale 0.2 --out-zp -2 --check --json
 
 # A compiled network: the MLP's chip layers as one command stream relocated by the core, every
 # layer against the golden model (--check), and the output byte for byte the simulator's.
