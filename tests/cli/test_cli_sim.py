@@ -158,8 +158,8 @@ def check_plan(tessera, dim, axi, m, k, n, extra):
     expect(cmds[0] == p["commands"] and cmds[0] == sum(cmds[1:]),
            f"{name}: {cmds[0]} commands, JSON {p['commands']}, the kinds add up to {sum(cmds[1:])}")
     tiles = p["m_tiles"] * p["n_blocks"]
-    expect(cmds[2] == tiles * ceil_div(k, dim),
-           f"{name}: {cmds[2]} MATMULs, {tiles} tiles x {ceil_div(k, dim)} K blocks")
+    expect(cmds[2] == tiles * p["k_chunks"],  # one MATMUL per sub-tile and K chunk
+           f"{name}: {cmds[2]} MATMULs, {tiles} tiles x {p['k_chunks']} K chunks")
     expect(cmds[4] == tiles, f"{name}: {cmds[4]} STOREs for {tiles} tiles")
     expect((i("dma", 0), i("dma", 1)) == (p["dma_read_bytes"], p["dma_write_bytes"]),
            f"{name}: text DMA {got['dma']}")
