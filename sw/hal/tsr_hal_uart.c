@@ -13,7 +13,7 @@
  * Each operation gets the next SEQ; every attempt of it uses that SEQ, so the
  * board can tell a retry from a new write (docs/fpga.md, "Retries"). An
  * attempt fails, and the request is sent again after the line has been quiet
- * for the board's inter-byte timeout, when:
+ * for the board's inter-byte timeout plus the attempt's own frame, when:
  *   - no complete reply arrives in time (request or reply damaged or cut),
  *   - the reply's CRC fails, or it is too long for the expected answer,
  *   - the reply is STATUS CRC (the board saw a damaged request).
@@ -55,12 +55,16 @@ static uint32_t quiet_chars(const uart_ctx_t *c) {
   return (bits + 20u + 9u) / 10u;
 }
 
-/* Read and discard until nothing arrives for quiet_chars(). */
-static tsr_status_t drain(uart_ctx_t *c) {
+/* Read and discard until nothing arrives for quiet_chars() plus `sent_chars`: the frame
+ * just sent may still be on the line (a board that NAKs a frame whose LEN was damaged
+ * smaller answers before the frame's end), and the bridge must have given up whatever it
+ * made of that frame's rest before the retry starts. */
+static tsr_status_t drain(uart_ctx_t *c, size_t sent_chars) {
   uint8_t junk[256];
   for (uint32_t round = 0; round < UART_MAX_DRAIN_ROUNDS; round++) {
     size_t got = 0;
-    tsr_status_t st = c->t.ops->recv(c->t.ctx, junk, sizeof junk, quiet_chars(c), &got);
+    tsr_status_t st =
+        c->t.ops->recv(c->t.ctx, junk, sizeof junk, quiet_chars(c) + (uint32_t)sent_chars, &got);
     if (st != TSR_OK) {
       set_err(c, "uart: %s: reading the line failed", c->t.ops->name);
       return st;
@@ -164,7 +168,7 @@ static tsr_status_t transact(uart_ctx_t *c, uint8_t cmd, uint32_t addr, uint16_t
   for (uint32_t a = 0; a < c->cfg.max_attempts; a++) {
     if (a != 0u) {
       c->st.retries++;
-      tsr_status_t st = drain(c);
+      tsr_status_t st = drain(c, n);
       if (st != TSR_OK) {
         return st;
       }
@@ -415,7 +419,7 @@ tsr_status_t tsr_hal_uart_open_transport(const tsr_uart_transport_t *t,
                                                              : UART_DEFAULT_SLACK;
   /* Whatever the board was doing, let it give up its frame, then ask who it is. INFO is
    * not a write, so it also clears the board's memory of the last write's SEQ. */
-  tsr_status_t st = drain(c);
+  tsr_status_t st = drain(c, 0u);
   tsr_uart_dec_t dec;
   if (st == TSR_OK) {
     st = transact(c, TSR_UART_CMD_INFO, 0u, 0u, NULL, TSR_UART_INFO_BYTES, &dec);

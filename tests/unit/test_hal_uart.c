@@ -160,6 +160,8 @@ typedef struct fake_line {
   bool armed[MAX_FAULTS];
   uint64_t base[2];          /* byte counter of each direction when the fault was armed */
   uint64_t count[2];         /* bytes so far: [0] to the board, [1] to the host */
+  uint8_t tx[1 << 12];       /* bytes sent and not yet on the board: one per character time */
+  size_t tx_rd, tx_n;
   bool kill_to_dev;          /* every byte to the board is lost */
   bool damage_to_host;       /* every reply's 6th byte is damaged */
   uint64_t chars_waited;
@@ -203,17 +205,28 @@ static tsr_status_t line_send(void *ctx, const uint8_t *src, size_t n) {
   for (size_t i = 0; i < n; i++) {
     uint8_t b = src[i];
     if (line_fault(l, false, &b) && !l->kill_to_dev) {
-      board_rx(l->board, b);
+      assert_true(l->tx_n < sizeof l->tx);
+      l->tx[l->tx_n++] = b;
     }
   }
   return TSR_OK;
 }
 
+/* Time passes only here: each character time puts one sent byte on the board, and the
+ * wait ends at the board's first reply byte. */
 static tsr_status_t line_recv(void *ctx, uint8_t *dst, size_t n, uint32_t timeout_chars,
                               size_t *got) {
   fake_line_t *l = ctx;
   fake_board_t *b = l->board;
   *got = 0;
+  uint32_t waited = 0;
+  while (b->out_rd == b->out_n && l->tx_rd < l->tx_n && waited < timeout_chars) {
+    board_rx(b, l->tx[l->tx_rd++]);
+    waited++;
+  }
+  if (l->tx_rd == l->tx_n) {
+    l->tx_rd = l->tx_n = 0;
+  }
   while (*got < n && b->out_rd < b->out_n) {
     uint8_t byte = b->out[b->out_rd++];
     if (l->damage_to_host && b->out_rd % 7u == 6u) {
@@ -228,7 +241,7 @@ static tsr_status_t line_recv(void *ctx, uint8_t *dst, size_t n, uint32_t timeou
   }
   if (*got == 0u) {
     l->chars_waited += timeout_chars;
-    board_idle(b, timeout_chars);
+    board_idle(b, timeout_chars - waited);
   }
   return TSR_OK;
 }
@@ -382,6 +395,25 @@ static void a_retry_waits_until_the_board_gave_up_the_broken_frame(void **state)
   assert_int_equal(fx->board.crc_errors, 0);
   assert_int_equal(stats(fx).retries, 1);
   assert_int_equal(stats(fx).timeouts, 1);
+}
+
+/* A board that finds a request's LEN damaged smaller answers STATUS CRC while the rest of
+ * the frame is still on the line, and any payload may hold what looks like a frame header.
+ * A retry sent before that rest has gone by and the board has given up the false frame
+ * would complete it (another STATUS CRC, and so on until the HAL gives up). */
+static void a_retry_waits_for_the_rest_of_its_damaged_frame(void **state) {
+  fixture_t *fx = *state;
+  uint8_t src[MAX_LEN];
+  memset(src, 0x11, sizeof src);
+  /* SYNC, WRITE32, SEQ, ADDR 0x10, LEN 4: the board then wants 4 + 2 more bytes. */
+  const uint8_t header[] = {0xA5, TSR_UART_CMD_WRITE32, 0x00, 0x10, 0, 0, 0, 4, 0};
+  memcpy(src + MAX_LEN - sizeof header, header, sizeof header);
+  line_arm(&fx->line, false, 7, 0x60); /* LEN 64 -> 32 */
+  assert_int_equal(tsr_hal_mem_write(&fx->hal, 0, src, sizeof src), TSR_OK);
+  assert_memory_equal(fx->board.mem, src, sizeof src);
+  assert_int_equal(stats(fx).retries, 1);
+  assert_int_equal(stats(fx).naks, 1);
+  assert_int_equal(fx->board.reg_writes, 0);
 }
 
 static void a_damaged_read_reply_is_read_again(void **state) {
@@ -591,6 +623,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(a_lost_reply_to_a_write_does_not_write_twice, setup, teardown),
       cmocka_unit_test_setup_teardown(a_retry_waits_until_the_board_gave_up_the_broken_frame,
                                       setup_slow_board, teardown),
+      cmocka_unit_test_setup_teardown(a_retry_waits_for_the_rest_of_its_damaged_frame, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(a_damaged_read_reply_is_read_again, setup, teardown),
       cmocka_unit_test_setup_teardown(bus_errors_are_final_and_not_retried, setup, teardown),
       cmocka_unit_test_setup_teardown(a_dead_line_times_out_with_a_message, setup, teardown),
