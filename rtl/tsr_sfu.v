@@ -13,8 +13,10 @@
 //   power of two), one 64-bit adder, compare/select and count-leading-zeros.
 //
 // One microinstruction executes per cycle. FIRST/NEXT walk the elements of
-// the current row (each fetch costs two or three cycles of memory reads),
-// NEXTROW the rows; OUT writes a result byte, completed result rows are
+// the current row (a fetch that starts a scratchpad word costs two or three
+// cycles of memory reads; NEXT takes the word's other N-1 elements from the
+// words it kept, except for LAYERNORM, whose BETA comes from the
+// accumulator), NEXTROW the rows; OUT writes a result byte, completed result rows are
 // written to the scratchpad as they fill. ERRLT/ERRGT check parameters and
 // stop the command with param_err_o before anything is written.
 //
@@ -104,6 +106,8 @@ module tsr_sfu #(
   localparam [5:0] UErrlt   = 6'd40;  // ERR_PARAM if a < imm
   localparam [5:0] UErrgt   = 6'd41;  // ERR_PARAM if a > imm
   localparam [5:0] UDone    = 6'd42;
+  localparam [5:0] UOutnext = 6'd43;  // OUT a, then NEXT imm (one cycle)
+  localparam [5:0] UOutlutnext = 6'd44;  // OUTLUT a, then NEXT imm (one cycle)
 
   localparam [4:0] SrcX = 5'd27, SrcX2 = 5'd28, SrcBeta = 5'd29, SrcLen = 5'd30;
 
@@ -138,6 +142,7 @@ module tsr_sfu #(
   reg [23:0]  coff_q, coff_d;        // (j div N) * ROWS: chunk offset in a ROWS-row tensor
   reg [23:0]  cidx_q, cidx_d;        // j div N: chunk offset in a one-row tensor
   reg [7:0]   x_q, x2_q;
+  reg [8*N-1:0] xw_q, x2w_q;         // the scratchpad words x and x2 came from
   reg [31:0]  beta_q;
   reg [8*N-1:0] obuf_q, obuf_d;      // result row being filled
   // r0..r15: a RAM with one write and three asynchronous read ports, so
@@ -335,6 +340,9 @@ module tsr_sfu #(
   /* verilator lint_on UNUSEDSIGNAL */
 
   wire writes_rd = (op <= UZext32);
+  wire is_out    = (op == UOut) || (op == UOutlut) || (op == UOutnext) || (op == UOutlutnext);
+  wire out_lut   = (op == UOutlut) || (op == UOutlutnext);
+  wire is_next   = (op == UNext) || (op == UOutnext) || (op == UOutlutnext);
 
   // ---------------------------------------------------------------- addresses
   wire [23:0] a_addr    = src_q + coff_q + {8'h0, row_q};
@@ -363,7 +371,7 @@ module tsr_sfu #(
   reg [23:0]       spad_raddr, spad_waddr, acc_raddr, acc_waddr;
   reg [8*N-1:0]    spad_wdata;
   reg [32*N-1:0]   acc_wdata;
-  reg              cap_x, cap_x2;
+  reg              cap_x, cap_x2, cap_next;
 
   always @(*) begin
     state_d  = state_q;
@@ -399,6 +407,7 @@ module tsr_sfu #(
     cap_param  = 1'b0;
     cap_x      = 1'b0;
     cap_x2     = 1'b0;
+    cap_next   = 1'b0;
     rf_we      = 1'b0;
 
     case (state_q)
@@ -472,18 +481,6 @@ module tsr_sfu #(
             cidx_d  = 24'h0;
             state_d = StFetchA;
           end
-          UNext: begin
-            if (!last_el) begin
-              el_d    = el_q + 16'h1;
-              lane_d  = lane_q + {{(LaneW-1){1'b0}}, 1'b1};
-              if (lane_q == LaneLast) begin
-                coff_d = coff_q + {8'h0, rows_q};
-                cidx_d = cidx_q + 24'h1;
-              end
-              pc_d    = imm[7:0];
-              state_d = StFetchA;
-            end
-          end
           UNextrow: begin
             if (!last_row) begin
               row_d = row_q + 16'h1;
@@ -495,15 +492,6 @@ module tsr_sfu #(
             pc_d  = imm[7:0];
           end
           URet: pc_d = ret_q;
-          UOut, UOutlut: begin
-            obuf_d[8*lane_q +: 8] = (op == UOut) ? va[7:0] : lut_entry;
-            if (lane_last) begin
-              spad_we    = 1'b1;
-              spad_waddr = out_addr;
-              spad_wdata = obuf_d;
-              obuf_d     = {(8*N){1'b0}};
-            end
-          end
           UOutacc: begin
             acc_we    = 1'b1;
             acc_waddr = dst_q + {8'h0, row_q};
@@ -518,6 +506,32 @@ module tsr_sfu #(
           UDone: state_d = StIdle;
           default: ;
         endcase
+        if (is_out) begin
+          obuf_d[8*lane_q +: 8] = out_lut ? lut_entry : va[7:0];
+          if (lane_last) begin
+            spad_we    = 1'b1;
+            spad_waddr = out_addr;
+            spad_wdata = obuf_d;
+            obuf_d     = {(8*N){1'b0}};
+          end
+        end
+        if (is_next && !last_el) begin
+          el_d    = el_q + 16'h1;
+          lane_d  = lane_q + {{(LaneW-1){1'b0}}, 1'b1};
+          pc_d    = imm[7:0];
+          if (lane_q == LaneLast || need_beta) begin
+            if (lane_q == LaneLast) begin
+              coff_d = coff_q + {8'h0, rows_q};
+              cidx_d = cidx_q + 24'h1;
+            end
+            state_d = StFetchA;
+          end else begin
+            // The next element is in the words already read: no fetch. (Nothing
+            // writes them meanwhile: the output word of a chunk is written at its
+            // last lane.) LAYERNORM's beta comes from the accumulator, not cached.
+            cap_next = 1'b1;
+          end
+        end
       end
       default: state_d = StIdle;
     endcase
@@ -577,10 +591,18 @@ module tsr_sfu #(
     end
     if (cap_x) begin
       x_q    <= spad_rdata_i[8*lane_q +: 8];
+      xw_q   <= spad_rdata_i;
       beta_q <= acc_rdata_i[32*lane_q +: 32];
     end
     if (cap_x2) begin
-      x2_q <= spad_rdata_i[8*lane_q +: 8];
+      x2_q  <= spad_rdata_i[8*lane_q +: 8];
+      x2w_q <= spad_rdata_i;
+    end
+    if (cap_next) begin
+      x_q <= xw_q[8*lane_d +: 8];
+    end
+    if (cap_next && need_x2) begin
+      x2_q <= x2w_q[8*lane_d +: 8];
     end
     if (cap_param) begin
       for (i = 0; i < NParams; i = i + 1) begin

@@ -31,7 +31,7 @@ FORMS = {
     "SRDHMIF": "dakci",
     "FIRST": "", "RET": "", "DONE": "",
     "NEXT": "L", "NEXTROW": "L", "CALL": "L",
-    "OUT": "a", "OUTLUT": "a", "OUTACC": "abc",
+    "OUT": "a", "OUTLUT": "a", "OUTACC": "abc", "OUTNEXT": "aL", "OUTLUTNEXT": "aL",
     "ERRLT": "ai", "ERRGT": "ai",
 }
 
