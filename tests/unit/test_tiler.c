@@ -651,9 +651,9 @@ static void parameter_loads_are_merged_when_they_can_be(void **state) {
     bool pc;        /* per-channel (bias, mult, shift) or the bias alone */
     int skew;       /* bytes added to the shifts' address: 0 keeps one stride */
     uint32_t max_mt, n; /* 4 rows and 6 blocks, or the planner's tiles */
-    int want;       /* 1: one per tile, 2: one per vector and sub-tile */
-  } k_cases[] = {{false, 0, 4, 44, 1}, {true, 0, 4, 44, 1}, {false, 0, 0, 100, 1},
-                 {true, 0, 0, 100, 1}, {true, 4, 4, 44, 2},  {true, 4, 0, 100, 2}};
+    bool merged;    /* one LOAD per tile, else one per vector and sub-tile */
+  } k_cases[] = {{false, 0, 4, 44, true}, {true, 0, 4, 44, true},  {false, 0, 0, 100, true},
+                 {true, 0, 0, 100, true}, {true, 4, 4, 44, false}, {true, 4, 0, 100, false}};
   char why[256];
   for (size_t c = 0; c < sizeof k_cases / sizeof k_cases[0]; c++) {
     for (int pol = 0; pol < POL_COUNT; pol++) {
@@ -672,10 +672,10 @@ static void parameter_loads_are_merged_when_they_can_be(void **state) {
       tsr_gemm_plan_t p;
       assert_int_equal(tsr_gemm_plan_opts(&g_dev.info, &j.d, &o, &p), TSR_OK);
       assert_true(p.m_tiles >= 2u && p.acc_bufs == 2u);
-      const uint64_t want[3] = {0u, p.units, (uint64_t)p.tiles * p.n_params};
-      if (p.cmd_params != want[k_cases[c].want]) {
+      const uint64_t want = k_cases[c].merged ? p.units : (uint64_t)p.tiles * p.n_params;
+      if (p.cmd_params != want) {
         fail_msg("case %zu: %llu parameter LOADs, not %llu (plan %u x %u rows, nb %u)", c,
-                 (unsigned long long)p.cmd_params, (unsigned long long)want[k_cases[c].want],
+                 (unsigned long long)p.cmd_params, (unsigned long long)want,
                  p.m_tiles, p.mt, p.nb);
       }
       if (!run_job(&j, &o, why, sizeof why)) {
