@@ -95,6 +95,7 @@ module tsr_sfu #(
   localparam [5:0] USelneg  = 6'd23;  // d = c < 0 ? a : b
   localparam [5:0] USelz    = 6'd24;  // d = c == 0 ? a : b
   localparam [5:0] UZext32  = 6'd25;  // d = a[31:0] zero-extended
+  localparam [5:0] UAddin   = 6'd26;  // d = ADD's input stage of X and X2 (p0..p5, below)
   localparam [5:0] UFirst   = 6'd32;  // go to element 0 of the row and fetch it
   localparam [5:0] UNext    = 6'd33;  // if another element follows: fetch it, jump to imm
   localparam [5:0] UNextrow = 6'd34;  // if another row follows: jump to imm
@@ -108,6 +109,7 @@ module tsr_sfu #(
   localparam [5:0] UDone    = 6'd42;
   localparam [5:0] UOutnext = 6'd43;  // OUT a, then NEXT imm (one cycle)
   localparam [5:0] UOutlutnext = 6'd44;  // OUTLUT a, then NEXT imm (one cycle)
+  localparam [5:0] URqoutnext  = 6'd45;  // OUT requant(a, p<b>..p<b+4>), then NEXT imm
 
   localparam [4:0] SrcX = 5'd27, SrcX2 = 5'd28, SrcBeta = 5'd29, SrcLen = 5'd30;
 
@@ -339,10 +341,75 @@ module tsr_sfu #(
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
-  wire writes_rd = (op <= UZext32);
-  wire is_out    = (op == UOut) || (op == UOutlut) || (op == UOutnext) || (op == UOutlutnext);
+  // The element-wise stages: TFLite's int8 requantization, each step as the
+  // microinstruction of the same name does it (srdhm, shl32, rdiv), fused so
+  // that ADD takes two cycles an element and MUL four (docs/sfu.md).
+  // srdhm32: round(a * b / 2^31), ties up, saturating INT32_MIN^2, as SRDHM.
+  // (The product's outer bits and the shift's sign-extension bits are unused.)
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic [31:0] srdhm32(input [31:0] a, input [31:0] b);
+    reg signed [63:0] prod;
+    reg [63:0]        nudged, biased;
+    begin
+      prod   = $signed(a) * $signed(b);
+      nudged = prod + (prod[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000);
+      biased = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
+      srdhm32 = ((a == 32'h8000_0000) && (b == 32'h8000_0000)) ? 32'h7fff_ffff : biased[62:31];
+    end
+  endfunction
+  // mbqm32: TFLite's MultiplyByQuantizedMultiplier, int32(v << max(s, 0)),
+  // srdhm by m, then rounded right by max(-s, 0); s is -31..30 (the
+  // microprogram checked it), so both shifts fit 5 bits.
+  function automatic [31:0] mbqm32(input [31:0] v, input [31:0] m, input [31:0] s);
+    reg [4:0]  lsh, rsh;
+    reg [31:0] t, mask, rem, thr;
+    begin
+      lsh  = s[31] ? 5'd0 : s[4:0];
+      rsh  = s[31] ? 5'd0 - s[4:0] : 5'd0;
+      t    = srdhm32(v << lsh, m);
+      mask = (32'h1 << rsh) - 32'h1;
+      rem  = t & mask;
+      thr  = (mask >> 1) + {31'h0, t[31]};
+      mbqm32 = $unsigned($signed(t) >>> rsh) + {31'h0, (rem > thr)};
+    end
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+  // Parameter word k of the block (k = 0..10), compared one by one.
+  function automatic [31:0] pword(input [NParams*32-1:0] p, input [3:0] k);
+    integer j;
+    pword = 32'h0;
+    for (j = 0; j < NParams; j = j + 1) begin
+      if (k == j[3:0]) begin
+        pword = p[32*j +: 32];
+      end
+    end
+  endfunction
+  // ADDIN: ADD's two inputs, each (x + offset) * 2^20 rescaled, summed (p0..p5).
+  // RQOUTNEXT: clamp(mbqm(a, m, s) + offset, min, max), the five words
+  // m, s, offset, min, max from parameter b on (ADD p6, MUL p2).
+  // Each is evaluated only in a cycle that executes it.
+  reg [31:0] addin_v, rq_v;
+  always @(*) begin
+    addin_v = 32'h0;
+    rq_v    = 32'h0;
+    if (state_q == StRun && op == UAddin) begin
+      addin_v = mbqm32(({{24{x_q[7]}}, x_q} + p_q[0 +: 32]) << 20, p_q[32 +: 32], p_q[64 +: 32])
+              + mbqm32(({{24{x2_q[7]}}, x2_q} + p_q[96 +: 32]) << 20, p_q[128 +: 32],
+                       p_q[160 +: 32]);
+    end
+    if (state_q == StRun && op == URqoutnext) begin
+      rq_v = mbqm32(va[31:0], pword(p_q, sb[3:0]), pword(p_q, sb[3:0] + 4'd1))
+           + pword(p_q, sb[3:0] + 4'd2);
+      if ($signed(rq_v) < $signed(pword(p_q, sb[3:0] + 4'd3))) rq_v = pword(p_q, sb[3:0] + 4'd3);
+      if ($signed(rq_v) > $signed(pword(p_q, sb[3:0] + 4'd4))) rq_v = pword(p_q, sb[3:0] + 4'd4);
+    end
+  end
+
+  wire writes_rd = (op <= UAddin);
+  wire is_out    = (op == UOut) || (op == UOutlut) || (op == UOutnext) || (op == UOutlutnext) ||
+                   (op == URqoutnext);
   wire out_lut   = (op == UOutlut) || (op == UOutlutnext);
-  wire is_next   = (op == UNext) || (op == UOutnext) || (op == UOutlutnext);
+  wire is_next   = (op == UNext) || (op == UOutnext) || (op == UOutlutnext) || (op == URqoutnext);
 
   // ---------------------------------------------------------------- addresses
   wire [23:0] a_addr    = src_q + coff_q + {8'h0, row_q};
@@ -365,7 +432,7 @@ module tsr_sfu #(
   always @(*) begin
     alu = 64'h0;
     if (rf_we) begin
-      alu = alu_f(op, sb, imm, va, vb, vc);
+      alu = (op == UAddin) ? {{32{addin_v[31]}}, addin_v} : alu_f(op, sb, imm, va, vb, vc);
     end
   end
   reg [23:0]       spad_raddr, spad_waddr, acc_raddr, acc_waddr;
@@ -507,7 +574,7 @@ module tsr_sfu #(
           default: ;
         endcase
         if (is_out) begin
-          obuf_d[8*lane_q +: 8] = out_lut ? lut_entry : va[7:0];
+          obuf_d[8*lane_q +: 8] = out_lut ? lut_entry : (op == URqoutnext) ? rq_v[7:0] : va[7:0];
           if (lane_last) begin
             spad_we    = 1'b1;
             spad_waddr = out_addr;

@@ -32,6 +32,7 @@ FORMS = {
     "FIRST": "", "RET": "", "DONE": "",
     "NEXT": "L", "NEXTROW": "L", "CALL": "L",
     "OUT": "a", "OUTLUT": "a", "OUTACC": "abc", "OUTNEXT": "aL", "OUTLUTNEXT": "aL",
+    "RQOUTNEXT": "aPL", "ADDIN": "d",
     "ERRLT": "ai", "ERRGT": "ai",
 }
 
@@ -122,6 +123,10 @@ def encode(ops, inst, labels, src_path):
             if arg not in SOURCES:
                 raise AsmError(f"{src_path}:{no}: unknown operand {arg}")
             f[kind] = SOURCES[arg]
+        elif kind == "P":  # the first of five parameter words: p0..p6
+            if arg not in SOURCES or not 16 <= SOURCES[arg] <= 22:
+                raise AsmError(f"{src_path}:{no}: parameter base must be p0-p6: {arg}")
+            f["b"] = SOURCES[arg]
         elif kind == "k":
             bit = int(arg, 0)
             if not 0 <= bit <= 31:
