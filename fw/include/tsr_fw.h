@@ -182,6 +182,14 @@ typedef struct tsr_sfu_desc {
   bool has_lut;        /**< MAP: load the table at lut_addr first (else use the loaded one) */
   uint32_t lut_addr;   /**< 256 int8 */
   uint32_t out_addr;   /**< int8 [rows][len]; REDUCE: int32 [rows][3] (max, sum, sum of squares) */
+  /* MAP, ADD and MUL: the tensors as segments of seg_rows packed rows (0: one segment). Segment
+   * s of A, B and the output begins at in_addr + s * in_pitch, in2_addr + s * in2_pitch and
+   * out_addr + s * out_pitch (a bordered image's pixel rows, docs/networks.md). The planner
+   * takes segments in rows of N elements only (tsr_sfu_desc_flatten). */
+  uint32_t seg_rows;
+  uint32_t in_pitch;
+  uint32_t in2_pitch;
+  uint32_t out_pitch;
 } tsr_sfu_desc_t;
 
 /** Where an SFU job lives on the chip, and what it costs. */
@@ -210,6 +218,17 @@ typedef struct tsr_sfu_plan {
  * ADD). On failure a one-line reason in *why (why may be NULL).
  */
 tsr_status_t tsr_sfu_check_desc(const tsr_sfu_desc_t *desc, const char **why);
+
+/** Whether SFU function `func` works element by element, rows or not (MAP, ADD, MUL). */
+bool tsr_sfu_elementwise(uint32_t func);
+
+/**
+ * Reshape an element-wise job (MAP, ADD, MUL) of packed rows to rows of N = `dim` elements
+ * when the element count is a multiple of N; any other job is left as it is. The result is the
+ * same bytes, and tsr_sfu_run then moves each block as one contiguous LOAD and one SFU row and
+ * stores it with one STORE instead of one per N-wide chunk.
+ */
+void tsr_sfu_desc_flatten(tsr_sfu_desc_t *desc, uint32_t dim);
 
 /**
  * Check `desc` and choose block sizes and memory regions for the device

@@ -78,7 +78,7 @@ typedef struct tsr_soc_job {
 } tsr_soc_job_t;
 
 /* 64-bit counters at the same offsets on both sides: one size, asserted on both. */
-_Static_assert(sizeof(tsr_soc_job_t) == 872u && offsetof(tsr_soc_job_t, cnt) == 760u, "tsr_soc_job_t: the host and the core disagree on its layout");
+_Static_assert(sizeof(tsr_soc_job_t) == 888u && offsetof(tsr_soc_job_t, cnt) == 776u, "tsr_soc_job_t: the host and the core disagree on its layout");
 
 #ifdef __cplusplus
 }

@@ -253,14 +253,20 @@ static bool add_by_rows(const tsr_net_prog_t *p, const tsr_net_layer_t *l) {
          tsr_net_padded(&p->tensors[l->out]);
 }
 
-/* The address of pixel row (b, y) of an NHWC tensor's interior. */
-static uint32_t row_addr(const tsr_net_tensor_t *t, uint32_t base, uint32_t b, uint32_t y) {
-  const uint32_t row = (t->shape[2] + t->pad[2] + t->pad[3]) * t->shape[3];
-  const uint32_t img = (t->shape[1] + t->pad[0] + t->pad[1]) * row;
-  return base + t->dev_off + (uint32_t)tsr_net_interior_off(t) + b * img + y * row;
+/* Bytes from one pixel row of an NHWC tensor's storage to the next (its border included). */
+static uint32_t row_pitch(const tsr_net_tensor_t *t) {
+  return (t->shape[2] + t->pad[2] + t->pad[3]) * t->shape[3];
 }
 
-/* Such an ADD or MUL as one SFU job per pixel row (W x C elements), a FENCE between two. */
+/* The address of pixel row (b, y) of an NHWC tensor's interior. */
+static uint32_t row_addr(const tsr_net_tensor_t *t, uint32_t base, uint32_t b, uint32_t y) {
+  const uint32_t img = (t->shape[1] + t->pad[0] + t->pad[1]) * row_pitch(t);
+  return base + t->dev_off + (uint32_t)tsr_net_interior_off(t) + b * img + y * row_pitch(t);
+}
+
+/* Such an ADD or MUL as one SFU job per image whose pixel rows (W x C elements) are segments,
+ * each tensor with its own pitch; a FENCE between two images. Where a pixel row is not a whole
+ * number of rows of N, one job per pixel row. */
 static tsr_status_t capture_add_rows(tsr_dev_t *dev, const tsr_net_prog_t *p,
                                      const tsr_net_layer_t *l, uint32_t base, const char **why) {
   const tsr_net_tensor_t *a = &p->tensors[l->in];
@@ -271,18 +277,27 @@ static tsr_status_t capture_add_rows(tsr_dev_t *dev, const tsr_net_prog_t *p,
     return TSR_UNSUPPORTED;
   }
   tsr_status_t st = TSR_OK;
+  const uint32_t row = y->shape[2] * y->shape[3];
+  const bool whole = row % dev->info.dim == 0u; /* one job per image */
   for (uint32_t b = 0; b < y->shape[0] && st == TSR_OK; b++) {
-    for (uint32_t r = 0; r < y->shape[1] && st == TSR_OK; r++) {
+    for (uint32_t r = 0; r < (whole ? 1u : y->shape[1]) && st == TSR_OK; r++) {
       tsr_sfu_desc_t d;
       tsr_sfu_plan_t plan;
       memset(&d, 0, sizeof d);
       d.func = l->kind == TSR_NET_MUL ? TSR_FUNC_MUL : TSR_FUNC_ADD;
-      d.rows = 1u;
-      d.len = y->shape[2] * y->shape[3];
+      d.rows = whole ? y->shape[1] : 1u;
+      d.len = row;
       d.in_addr = row_addr(a, base, b, r);
       d.in2_addr = row_addr(b2, base, b, r);
       d.param_addr = base + l->param_off;
       d.out_addr = row_addr(y, base, b, r);
+      if (whole) {
+        d.seg_rows = 1u;
+        d.in_pitch = row_pitch(a);
+        d.in2_pitch = row_pitch(b2);
+        d.out_pitch = row_pitch(y);
+      }
+      tsr_sfu_desc_flatten(&d, dev->info.dim);
       if (b != 0u || r != 0u) {
         tsr_cmd_t fence;
         if ((st = tsr_cmd_fence(dev, false, &fence)) != TSR_OK ||
@@ -505,6 +520,7 @@ static tsr_status_t capture_maxpool(tsr_dev_t *dev, const tsr_net_prog_t *p, con
     sd.in_addr = sd.out_addr = g;
     sd.has_lut = true;
     sd.lut_addr = base + l->bias_off;
+    tsr_sfu_desc_flatten(&sd, dev->info.dim);
     if ((st = tsr_sfu_plan(&dev->info, &sd, &plan, why)) != TSR_OK ||
         (st = tsr_sfu_run(dev, &sd, &plan)) != TSR_OK || (st = submit_fence(dev)) != TSR_OK) {
       return st;
@@ -593,6 +609,7 @@ tsr_status_t tsr_net_capture(tsr_net_prog_t *p, char *err, size_t errlen) {
       tsr_sfu_desc_t d;
       tsr_sfu_plan_t plan;
       layer_sfu_desc(p, l, base, &d);
+      tsr_sfu_desc_flatten(&d, dev.info.dim);
       if (!dev.info.has_sfu) {
         why = "the target has no SFU (CONFIG.SFU = 0)";
         st = TSR_UNSUPPORTED;

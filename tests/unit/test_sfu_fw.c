@@ -463,6 +463,19 @@ static void bad_descriptors_are_rejected(void **state) {
   REJECT((b.func = TSR_FUNC_LAYERNORM, b.out_addr = 0x40000000u + 3u), "overlaps"); /* gamma */
   REJECT((b.func = TSR_FUNC_LAYERNORM, b.out_addr = 0x50000000u), "overlaps");      /* beta */
   REJECT((b.func = TSR_FUNC_MAP, b.has_lut = true, b.out_addr = 0x70000000u - 4u), "overlaps");
+  b = d;
+  b.seg_rows = 2;
+  b.in_pitch = b.in2_pitch = b.out_pitch = 8;
+  assert_int_equal(tsr_sfu_check_desc(&b, &why), TSR_OK);
+  d = b;
+  REJECT(b.func = TSR_FUNC_SOFTMAX, "MAP, ADD and MUL only");
+  REJECT(b.seg_rows = 3, "multiple of seg_rows");
+  REJECT(b.in_pitch = 7, "pitch");
+  REJECT(b.in2_pitch = 7, "pitch");
+  REJECT(b.out_pitch = 7, "pitch");
+  REJECT(b.in2_pitch = 0xc0000000u, "32-bit"); /* the second segment past 2^32 */
+  REJECT(b.out_addr = 0x1000u + 8u, "overlaps");     /* the first output segment over A's second */
+  REJECT((b.out_addr = 0x1000u, b.out_pitch = 16), "overlaps"); /* in place with another pitch */
 #undef REJECT
   /* In place: the output may be A itself, or B for ADD, not gamma. */
   b = d;
@@ -538,7 +551,9 @@ static bool run_job(const job_t *j, char *why, size_t whylen) {
   }
   if (g_chip.cmds != p.cmds || g_chip.n_sfu[j->d.func] != p.blocks ||
       sfus != p.blocks + (j->d.has_lut ? 1u : 0u) ||
-      g_chip.n_op[TSR_OP_STORE] != (uint64_t)p.blocks * (j->d.func == TSR_FUNC_REDUCE ? 1 : p.chunks)) {
+      g_chip.n_op[TSR_OP_STORE] != (j->d.seg_rows != 0u ? (uint64_t)j->d.rows / j->d.seg_rows
+                                    : (uint64_t)p.blocks *
+                                          (j->d.func == TSR_FUNC_REDUCE ? 1 : p.chunks))) {
     snprintf(why, whylen, "command counts differ from the plan (%llu commands, plan %llu)",
              (unsigned long long)g_chip.cmds, (unsigned long long)p.cmds);
     return false;
@@ -612,6 +627,123 @@ static void runs_match_golden_on_random_jobs_under_every_schedule(void **state) 
     }
   }
   chip_free();
+}
+
+/* An element-wise job over segments (a bordered image's pixel rows): A, B and the output each
+ * with a pitch of its own, odd addresses, blocks of whole segments in one or two buffers, under
+ * every schedule. Memory afterwards is exactly the golden output in the output's segments and
+ * what was there before everywhere else; the command counts are the plan's. */
+static void segmented_jobs_match_golden_under_every_schedule(void **state) {
+  (void)state;
+  char why[256];
+  g_rng = g_seed;
+  const uint32_t funcs[] = {TSR_FUNC_MAP, TSR_FUNC_ADD, TSR_FUNC_MUL};
+  for (int it = 0; it < 60; it++) {
+    const uint32_t dim = 4u << rnd_in(0, 2);
+    const uint32_t func = funcs[rnd_in(0, 2)];
+    const bool two = tsr_sfu_two_tensors(func);
+    const uint32_t seg_rows = rnd_in(1, 6), segs = rnd_in(1, 9);
+    const uint32_t seg = seg_rows * dim, rows = seg_rows * segs;
+    const bool in_place = rnd() % 3 == 0;
+    /* Room for 1..4 segments per buffer, and the table. */
+    const uint32_t spad = seg_rows * (two ? 2u : 1u) * rnd_in(1, 4) + 256u / dim;
+    const uint32_t job_seed = rnd();
+    for (int pol = 0; pol < POL_COUNT; pol++) {
+      chip_init(dim, spad, 16, 1u << 17, (policy_t)pol, job_seed);
+      uint32_t saved = g_rng;
+      g_rng = job_seed | 1u;
+      job_t j;
+      assert_true(job_make(&j, func, rows, dim, func == TSR_FUNC_MAP, false));
+      tsr_sfu_desc_t *d = &j.d;
+      d->seg_rows = seg_rows;
+      d->in_pitch = seg + rnd_in(0, 40);
+      d->in2_pitch = seg + rnd_in(0, 40);
+      d->out_pitch = in_place ? d->in_pitch : seg + rnd_in(0, 40);
+      uint32_t a = 0x8000u + rnd_in(0, 7);
+      d->in_addr = a;
+      a += segs * d->in_pitch + rnd_in(0, 7);
+      d->in2_addr = a;
+      a += segs * d->in2_pitch + rnd_in(0, 7);
+      d->out_addr = in_place ? d->in_addr : a;
+      g_rng = saved;
+      for (uint32_t g = 0; g < segs; g++) {
+        memcpy(g_chip.dram + d->in_addr + g * d->in_pitch, j.in + g * seg, seg);
+        memcpy(g_chip.dram + d->in2_addr + g * d->in2_pitch, j.in2 + g * seg, seg);
+      }
+      uint8_t *expect = malloc(g_chip.dram_size);
+      assert_non_null(expect);
+      memcpy(expect, g_chip.dram, g_chip.dram_size);
+      uint8_t *gold = golden(&j);
+      for (uint32_t g = 0; g < segs; g++) {
+        memcpy(expect + d->out_addr + g * d->out_pitch, gold + g * seg, seg);
+      }
+      free(gold);
+      open_chip();
+      tsr_sfu_plan_t p;
+      const char *reason = "";
+      tsr_status_t st = tsr_sfu_plan(&g_dev.info, d, &p, &reason);
+      if (st == TSR_OK) {
+        check_plan(&g_dev.info, d, &p);
+        assert_int_equal(p.block_rows % seg_rows, 0);
+        st = tsr_sfu_run(&g_dev, d, &p);
+      }
+      snprintf(why, sizeof why, "%s", "");
+      if (st != TSR_OK) {
+        snprintf(why, sizeof why, "%s: %s %s", tsr_status_str(st), reason, tsr_dev_error(&g_dev));
+      } else if (memcmp(g_chip.dram, expect, g_chip.dram_size) != 0) {
+        uint32_t at = 0;
+        while (g_chip.dram[at] == expect[at]) {
+          at++;
+        }
+        snprintf(why, sizeof why, "byte 0x%x = %d, expected %d", at, g_chip.dram[at], expect[at]);
+      } else if (g_chip.cmds != p.cmds || g_chip.n_op[TSR_OP_STORE] != segs ||
+                 g_chip.n_sfu[func] != p.blocks) {
+        snprintf(why, sizeof why, "%llu commands (plan %llu), %llu STOREs for %u segments",
+                 (unsigned long long)g_chip.cmds, (unsigned long long)p.cmds,
+                 (unsigned long long)g_chip.n_op[TSR_OP_STORE], segs);
+      }
+      free(expect);
+      if (why[0] != '\0') {
+        fail_msg("seed %u it %d (%s): N=%u spad=%u %s %u segments of %u rows, pitches %u/%u/%u: %s",
+                 g_seed, it, k_policy_name[pol], dim, spad, func_name(func), segs, seg_rows,
+                 d->in_pitch, d->in2_pitch, d->out_pitch, why);
+      }
+      job_free(&j);
+    }
+  }
+  chip_free();
+}
+
+/* Reshaped to rows of N, an element-wise job keeps its bytes; segments too. */
+static void flatten_keeps_the_bytes(void **state) {
+  (void)state;
+  tsr_sfu_desc_t d = plain_desc(TSR_FUNC_ADD, 3, 40);
+  tsr_sfu_desc_flatten(&d, 8);
+  assert_int_equal(d.rows, 15);
+  assert_int_equal(d.len, 8);
+  d = plain_desc(TSR_FUNC_MUL, 6, 12);
+  d.seg_rows = 2;
+  tsr_sfu_desc_flatten(&d, 8);
+  assert_int_equal(d.rows, 9);
+  assert_int_equal(d.seg_rows, 3);
+  d = plain_desc(TSR_FUNC_MAP, 6, 12);
+  d.seg_rows = 1; /* 12 bytes a segment: not whole rows of 8 */
+  tsr_sfu_desc_flatten(&d, 8);
+  assert_int_equal(d.rows, 6);
+  assert_int_equal(d.len, 12);
+  d = plain_desc(TSR_FUNC_SOFTMAX, 4, 16); /* rows matter */
+  tsr_sfu_desc_flatten(&d, 8);
+  assert_int_equal(d.rows, 4);
+  assert_int_equal(d.len, 16);
+  /* Segments need the flat form. */
+  tsr_dev_info_t in = info_of(8, 4096, 1024);
+  tsr_sfu_plan_t p;
+  const char *why = NULL;
+  d = plain_desc(TSR_FUNC_MAP, 6, 12);
+  d.seg_rows = 1;
+  d.in_pitch = d.out_pitch = 16;
+  assert_int_equal(tsr_sfu_plan(&in, &d, &p, &why), TSR_UNSUPPORTED);
+  assert_non_null(strstr(why, "rows of N"));
 }
 
 /* Long rows: beta needs more than one LOAD (COLS is 16-bit), LEN at its maximum. */
@@ -849,6 +981,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(runs_match_golden_on_fixed_shapes),
       cmocka_unit_test(runs_match_golden_on_random_jobs_under_every_schedule),
       cmocka_unit_test(long_rows_split_the_beta_load),
+      cmocka_unit_test(segmented_jobs_match_golden_under_every_schedule),
+      cmocka_unit_test(flatten_keeps_the_bytes),
       cmocka_unit_test(every_token_class_is_needed),
       cmocka_unit_test(whole_operation_wrappers_run_their_function),
       cmocka_unit_test(engine_errors_reach_the_caller),
