@@ -150,9 +150,10 @@ tsr_status_t tsr_sfu_check_desc(const tsr_sfu_desc_t *d, const char **why) {
    * of it or of anything else. */
   const bool in_place = d->func != TSR_FUNC_REDUCE && same(out, in) &&
                         (d->seg_rows == 0u || d->out_pitch == d->in_pitch);
-  const bool in_place2 = two && same(out, in2) && (d->seg_rows == 0u || d->out_pitch == d->in2_pitch);
-  if ((overlaps(out, in) && !in_place) || (overlaps(out, in2) && !in_place2) || overlaps(out, beta) ||
-      overlaps(out, param) || overlaps(out, lut)) {
+  const bool in_place2 =
+      two && same(out, in2) && (d->seg_rows == 0u || d->out_pitch == d->in2_pitch);
+  if ((overlaps(out, in) && !in_place) || (overlaps(out, in2) && !in_place2) ||
+      overlaps(out, beta) || overlaps(out, param) || overlaps(out, lut)) {
     *why = "the output region overlaps an input region (only out = in, in place, is allowed)";
     return TSR_BAD_ARG;
   }
