@@ -95,7 +95,6 @@ module tsr_sfu #(
   localparam [5:0] USelneg  = 6'd23;  // d = c < 0 ? a : b
   localparam [5:0] USelz    = 6'd24;  // d = c == 0 ? a : b
   localparam [5:0] UZext32  = 6'd25;  // d = a[31:0] zero-extended
-  localparam [5:0] UAddin   = 6'd26;  // d = ADD's input stage of X and X2 (p0..p5, below)
   localparam [5:0] UFirst   = 6'd32;  // go to element 0 of the row and fetch it
   localparam [5:0] UNext    = 6'd33;  // if another element follows: fetch it, jump to imm
   localparam [5:0] UNextrow = 6'd34;  // if another row follows: jump to imm
@@ -110,6 +109,8 @@ module tsr_sfu #(
   localparam [5:0] UOutnext = 6'd43;  // OUT a, then NEXT imm (one cycle)
   localparam [5:0] UOutlutnext = 6'd44;  // OUTLUT a, then NEXT imm (one cycle)
   localparam [5:0] URqoutnext  = 6'd45;  // OUT requant(a, p<b>..p<b+4>), then NEXT imm
+  localparam [5:0] UAddnext    = 6'd46;  // ADD: OUT the pending element, this one's input stage, NEXT imm
+  localparam [5:0] UAddflush   = 6'd47;  // ADD: OUT the pending element
 
   localparam [4:0] SrcX = 5'd27, SrcX2 = 5'd28, SrcBeta = 5'd29, SrcLen = 5'd30;
 
@@ -384,32 +385,46 @@ module tsr_sfu #(
       end
     end
   endfunction
-  // ADDIN: ADD's two inputs, each (x + offset) * 2^20 rescaled, summed (p0..p5).
-  // RQOUTNEXT: clamp(mbqm(a, m, s) + offset, min, max), the five words
-  // m, s, offset, min, max from parameter b on (ADD p6, MUL p2).
-  // Each is evaluated only in a cycle that executes it.
-  reg [31:0] addin_v, rq_v;
+  // The output stage: clamp(mbqm(v, m, s) + offset, min, max), the five words
+  // m, s, offset, min, max from parameter k on. RQOUTNEXT requantizes operand
+  // a with k = b (ADD p6, MUL p2, LAYERNORM p3); ADDNEXT and ADDFLUSH the
+  // pending ADD sum with k = 6.
+  // ADD is a two-stage pipeline: ADDNEXT computes the input stage of the
+  // current element, mbqm((x + p0) << 20, p1, p2) + mbqm((x2 + p3) << 20, p4,
+  // p5), into add_sum_q (it is pending), and in the same cycle puts the
+  // previous pending element through the output stage into its byte of the
+  // result row (add_lane_q; the row is written to add_waddr_q when that was
+  // its last lane). ADDFLUSH puts the last one through. So one element takes
+  // one cycle, and each cycle has one multiplier in its path.
+  wire        add_op   = (op == UAddnext) || (op == UAddflush);
+  reg  [31:0] add_sum_q, add_sum_d, addin_v, rq_in, rq_v;
+  reg  [3:0]  rq_k;
+  reg         add_pend_q, add_pend_d, add_last_q, add_last_d;
+  reg  [LaneW-1:0] add_lane_q, add_lane_d;
+  reg  [23:0] add_waddr_q, add_waddr_d;
   always @(*) begin
     addin_v = 32'h0;
     rq_v    = 32'h0;
-    if (state_q == StRun && op == UAddin) begin
+    rq_in   = add_op ? add_sum_q : va[31:0];
+    rq_k    = add_op ? 4'd6 : sb[3:0];
+    if (state_q == StRun && op == UAddnext) begin
       addin_v = mbqm32(({{24{x_q[7]}}, x_q} + p_q[0 +: 32]) << 20, p_q[32 +: 32], p_q[64 +: 32])
               + mbqm32(({{24{x2_q[7]}}, x2_q} + p_q[96 +: 32]) << 20, p_q[128 +: 32],
                        p_q[160 +: 32]);
     end
-    if (state_q == StRun && op == URqoutnext) begin
-      rq_v = mbqm32(va[31:0], pword(p_q, sb[3:0]), pword(p_q, sb[3:0] + 4'd1))
-           + pword(p_q, sb[3:0] + 4'd2);
-      if ($signed(rq_v) < $signed(pword(p_q, sb[3:0] + 4'd3))) rq_v = pword(p_q, sb[3:0] + 4'd3);
-      if ($signed(rq_v) > $signed(pword(p_q, sb[3:0] + 4'd4))) rq_v = pword(p_q, sb[3:0] + 4'd4);
+    if (state_q == StRun && (op == URqoutnext || add_op)) begin
+      rq_v = mbqm32(rq_in, pword(p_q, rq_k), pword(p_q, rq_k + 4'd1)) + pword(p_q, rq_k + 4'd2);
+      if ($signed(rq_v) < $signed(pword(p_q, rq_k + 4'd3))) rq_v = pword(p_q, rq_k + 4'd3);
+      if ($signed(rq_v) > $signed(pword(p_q, rq_k + 4'd4))) rq_v = pword(p_q, rq_k + 4'd4);
     end
   end
 
-  wire writes_rd = (op <= UAddin);
+  wire writes_rd = (op <= UZext32);
   wire is_out    = (op == UOut) || (op == UOutlut) || (op == UOutnext) || (op == UOutlutnext) ||
                    (op == URqoutnext);
   wire out_lut   = (op == UOutlut) || (op == UOutlutnext);
-  wire is_next   = (op == UNext) || (op == UOutnext) || (op == UOutlutnext) || (op == URqoutnext);
+  wire is_next   = (op == UNext) || (op == UOutnext) || (op == UOutlutnext) || (op == URqoutnext) ||
+                   (op == UAddnext);
 
   // ---------------------------------------------------------------- addresses
   wire [23:0] a_addr    = src_q + coff_q + {8'h0, row_q};
@@ -432,7 +447,7 @@ module tsr_sfu #(
   always @(*) begin
     alu = 64'h0;
     if (rf_we) begin
-      alu = (op == UAddin) ? {{32{addin_v[31]}}, addin_v} : alu_f(op, sb, imm, va, vb, vc);
+      alu = alu_f(op, sb, imm, va, vb, vc);
     end
   end
   reg [23:0]       spad_raddr, spad_waddr, acc_raddr, acc_waddr;
@@ -459,6 +474,11 @@ module tsr_sfu #(
     coff_d   = coff_q;
     cidx_d   = cidx_q;
     obuf_d   = obuf_q;
+    add_sum_d   = add_sum_q;
+    add_pend_d  = add_pend_q;
+    add_lane_d  = add_lane_q;
+    add_last_d  = add_last_q;
+    add_waddr_d = add_waddr_q;
     spad_re  = 1'b0;
     spad_we  = 1'b0;
     acc_re   = 1'b0;
@@ -491,6 +511,7 @@ module tsr_sfu #(
           cnt_d   = 9'h0;
           row_d   = 16'h0;
           obuf_d  = {(8*N){1'b0}};
+          add_pend_d = 1'b0;
           ret_d   = 8'h0;
           state_d = (func_i == FnLutLoad) ? StLut : StParam;
         end
@@ -582,6 +603,22 @@ module tsr_sfu #(
             obuf_d     = {(8*N){1'b0}};
           end
         end
+        if (add_op) begin
+          if (add_pend_q) begin
+            obuf_d[8*add_lane_q +: 8] = rq_v[7:0];
+            if (add_last_q) begin
+              spad_we    = 1'b1;
+              spad_waddr = add_waddr_q;
+              spad_wdata = obuf_d;
+              obuf_d     = {(8*N){1'b0}};
+            end
+          end
+          add_pend_d = (op == UAddnext);
+          add_sum_d  = addin_v;
+          add_lane_d = lane_q;
+          add_last_d = lane_last;
+          add_waddr_d = out_addr;
+        end
         if (is_next && !last_el) begin
           el_d    = el_q + 16'h1;
           lane_d  = lane_q + {{(LaneW-1){1'b0}}, 1'b1};
@@ -628,6 +665,7 @@ module tsr_sfu #(
       coff_q  <= 24'h0;
       cidx_q  <= 24'h0;
       obuf_q  <= {(8*N){1'b0}};
+      add_pend_q <= 1'b0;
     end else if (state_q != StIdle || start_i) begin   // idle without a start: nothing changes
       state_q <= state_d;
       func_q  <= func_d;
@@ -647,12 +685,20 @@ module tsr_sfu #(
       coff_q  <= coff_d;
       cidx_q  <= cidx_d;
       obuf_q  <= obuf_d;
+      add_pend_q <= add_pend_d;
     end
   end
 
-  // Datapath registers: only read after a microprogram or fetch wrote them.
+  // Datapath registers: only read after a microprogram or fetch wrote them
+  // (the pending ADD element's only while add_pend_q says there is one).
   integer i;
   always @(posedge clk_i) begin
+    if (add_op && state_q == StRun) begin
+      add_sum_q   <= add_sum_d;
+      add_lane_q  <= add_lane_d;
+      add_last_q  <= add_last_d;
+      add_waddr_q <= add_waddr_d;
+    end
     if (rf_we) begin
       rf_q[rd] <= alu;
     end

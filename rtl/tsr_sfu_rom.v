@@ -179,8 +179,8 @@ module tsr_sfu_rom (
       8'd166: data_o = 64'h04759f8000000000;  // sub     r1, p10, p9
       8'd167: data_o = 64'ha003ff8000000000;  // errlt   r1, 0
       8'd168: data_o = 64'h803fff8000000000;  // add_row: first
-      8'd169: data_o = 64'h687fff8000000000;  // add_el: addin   r1                      ; ADD's input stage (p0..p5)
-      8'd170: data_o = 64'hb4036f80000000a9;  // rqoutnext r1, p6, add_el        ; clamp(mbqm(r1, p6, p7) + p8, p9, p10)
+      8'd169: data_o = 64'hb83fff80000000a9;  // add_el: addnext add_el                  ; output stage of the previous element, input stage of this one
+      8'd170: data_o = 64'hbc3fff8000000000;  // addflush                        ; output stage of the row's last element
       8'd171: data_o = 64'h883fff80000000a8;  // nextrow add_row
       8'd172: data_o = 64'ha83fff8000000000;  // done
       8'd173: data_o = 64'ha027ff80ffffffe1;  // errlt   p3, -31

@@ -32,7 +32,7 @@ FORMS = {
     "FIRST": "", "RET": "", "DONE": "",
     "NEXT": "L", "NEXTROW": "L", "CALL": "L",
     "OUT": "a", "OUTLUT": "a", "OUTACC": "abc", "OUTNEXT": "aL", "OUTLUTNEXT": "aL",
-    "RQOUTNEXT": "aPL", "ADDIN": "d",
+    "RQOUTNEXT": "aPL", "ADDNEXT": "L", "ADDFLUSH": "",
     "ERRLT": "ai", "ERRGT": "ai",
 }
 
