@@ -402,6 +402,7 @@ module tsr_sfu #(
   reg         add_pend_q, add_pend_d, add_last_q, add_last_d;
   reg  [LaneW-1:0] add_lane_q, add_lane_d;
   reg  [23:0] add_waddr_q, add_waddr_d;
+  wire [LaneW-1:0] res_lane = add_op ? add_lane_q : lane_q;  // the lane a result byte goes to
   always @(*) begin
     addin_v = 32'h0;
     rq_v    = 32'h0;
@@ -594,25 +595,18 @@ module tsr_sfu #(
           UDone: state_d = StIdle;
           default: ;
         endcase
-        if (is_out) begin
-          obuf_d[8*lane_q +: 8] = out_lut ? lut_entry : (op == URqoutnext) ? rq_v[7:0] : va[7:0];
-          if (lane_last) begin
+        // A result byte: this element's, or ADD's pending one (its lane and row).
+        if (is_out || (add_op && add_pend_q)) begin
+          obuf_d[8*res_lane +: 8] =
+              out_lut ? lut_entry : (op == URqoutnext || add_op) ? rq_v[7:0] : va[7:0];
+          if (add_op ? add_last_q : lane_last) begin
             spad_we    = 1'b1;
-            spad_waddr = out_addr;
+            spad_waddr = add_op ? add_waddr_q : out_addr;
             spad_wdata = obuf_d;
             obuf_d     = {(8*N){1'b0}};
           end
         end
         if (add_op) begin
-          if (add_pend_q) begin
-            obuf_d[8*add_lane_q +: 8] = rq_v[7:0];
-            if (add_last_q) begin
-              spad_we    = 1'b1;
-              spad_waddr = add_waddr_q;
-              spad_wdata = obuf_d;
-              obuf_d     = {(8*N){1'b0}};
-            end
-          end
           add_pend_d = (op == UAddnext);
           add_sum_d  = addin_v;
           add_lane_d = lane_q;
