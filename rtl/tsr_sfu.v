@@ -344,34 +344,45 @@ module tsr_sfu #(
 
   // The element-wise stages: TFLite's int8 requantization, each step as the
   // microinstruction of the same name does it (srdhm, shl32, rdiv), fused so
-  // that ADD takes two cycles an element and MUL four (docs/sfu.md).
-  // srdhm32: round(a * b / 2^31), ties up, saturating INT32_MIN^2, as SRDHM.
-  // (The product's outer bits and the shift's sign-extension bits are unused.)
+  // that ADD takes one cycle an element and MUL four (docs/sfu.md).
+  // mbqm_round: the rest of TFLite's MultiplyByQuantizedMultiplier once the
+  // product p = int32(v << max(s, 0)) * m is known: srdhm's round(p / 2^31),
+  // ties up (sat: both factors INT32_MIN, which saturates), then rounded right
+  // by max(-s, 0). s is -31..30 (the microprogram checked it), so the shifts
+  // fit 5 bits. (The product's outer bits and the shift's sign-extension bits
+  // are unused.)
   /* verilator lint_off UNUSEDSIGNAL */
-  function automatic [31:0] srdhm32(input [31:0] a, input [31:0] b);
-    reg signed [63:0] prod;
-    reg [63:0]        nudged, biased;
-    begin
-      prod   = $signed(a) * $signed(b);
-      nudged = prod + (prod[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000);
-      biased = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
-      srdhm32 = ((a == 32'h8000_0000) && (b == 32'h8000_0000)) ? 32'h7fff_ffff : biased[62:31];
-    end
-  endfunction
-  // mbqm32: TFLite's MultiplyByQuantizedMultiplier, int32(v << max(s, 0)),
-  // srdhm by m, then rounded right by max(-s, 0); s is -31..30 (the
-  // microprogram checked it), so both shifts fit 5 bits.
-  function automatic [31:0] mbqm32(input [31:0] v, input [31:0] m, input [31:0] s);
-    reg [4:0]  lsh, rsh;
+  function automatic [31:0] mbqm_round(input [63:0] p, input sat, input [31:0] s);
+    reg [63:0] nudged, biased;
+    reg [4:0]  rsh;
     reg [31:0] t, mask, rem, thr;
     begin
-      lsh  = s[31] ? 5'd0 : s[4:0];
-      rsh  = s[31] ? 5'd0 - s[4:0] : 5'd0;
-      t    = srdhm32(v << lsh, m);
-      mask = (32'h1 << rsh) - 32'h1;
-      rem  = t & mask;
-      thr  = (mask >> 1) + {31'h0, t[31]};
-      mbqm32 = $unsigned($signed(t) >>> rsh) + {31'h0, (rem > thr)};
+      nudged = p + (p[63] ? 64'hffff_ffff_c000_0001 : 64'h0000_0000_4000_0000);
+      biased = nudged[63] ? nudged + 64'h0000_0000_7fff_ffff : nudged;
+      t      = sat ? 32'h7fff_ffff : biased[62:31];
+      rsh    = s[31] ? 5'd0 - s[4:0] : 5'd0;
+      mask   = (32'h1 << rsh) - 32'h1;
+      rem    = t & mask;
+      thr    = (mask >> 1) + {31'h0, t[31]};
+      mbqm_round = $unsigned($signed(t) >>> rsh) + {31'h0, (rem > thr)};
+    end
+  endfunction
+  // mbqm32: MultiplyByQuantizedMultiplier(v, m, s) with a 32x32 product.
+  function automatic [31:0] mbqm32(input [31:0] v, input [31:0] m, input [31:0] s);
+    reg [31:0] a;
+    begin
+      a = v << (s[31] ? 5'd0 : s[4:0]);
+      mbqm32 = mbqm_round($signed(a) * $signed(m), (a == 32'h8000_0000) && (m == 32'h8000_0000), s);
+    end
+  endfunction
+  // rescale20: ADD's input rescaling, MultiplyByQuantizedMultiplier(int32(v
+  // << 20), m, s) with s <= 0. int32(v << 20) is v's low 12 bits times 2^20,
+  // so the product is a 12x32 one, shifted.
+  function automatic [31:0] rescale20(input [31:0] v, input [31:0] m, input [31:0] s);
+    reg signed [63:0] p;
+    begin
+      p = $signed(v[11:0]) * $signed(m);
+      rescale20 = mbqm_round(p <<< 20, (v[11:0] == 12'h800) && (m == 32'h8000_0000), s);
     end
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
@@ -409,9 +420,8 @@ module tsr_sfu #(
     rq_in   = add_op ? add_sum_q : va[31:0];
     rq_k    = add_op ? 4'd6 : sb[3:0];
     if (state_q == StRun && op == UAddnext) begin
-      addin_v = mbqm32(({{24{x_q[7]}}, x_q} + p_q[0 +: 32]) << 20, p_q[32 +: 32], p_q[64 +: 32])
-              + mbqm32(({{24{x2_q[7]}}, x2_q} + p_q[96 +: 32]) << 20, p_q[128 +: 32],
-                       p_q[160 +: 32]);
+      addin_v = rescale20({{24{x_q[7]}}, x_q} + p_q[0 +: 32], p_q[32 +: 32], p_q[64 +: 32])
+              + rescale20({{24{x2_q[7]}}, x2_q} + p_q[96 +: 32], p_q[128 +: 32], p_q[160 +: 32]);
     end
     if (state_q == StRun && (op == URqoutnext || add_op)) begin
       rq_v = mbqm32(rq_in, pword(p_q, rq_k), pword(p_q, rq_k + 4'd1)) + pword(p_q, rq_k + 4'd2);

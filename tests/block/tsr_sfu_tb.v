@@ -117,7 +117,7 @@ module tsr_sfu_tb;
   reg  [8*N-1:0]   spad_exp [0:Rows-1];
   reg  [32*N-1:0]  acc_exp  [0:Rows-1];
   integer n_by_func [0:NFn-1];
-  integer n_param_err = 0, n_inplace = 0, n_clr = 0;
+  integer n_param_err = 0, n_inplace = 0, n_clr = 0, n_sat = 0;
 
   function automatic [Aw-1:0] ix(input integer v);
     ix = v[Aw-1:0];
@@ -204,6 +204,14 @@ module tsr_sfu_tb;
             FnMul:       void'(tsr_tb_sfu_set(RefParam, urand(2) != 0 ? 3 : 5, urand(2) != 0 ? 31 : -200));
             default:     void'(tsr_tb_sfu_set(RefParam, urand(2) != 0 ? 2 : 7, urand(2) != 0 ? 1 : 31));
           endcase
+        end
+        if (!bad && fn == FnAdd && urand(8) == 0) begin
+          // srdhm's one saturating case, INT32_MIN * INT32_MIN, in A's first element:
+          // (x + p0) << 20 = INT32_MIN with the multiplier p1 = INT32_MIN.
+          x = {{24{spad_mem[ix(src_i)][7]}}, spad_mem[ix(src_i)][7:0]};
+          void'(tsr_tb_sfu_set(RefParam, 0, 32'h800 - x));
+          void'(tsr_tb_sfu_set(RefParam, 1, 32'h8000_0000));
+          n_sat = n_sat + 1;
         end
         for (p = 0; p < pw; p = p + 1) put_param(p, tsr_tb_sfu_get(RefParam, p));
       end
@@ -311,14 +319,14 @@ module tsr_sfu_tb;
         run_cmd(1 + urand(NFn - 1));
       end
     end
-    if (ncmds >= 200 && (n_param_err == 0 || n_inplace == 0 || n_clr == 0)) begin
-      $display("FAIL tsr_sfu_tb seed=%0d: too little coverage (%0d parameter errors, %0d in place, %0d soft resets)",
-               seed, n_param_err, n_inplace, n_clr);
+    if (ncmds >= 200 && (n_param_err == 0 || n_inplace == 0 || n_clr == 0 || n_sat == 0)) begin
+      $display("FAIL tsr_sfu_tb seed=%0d: too little coverage (%0d parameter errors, %0d in place, %0d soft resets, %0d saturating ADDs)",
+               seed, n_param_err, n_inplace, n_clr, n_sat);
       $fatal(1);
     end
-    $display("PASS tsr_sfu_tb seed=%0d: %0d commands (LUT_LOAD %0d, MAP %0d, REDUCE %0d, SOFTMAX %0d, LAYERNORM %0d, ADD %0d, MUL %0d; %0d parameter errors, %0d in place, %0d soft resets), %0d checks",
+    $display("PASS tsr_sfu_tb seed=%0d: %0d commands (LUT_LOAD %0d, MAP %0d, REDUCE %0d, SOFTMAX %0d, LAYERNORM %0d, ADD %0d, MUL %0d; %0d parameter errors, %0d in place, %0d soft resets, %0d saturating ADDs), %0d checks",
              seed, cmd, n_by_func[0], n_by_func[1], n_by_func[2], n_by_func[3], n_by_func[4],
-             n_by_func[5], n_by_func[6], n_param_err, n_inplace, n_clr, n_checks);
+             n_by_func[5], n_by_func[6], n_param_err, n_inplace, n_clr, n_sat, n_checks);
     $finish;
   end
 `else
