@@ -10,7 +10,10 @@
 //   at the start, the current element X (tensor A), X2 (tensor B or gamma)
 //   and BETA (an accumulator lane), one 32x32 signed multiplier (MUL and the
 //   gemmlowp srdhm), one 64-bit shifter (shifts and the rounding divide by a
-//   power of two), one 64-bit adder, compare/select and count-leading-zeros.
+//   power of two), one 64-bit adder, compare/select and count-leading-zeros;
+//   beside the ALU, TFLite's int8 requantization as two fused stages (an
+//   output stage for RQOUTNEXT, and ADD's input stage with two 12x32
+//   multipliers), which ADDNEXT runs as a pipeline of one element a cycle.
 //
 // One microinstruction executes per cycle. FIRST/NEXT walk the elements of
 // the current row (a fetch that starts a scratchpad word costs two or three
