@@ -170,11 +170,15 @@ void tsr_sfu_desc_flatten(tsr_sfu_desc_t *d, uint32_t dim) {
   if (d == NULL || dim == 0u || !tsr_sfu_elementwise(d->func)) {
     return;
   }
+  /* 32-bit division only: the freestanding firmware has no 64-bit divide. */
   const uint64_t elems = (uint64_t)d->rows * d->len;
   const uint64_t seg = (uint64_t)d->seg_rows * d->len;
-  if (elems != 0u && elems % dim == 0u && seg % dim == 0u && elems / dim <= 0xffffffffu) {
-    d->rows = (uint32_t)(elems / dim);
-    d->seg_rows = (uint32_t)(seg / dim);
+  if (elems == 0u || elems > 0xffffffffu || seg > 0xffffffffu) {
+    return;
+  }
+  if ((uint32_t)elems % dim == 0u && (uint32_t)seg % dim == 0u) {
+    d->rows = (uint32_t)elems / dim;
+    d->seg_rows = (uint32_t)seg / dim;
     d->len = dim;
   }
 }
