@@ -74,6 +74,17 @@ static uint32_t a_addr(const conv_view_t *v, uint32_t m, uint32_t seg) {
   return d->in_addr + b * d->in_img + y * d->in_row + x * in_pix(d);
 }
 
+/* Whether consecutive output pixels read input bytes one pixel stride apart across output
+ * rows and images too. From the last pixel of an output row to the first of the next, the
+ * input address moves stride_h input rows back by out_w - 1 pixel strides: one pixel stride
+ * exactly when a row of output pixels spans stride_h input rows, and likewise from image to
+ * image. */
+static bool flat_input(const tsr_conv_desc_t *d) {
+  const uint64_t pix_stride = (uint64_t)d->stride_w * in_pix(d);
+  return (uint64_t)d->stride_h * d->in_row == d->out_w * pix_stride &&
+         (uint64_t)d->in_img == (uint64_t)d->out_h * d->stride_h * d->in_row;
+}
+
 /* Rows [m, end) that lie in m's output row. */
 static uint32_t run_len(const tsr_conv_desc_t *d, uint32_t m, uint32_t end) {
   const uint32_t left = d->out_w - m % d->out_w;
@@ -214,7 +225,22 @@ tsr_status_t tsr_conv_plan(const tsr_dev_info_t *info, tsr_conv_desc_t *d, tsr_g
   d->gemm.lda = g.k;
   d->gemm.c_addr = d->out_addr;
   d->gemm.ldc = out_pix(d);
-  tsr_status_t st = tsr_gemm_plan(info, &d->gemm, plan);
+  /* A tile that spans output rows loads A one run and one K block at a time (conv_load_a);
+   * a tile inside one output row takes every block of a segment in one LOAD, half the
+   * bursts or fewer. So where output rows are long (2N pixels or more) and the input is not
+   * flat, tiles are at most one output row (the planner then makes them exactly one). At
+   * N = 8 (2026-11-27): MobileNetV1's first layer (48 pixels a row, three channels) 45,027
+   * -> 32,605 cycles, ResNet-8 321,959 -> 312,785; tiles of 8-pixel rows at N = 16 cost
+   * ResNet-8 2 % more, hence the bound. */
+  tsr_gemm_opts_t opts;
+  opts.max_mt = !flat_input(d) && d->out_w >= 2u * info->dim ? d->out_w : 0u;
+  opts.max_kc = 0u;
+  opts.spad_buf = TSR_BUF_AUTO;
+  opts.acc_buf = TSR_BUF_AUTO;
+  opts.mem_bw = 0u;
+  opts.mem_latency = 0u;
+  opts.streamed = false;
+  tsr_status_t st = tsr_gemm_plan_opts(info, &d->gemm, &opts, plan);
   if (st != TSR_OK) {
     tsr_gemm_check_desc(&d->gemm, why);
   }
@@ -233,12 +259,7 @@ tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_ge
   }
   v.dense_out = out_pix(d) == d->out_c && d->out_row == d->out_w * d->out_c &&
                 d->out_img == d->out_h * d->out_row;
-  /* From the last pixel of an output row to the first of the next, the input address moves
-   * stride_h input rows back by out_w - 1 pixel strides: one pixel stride exactly when a
-   * row of output pixels spans stride_h input rows, and likewise from image to image. */
-  const uint64_t pix_stride = (uint64_t)d->stride_w * in_pix(d);
-  v.flat_in = (uint64_t)d->stride_h * d->in_row == d->out_w * pix_stride &&
-              (uint64_t)d->in_img == (uint64_t)d->out_h * d->stride_h * d->in_row;
+  v.flat_in = flat_input(d);
   const tsr_gemm_view_t view = {conv_load_a, conv_store_c, &v};
   return tsr_gemm_run_view(dev, &d->gemm, plan, &view, NULL, NULL);
 }
