@@ -6,12 +6,11 @@
 #define EST_PRE_GAP 1u        /* a preloaded tile: cycles past N before it streams */
 #define EST_STORE_QUEUE 4u    /* STOREs the engine queues (tsr_ctrl StoreQDepth) */
 #define EST_DMA_SETUP 2u      /* a LOAD/STORE's first beat comes this much after the latency */
-/* Bursts in flight the model credits short rows with. tsr_dma_rd keeps 8 (tsr_top
- * DmaRdOutstanding), but rows that short also pay the packer's cycle per chunk and the
- * fetcher's bursts, which this model leaves out: with 8, it predicted 32^3 at N = 8 in 995
- * cycles against 1,315 and chose plans up to 15 % slower (64^3 at N = 16: 2,751 against
- * 2,385). With 4 it chose the faster plan on each of those points and predicted 16^3,
- * 32^3, 64^3 and 512^3 at N = 8 and 16 within 13 % (2026-11-27). */
+/* Bursts in flight the model credits short rows with. The DMA masters keep 8 (tsr_top
+ * DmaOutstanding), but such rows also pay the packer's cycle per chunk and the fetcher's
+ * bursts, which the model leaves out. Crediting 8 chose slower plans (2026-11-27: 32^3 at
+ * N = 8 took 1,292 cycles against 1,140, 64^3 at N = 16 2,444 against 2,325); with 4 the
+ * small cubes of make bench are predicted up to 17 % high. */
 #define EST_OUTSTANDING 4u
 #define EST_SUBMIT 35u        /* tsr_submit: a CMDQ_STATUS read and 8 word writes (simulation HAL) */
 #define EST_CMD_BYTES 32u     /* a command in a ring: its bytes fetched on the read port */

@@ -15,7 +15,7 @@ FORMAL_cmdq16  := --depth 4 --top tsr_ctrl --set CmdQDepth=16 rtl/tsr_ctrl.v rtl
 # AXI4 masters of the DMA, by k-induction (k = 2; helper invariants beside the properties,
 # jobs of 1..3 rows). Small bursts (MaxBurstBeats 4, MaxOutstanding 2) with N 4 on a 32-bit
 # bus and N 8 on a 64-bit bus; `_chip`: tsr_top's configuration (N 8, 64-bit, 16 beats;
-# 8 read and 4 write bursts outstanding; the FIFO invariants take a power of two). Proofs
+# 8 bursts outstanding each way; the FIFO invariants take a power of two). Proofs
 # taking over ~60 s run only in formal-full (times: docs/formal.md).
 # Both masters bind the shared AXI4 address-channel properties (rtl/formal/).
 FORMAL_AXI_PROPS := rtl/formal/tsr_axi_master_props.v
@@ -26,7 +26,7 @@ FORMAL_dma_rd_n8_w64 := $(FORMAL_DMA_SMALL) --top tsr_dma_rd --set ArrayDim=8 --
 FORMAL_dma_wr_n4_w32 := $(FORMAL_DMA_SMALL) --top tsr_dma_wr --set ArrayDim=4 --set AxiDataWidth=32 rtl/tsr_dma_wr.v $(FORMAL_AXI_PROPS)
 FORMAL_dma_wr_n8_w64 := $(FORMAL_DMA_SMALL) --top tsr_dma_wr --set ArrayDim=8 --set AxiDataWidth=64 rtl/tsr_dma_wr.v $(FORMAL_AXI_PROPS)
 FORMAL_dma_rd_chip   := $(FORMAL_DMA_CHIP) --set MaxOutstanding=8 --top tsr_dma_rd rtl/tsr_dma_rd.v $(FORMAL_AXI_PROPS)
-FORMAL_dma_wr_chip   := $(FORMAL_DMA_CHIP) --set MaxOutstanding=4 --top tsr_dma_wr rtl/tsr_dma_wr.v $(FORMAL_AXI_PROPS)
+FORMAL_dma_wr_chip   := $(FORMAL_DMA_CHIP) --set MaxOutstanding=8 --top tsr_dma_wr rtl/tsr_dma_wr.v $(FORMAL_AXI_PROPS)
 
 # The command ring fetcher (rtl/tsr_cmd_fetch.v): its AR side with the same AXI4 master
 # properties, one burst in flight, and the ring pointers (head inside the ring, never past

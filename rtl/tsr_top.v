@@ -73,11 +73,11 @@ module tsr_top #(
   localparam [31:0]  QDepth32   = CmdQDepth;
   localparam integer LanesLog2  = $clog2(StoreLanes);
   localparam [31:0]  LanesLog2_32 = LanesLog2;
-  // Read bursts the DMA keeps in flight. Short rows (an im2col row of a few bytes, a weight
-  // row of N) are one or two beats each, so a burst's slot is mostly the memory's latency:
-  // with 10 cycles of it, 4 bursts moved about one beat in three cycles; 8 keep the bus
-  // busy (docs/networks.md).
-  localparam integer DmaRdOutstanding = 8;
+  // Bursts each DMA master keeps in flight. Short rows (an im2col row of a few bytes, a
+  // weight row of N bytes, an output row of one pixel's channels) are one or two beats, so
+  // a burst's slot is mostly the memory's latency: with 10 cycles of it, 4 bursts moved
+  // about one beat in three cycles; 8 keep the bus busy (docs/networks.md).
+  localparam integer DmaOutstanding = 8;
 
   // StoreLanes must be a power of two dividing N: elaboration stops on a
   // missing module named after the rule.
@@ -405,7 +405,7 @@ module tsr_top #(
   tsr_dma_rd #(
     .ArrayDim       (N),
     .AxiDataWidth   (AxiDataWidth),
-    .MaxOutstanding (DmaRdOutstanding)
+    .MaxOutstanding (DmaOutstanding)
   ) u_dma_rd (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
@@ -487,9 +487,9 @@ module tsr_top #(
     .m_axi_rlast   (m_axi_rlast)
   );
 
-  // Bursts in flight on the read port: the DMA's DmaRdOutstanding and the fetcher's one fit.
+  // Bursts in flight on the read port: the DMA's DmaOutstanding and the fetcher's one fit.
   tsr_axi_rd_arb #(
-    .OrdDepth (DmaRdOutstanding + 1)
+    .OrdDepth (DmaOutstanding + 1)
   ) u_rd_arb (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),
@@ -663,8 +663,9 @@ module tsr_top #(
   end
 
   tsr_dma_wr #(
-    .ArrayDim     (N),
-    .AxiDataWidth (AxiDataWidth)
+    .ArrayDim       (N),
+    .AxiDataWidth   (AxiDataWidth),
+    .MaxOutstanding (DmaOutstanding)
   ) u_dma_wr (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
