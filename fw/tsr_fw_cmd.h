@@ -31,6 +31,16 @@ static inline tsr_status_t tsr_fw_push_load(tsr_dev_t *dev, uint32_t deps, tsr_l
   a.rows = rows;
   a.cols = cols;
   a.local = local;
+  /* Rows of one whole chunk each, back to back in memory, land in consecutive local rows:
+   * as one row of all their bytes they land the same (chunk c at LOCAL + c) and move in
+   * long bursts instead of one burst per row. */
+  const uint32_t chunk = dev == NULL              ? 0u
+                         : dest == TSR_LOAD_SPAD ? dev->info.dim
+                                                 : 4u * dev->info.dim;
+  if (chunk != 0u && rows > 1u && cols == chunk && stride == cols && rows <= 0xffffu / chunk) {
+    a.rows = 1u;
+    a.cols = rows * chunk;
+  }
   tsr_cmd_t cmd;
   tsr_status_t st = tsr_cmd_load(dev, deps, &a, &cmd);
   if (st == TSR_OK) {

@@ -153,6 +153,7 @@ static void exec_load(const tsr_cmd_t *c, uint32_t idx) {
     g_chip.n_load_acc++;
   } else {
     g_chip.n_load_spad++;
+    g_chip.n_load_spad_rows += rows;
   }
 }
 

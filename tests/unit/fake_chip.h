@@ -68,6 +68,7 @@ typedef struct chip {
   /* what the run did */
   uint64_t macs, cmds, rd_bytes, wr_bytes;
   uint64_t n_op[6], n_load_spad, n_load_acc;
+  uint64_t n_load_spad_rows;      /* ROWS of the scratchpad LOADs, summed */
   uint64_t n_sfu[TSR_FUNC_COUNT]; /* SFU commands per function */
   /* the SFU's table (LUT_LOAD); all zero after chip_init */
   uint8_t lut[256];

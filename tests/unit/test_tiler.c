@@ -687,6 +687,35 @@ static void parameter_loads_are_merged_when_they_can_be(void **state) {
   chip_free();
 }
 
+/* tsr_fw_push_load: a LOAD of whole-chunk rows back to back in memory (A with K = N,
+ * W with N columns) goes out as one row of all their bytes, which lands the same. With
+ * K = 8N and N = 8 columns at N = 8, the A tile is 64 rows of 8 contiguous bytes and the
+ * weights 64 rows of 8: each LOAD is one row, bit-exact under every schedule. */
+static void contiguous_chunk_rows_load_as_one_row(void **state) {
+  (void)state;
+  char why[256];
+  for (int pol = 0; pol < POL_COUNT; pol++) {
+    chip_init(8, 4096, 1024, 1u << 18, (policy_t)pol, g_seed);
+    job_t j;
+    g_rng = g_seed;
+    assert_true(job_make(&j, 1, 64, 8, true, true, true));
+    while (j.ldb != 8u) { /* job_make pads rows at random: take weights without padding */
+      job_free(&j);
+      assert_true(job_make(&j, 1, 64, 8, true, true, true));
+    }
+    if (!run_job(&j, NULL, why, sizeof why)) {
+      fail_msg("%s: %s", k_policy_name[pol], why);
+    }
+    if (g_chip.n_load_spad_rows != g_chip.n_load_spad) {
+      fail_msg("%s: %llu scratchpad LOADs moved %llu rows, not one row each", k_policy_name[pol],
+               (unsigned long long)g_chip.n_load_spad,
+               (unsigned long long)g_chip.n_load_spad_rows);
+    }
+    job_free(&j);
+  }
+  chip_free();
+}
+
 /* Random shapes on small memories (forcing M tiles and K chunks), every
  * buffering choice, run serially and under every overlapping schedule. */
 static void executor_matches_golden_on_random_jobs_under_every_schedule(void **state) {
@@ -842,6 +871,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(executor_matches_golden_on_fixed_awkward_shapes),
       cmocka_unit_test(executor_matches_golden_on_random_jobs_under_every_schedule),
       cmocka_unit_test(parameter_loads_are_merged_when_they_can_be),
+      cmocka_unit_test(contiguous_chunk_rows_load_as_one_row),
       cmocka_unit_test(every_token_class_is_needed),
       cmocka_unit_test(engine_errors_reach_the_caller),
   };
