@@ -583,14 +583,23 @@ static tsr_status_t dw_loads(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t) {
   return st;
 }
 
-/* The accumulator LOADs of one tile buffer's parameter rows (every group of the pass). */
+/* The accumulator LOADs of one tile buffer's parameter rows (every group of the pass): per
+ * group one LOAD of all its vectors when they lie one stride apart (tsr_gemm_param_merge: a
+ * group's columns are one chunk, so vector r lands in row PARAM + r), else one per vector. */
 static tsr_status_t dw_params(tsr_dev_t *dev, const dw_pass_t *s, uint32_t cbuf) {
   const tsr_gemm_desc_t *g = &s->d->c.gemm;
+  uint32_t stride;
+  const uint32_t merged = tsr_gemm_param_merge(g, &stride);
   tsr_status_t st = TSR_OK;
   for (uint32_t rel = 0u; rel < s->gp && st == TSR_OK; rel++) {
     const uint32_t ncols = dw_ncols(s, s->g0 + rel);
     const uint32_t o0 = dw_o0(s, s->g0 + rel);
     const uint32_t prow = cbuf + rel * s->p->acc_stride + s->p->mt;
+    if (merged != 0u) {
+      st = tsr_fw_push_load(dev, 0u, TSR_LOAD_ACC, g->bias_addr + 4u * o0, stride, merged,
+                            4u * ncols, prow);
+      continue;
+    }
     uint32_t addr[TSR_STORE_PARAM_ROWS_LEAKY], row[TSR_STORE_PARAM_ROWS_LEAKY];
     const uint32_t cnt = tsr_gemm_param_list(g, o0, prow, addr, row);
     for (uint32_t i = 0u; i < cnt && st == TSR_OK; i++) {
