@@ -170,6 +170,7 @@ typedef struct cand {
   uint32_t sbufs, abufs; /* scratchpad buffer pairs, accumulator tile buffers */
   uint32_t kcb;          /* K chunk in N-row blocks */
   uint32_t nb;           /* N-column blocks per n-group */
+  bool whole_k;          /* K must be one chunk */
   bool banked;           /* A buffers in the lower scratchpad bank, W buffers and the table in
                             the upper one (weight preload); else all packed from row 0 */
 } cand_t;
@@ -190,6 +191,9 @@ static bool make_candidate(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d,
   }
   /* Same number of chunks, evenly sized. */
   const uint32_t chunks = ceil_div(kb, kcb);
+  if (cd->whole_k && chunks != 1u) {
+    return false;
+  }
   kcb = ceil_div(kb, chunks);
 
   /* Tile rows: accumulator (3 or 5 parameter rows per buffer), scratchpad
@@ -349,6 +353,7 @@ static tsr_status_t plan_search(const tsr_dev_info_t *info, const tsr_gemm_desc_
   const uint32_t mem_latency =
       opts != NULL && opts->mem_latency != 0u ? opts->mem_latency : TSR_GEMM_EST_MEM_LATENCY;
   const bool streamed = opts != NULL && opts->streamed;
+  const bool whole_k = opts != NULL && opts->whole_k;
   const tsr_gemm_buf_t spad_buf = opts != NULL ? opts->spad_buf : TSR_BUF_AUTO;
   const tsr_gemm_buf_t acc_buf = opts != NULL ? opts->acc_buf : TSR_BUF_AUTO;
   if (spad_buf > TSR_BUF_DOUBLE || acc_buf > TSR_BUF_DOUBLE) {
@@ -376,6 +381,7 @@ static tsr_status_t plan_search(const tsr_dev_info_t *info, const tsr_gemm_desc_
   s.best.kcb = 0u;
   s.best.nb = 0u;
   s.best.banked = false;
+  s.best.whole_k = whole_k;
   /* Pass 0 predicts the small candidates (their prediction costs about what a floor does)
    * and finds the large candidate with the lowest floor; pass 1 predicts that one; pass 2
    * predicts the other large ones, in order, each unless its floor rules it out. The
@@ -424,6 +430,7 @@ static tsr_status_t plan_search(const tsr_dev_info_t *info, const tsr_gemm_desc_
           cd.kcb = cands[i % nc];
           cd.nb = k_nbs[(i / nc) % n_nbs];
           cd.banked = i < nc * n_nbs;
+          cd.whole_k = whole_k;
           if (!make_candidate(info, desc, &cd, max_mt, mem_bw, mem_shared, mem_latency, streamed, plan)) {
             continue;
           }

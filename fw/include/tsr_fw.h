@@ -74,6 +74,8 @@ typedef struct tsr_gemm_opts {
   uint32_t mem_latency;   /**< memory read latency in cycles, for the cost model (0: 10, the default) */
   bool streamed;          /**< the commands go through a command ring: the cost model charges their
                                fetch (32 bytes each on the read port), not a host's register writes */
+  bool whole_k;           /**< only plans with all of K in one chunk (A loaded once per m-tile);
+                               TSR_UNSUPPORTED when none fits */
 } tsr_gemm_opts_t;
 
 /** The decisions of the planner, and what executing them will cost. */

@@ -368,6 +368,28 @@ static void k_larger_than_the_scratchpad_is_chunked(void **state) {
   }
 }
 
+/* tsr_gemm_opts_t.whole_k: all of K in one chunk wherever a plan fits (the convolution's
+ * planner asks for it: fw/tsr_conv.c), TSR_UNSUPPORTED where none does. The DS-CNN shape
+ * below is one the cost model alone would chunk. */
+static void whole_k_keeps_k_in_one_chunk_or_refuses(void **state) {
+  (void)state;
+  tsr_dev_info_t in = info_of(8, 1024, 256);
+  tsr_gemm_opts_t o;
+  memset(&o, 0, sizeof o);
+  tsr_gemm_desc_t d = plain_desc(125, 80, 64);
+  tsr_gemm_plan_t p;
+  assert_int_equal(tsr_gemm_plan_opts(&in, &d, &o, &p), TSR_OK);
+  assert_true(p.k_chunks > 1);
+  o.whole_k = true;
+  assert_int_equal(tsr_gemm_plan_opts(&in, &d, &o, &p), TSR_OK);
+  check_plan_invariants(&in, &d, &p);
+  assert_int_equal(p.k_chunks, 1);
+  assert_true(p.a_resident);
+  in = info_of(8, 256, 64);
+  d = plain_desc(20, 1000, 9); /* 1000 weight rows > 256 scratchpad rows */
+  assert_int_equal(tsr_gemm_plan_opts(&in, &d, &o, &p), TSR_UNSUPPORTED);
+}
+
 static void m_larger_than_the_accumulator_is_tiled(void **state) {
   (void)state;
   tsr_dev_info_t in = info_of(4, 4096, 32);
@@ -862,6 +884,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(plans_for_awkward_shapes_keep_the_invariants),
       cmocka_unit_test(k_larger_than_the_scratchpad_is_chunked),
+      cmocka_unit_test(whole_k_keeps_k_in_one_chunk_or_refuses),
       cmocka_unit_test(m_larger_than_the_accumulator_is_tiled),
       cmocka_unit_test(memories_too_small_are_reported_not_overrun),
       cmocka_unit_test(fewer_store_lanes_slow_the_stores),
