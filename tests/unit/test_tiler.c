@@ -11,6 +11,7 @@
 
 #include "tessera_regs.h"
 #include "tsr_driver.h"
+#include "tsr_conv.h"
 #include "tsr_fw.h"
 #include "tsr_golden.h"
 #include "tsr_quant.h"
@@ -388,6 +389,78 @@ static void whole_k_keeps_k_in_one_chunk_or_refuses(void **state) {
   in = info_of(8, 256, 64);
   d = plain_desc(20, 1000, 9); /* 1000 weight rows > 256 scratchpad rows */
   assert_int_equal(tsr_gemm_plan_opts(&in, &d, &o, &p), TSR_UNSUPPORTED);
+}
+
+/* tsr_conv_plan's tiles. MobileNetV1's first layer (96x96x3, 3x3 stride 2, 8 channels) at
+ * N = 8. Its output rows are 48 pixels (>= 2N) and its input is not flat, so a tile is one
+ * output row (the view then loads a tile's segment in one LOAD), with K in one chunk. The
+ * same layer on a 16x16 input (rows of 8 pixels, < 2N) keeps the planner's own tiles. */
+static void conv_tiles_follow_long_output_rows(void **state) {
+  (void)state;
+  const tsr_dev_info_t in = info_of(8, 4096, 1024);
+  const uint32_t sizes[] = {96, 16};
+  for (size_t i = 0; i < 2; i++) {
+    const uint32_t w = sizes[i], ow = w / 2;
+    tsr_conv_desc_t c;
+    memset(&c, 0, sizeof c);
+    c.batch = 1;
+    c.in_h = c.in_w = w;
+    c.in_c = 3;
+    c.in_row = (w + 2u) * 3u; /* a one-pixel border around the image */
+    c.in_img = (w + 2u) * c.in_row;
+    c.in_addr = 0x100000u + c.in_row + 3u;
+    c.out_h = c.out_w = ow;
+    c.out_c = 8;
+    c.out_row = ow * 8u;
+    c.out_img = ow * c.out_row;
+    c.out_addr = 0x200000u;
+    c.kh = c.kw = 3;
+    c.stride_h = c.stride_w = 2;
+    c.dil_h = c.dil_w = 1;
+    c.pad_t = c.pad_l = 0;
+    c.gemm = plain_desc(1, 1, 8); /* tsr_conv_plan fills m, k, a, c */
+    tsr_gemm_plan_t p;
+    const char *why = "";
+    assert_int_equal(tsr_conv_plan(&in, &c, &p, &why), TSR_OK);
+    check_plan_invariants(&in, &c.gemm, &p);
+    if (w == 96u) {
+      assert_int_equal(p.mt, ow);
+      assert_int_equal(p.k_chunks, 1);
+    } else {
+      assert_true(p.mt > ow);
+    }
+  }
+  /* DS-CNN's first layer (49x10x1, 10x4 stride 2, 64 channels): the cost model alone
+   * chunks its K of 80 (tsr_gemm_plan), the convolution keeps it whole. */
+  tsr_conv_desc_t c;
+  memset(&c, 0, sizeof c);
+  c.batch = 1;
+  c.in_h = 49;
+  c.in_w = 10;
+  c.in_c = 1;
+  c.in_row = 13;
+  c.in_img = 60u * c.in_row;
+  c.in_addr = 0x100000u + 5u * c.in_row + 1u;
+  c.out_h = 25;
+  c.out_w = 5;
+  c.out_c = 64;
+  c.out_row = 5u * 64u;
+  c.out_img = 25u * c.out_row;
+  c.out_addr = 0x200000u;
+  c.kh = 10;
+  c.kw = 4;
+  c.stride_h = c.stride_w = 2;
+  c.dil_h = c.dil_w = 1;
+  c.pad_t = 4;
+  c.pad_l = 1;
+  c.gemm = plain_desc(1, 1, 64);
+  tsr_gemm_plan_t p;
+  const char *why = "";
+  assert_int_equal(tsr_conv_plan(&in, &c, &p, &why), TSR_OK);
+  check_plan_invariants(&in, &c.gemm, &p);
+  assert_int_equal(p.k_chunks, 1);
+  assert_int_equal(tsr_gemm_plan(&in, &c.gemm, &p), TSR_OK);
+  assert_true(p.k_chunks > 1);
 }
 
 static void m_larger_than_the_accumulator_is_tiled(void **state) {
@@ -885,6 +958,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(plans_for_awkward_shapes_keep_the_invariants),
       cmocka_unit_test(k_larger_than_the_scratchpad_is_chunked),
       cmocka_unit_test(whole_k_keeps_k_in_one_chunk_or_refuses),
+      cmocka_unit_test(conv_tiles_follow_long_output_rows),
       cmocka_unit_test(m_larger_than_the_accumulator_is_tiled),
       cmocka_unit_test(memories_too_small_are_reported_not_overrun),
       cmocka_unit_test(fewer_store_lanes_slow_the_stores),
