@@ -242,17 +242,19 @@ tsr_status_t tsr_conv_plan(const tsr_dev_info_t *info, tsr_conv_desc_t *d, tsr_g
   opts.streamed = false;
   /* The view loads A one run and one K block at a time (or a segment at a time), which the
    * cost model counts as dense rows; with K in chunks every n-group loads its A chunks
-   * again. So a plan with all of K in one chunk, A loaded once per m-tile, wins unless the
-   * model predicts it over 1/8 slower. At N = 8 (2026-11-27), DS-CNN's first three
-   * convolutions were 3-10 % slower by the model with one chunk, and DS-CNN took 132,018
-   * cycles instead of 139,414. */
+   * again. So where the planner's own plan has several n-groups, a plan with all of K in
+   * one chunk (A loaded once per m-tile) wins unless the model predicts it over 1/8
+   * slower. At N = 8 (2026-11-27), DS-CNN's first three convolutions were 3-10 % slower by
+   * the model with one chunk, and DS-CNN took 132,018 cycles instead of 139,414; with one
+   * n-group there is nothing to save (a 3x3 convolution into 11 channels at N = 16: 4,888
+   * cycles, 5,823 with K whole). */
   opts.whole_k = true;
   tsr_gemm_plan_t free_k;
   tsr_status_t st = tsr_gemm_plan_opts(info, &d->gemm, &opts, plan);
   opts.whole_k = false;
   if (st != TSR_OK ||
       (tsr_gemm_plan_opts(info, &d->gemm, &opts, &free_k) == TSR_OK &&
-       8u * plan->est_cycles > 9u * free_k.est_cycles)) {
+       (free_k.n_groups == 1u || 8u * plan->est_cycles > 9u * free_k.est_cycles))) {
     st = tsr_gemm_plan_opts(info, &d->gemm, &opts, plan);
   }
   if (st != TSR_OK) {
