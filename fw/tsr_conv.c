@@ -248,14 +248,15 @@ tsr_status_t tsr_conv_plan(const tsr_dev_info_t *info, tsr_conv_desc_t *d, tsr_g
    * the model with one chunk, and DS-CNN took 132,018 cycles instead of 139,414; with one
    * n-group there is nothing to save (a 3x3 convolution into 11 channels at N = 16: 4,888
    * cycles, 5,823 with K whole). */
-  opts.whole_k = true;
-  tsr_gemm_plan_t free_k;
-  tsr_status_t st = tsr_gemm_plan_opts(info, &d->gemm, &opts, plan);
   opts.whole_k = false;
-  if (st != TSR_OK ||
-      (tsr_gemm_plan_opts(info, &d->gemm, &opts, &free_k) == TSR_OK &&
-       (free_k.n_groups == 1u || 8u * plan->est_cycles > 9u * free_k.est_cycles))) {
-    st = tsr_gemm_plan_opts(info, &d->gemm, &opts, plan);
+  tsr_status_t st = tsr_gemm_plan_opts(info, &d->gemm, &opts, plan);
+  if (st == TSR_OK && plan->n_groups > 1u) {
+    tsr_gemm_plan_t whole; /* rebuilt in place if it wins: no struct copies in the firmware */
+    opts.whole_k = true;
+    if (tsr_gemm_plan_opts(info, &d->gemm, &opts, &whole) == TSR_OK &&
+        8u * whole.est_cycles <= 9u * plan->est_cycles) {
+      st = tsr_gemm_plan_opts(info, &d->gemm, &opts, plan);
+    }
   }
   if (st != TSR_OK) {
     tsr_gemm_check_desc(&d->gemm, why);

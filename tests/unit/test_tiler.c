@@ -391,6 +391,36 @@ static void whole_k_keeps_k_in_one_chunk_or_refuses(void **state) {
   assert_int_equal(tsr_gemm_plan_opts(&in, &d, &o, &p), TSR_UNSUPPORTED);
 }
 
+/* One image of in_h x in_w x in_c inside a border of `border` pixels, convolved with a
+ * kh x kw kernel at stride 2 into out_h x out_w x out_c (dense), for tsr_conv_plan. */
+static tsr_conv_desc_t conv_s2_desc(uint32_t in_h, uint32_t in_w, uint32_t in_c, uint32_t border,
+                                    uint32_t kh, uint32_t kw, uint32_t out_h, uint32_t out_w,
+                                    uint32_t out_c, uint32_t pad_t, uint32_t pad_l) {
+  tsr_conv_desc_t c;
+  memset(&c, 0, sizeof c);
+  c.batch = 1;
+  c.in_h = in_h;
+  c.in_w = in_w;
+  c.in_c = in_c;
+  c.in_row = (in_w + 2u * border) * in_c;
+  c.in_img = (in_h + 2u * border) * c.in_row;
+  c.in_addr = 0x100000u + border * (c.in_row + in_c);
+  c.out_h = out_h;
+  c.out_w = out_w;
+  c.out_c = out_c;
+  c.out_row = out_w * out_c;
+  c.out_img = out_h * c.out_row;
+  c.out_addr = 0x200000u;
+  c.kh = kh;
+  c.kw = kw;
+  c.stride_h = c.stride_w = 2;
+  c.dil_h = c.dil_w = 1;
+  c.pad_t = pad_t;
+  c.pad_l = pad_l;
+  c.gemm = plain_desc(1, 1, out_c); /* tsr_conv_plan fills m, k, a, c */
+  return c;
+}
+
 /* tsr_conv_plan's tiles. MobileNetV1's first layer (96x96x3, 3x3 stride 2, 8 channels) at
  * N = 8. Its output rows are 48 pixels (>= 2N) and its input is not flat, so a tile is one
  * output row (the view then loads a tile's segment in one LOAD), with K in one chunk. The
@@ -399,28 +429,11 @@ static void conv_tiles_follow_long_output_rows(void **state) {
   (void)state;
   const tsr_dev_info_t in = info_of(8, 4096, 1024);
   const uint32_t sizes[] = {96, 16};
+  tsr_gemm_plan_t p;
+  const char *why = "";
   for (size_t i = 0; i < 2; i++) {
     const uint32_t w = sizes[i], ow = w / 2;
-    tsr_conv_desc_t c;
-    memset(&c, 0, sizeof c);
-    c.batch = 1;
-    c.in_h = c.in_w = w;
-    c.in_c = 3;
-    c.in_row = (w + 2u) * 3u; /* a one-pixel border around the image */
-    c.in_img = (w + 2u) * c.in_row;
-    c.in_addr = 0x100000u + c.in_row + 3u;
-    c.out_h = c.out_w = ow;
-    c.out_c = 8;
-    c.out_row = ow * 8u;
-    c.out_img = ow * c.out_row;
-    c.out_addr = 0x200000u;
-    c.kh = c.kw = 3;
-    c.stride_h = c.stride_w = 2;
-    c.dil_h = c.dil_w = 1;
-    c.pad_t = c.pad_l = 0;
-    c.gemm = plain_desc(1, 1, 8); /* tsr_conv_plan fills m, k, a, c */
-    tsr_gemm_plan_t p;
-    const char *why = "";
+    tsr_conv_desc_t c = conv_s2_desc(w, w, 3, 1, 3, 3, ow, ow, 8, 0, 0);
     assert_int_equal(tsr_conv_plan(&in, &c, &p, &why), TSR_OK);
     check_plan_invariants(&in, &c.gemm, &p);
     if (w == 96u) {
@@ -432,30 +445,7 @@ static void conv_tiles_follow_long_output_rows(void **state) {
   }
   /* DS-CNN's first layer (49x10x1, 10x4 stride 2, 64 channels): the cost model alone
    * chunks its K of 80 (tsr_gemm_plan), the convolution keeps it whole. */
-  tsr_conv_desc_t c;
-  memset(&c, 0, sizeof c);
-  c.batch = 1;
-  c.in_h = 49;
-  c.in_w = 10;
-  c.in_c = 1;
-  c.in_row = 13;
-  c.in_img = 60u * c.in_row;
-  c.in_addr = 0x100000u + 5u * c.in_row + 1u;
-  c.out_h = 25;
-  c.out_w = 5;
-  c.out_c = 64;
-  c.out_row = 5u * 64u;
-  c.out_img = 25u * c.out_row;
-  c.out_addr = 0x200000u;
-  c.kh = 10;
-  c.kw = 4;
-  c.stride_h = c.stride_w = 2;
-  c.dil_h = c.dil_w = 1;
-  c.pad_t = 4;
-  c.pad_l = 1;
-  c.gemm = plain_desc(1, 1, 64);
-  tsr_gemm_plan_t p;
-  const char *why = "";
+  tsr_conv_desc_t c = conv_s2_desc(49, 10, 1, 5, 10, 4, 25, 5, 64, 4, 1);
   assert_int_equal(tsr_conv_plan(&in, &c, &p, &why), TSR_OK);
   check_plan_invariants(&in, &c.gemm, &p);
   assert_int_equal(p.k_chunks, 1);
