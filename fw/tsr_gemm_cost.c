@@ -213,15 +213,12 @@ uint64_t tsr_gemm_predict_cycles(const tsr_dev_info_t *info, const tsr_gemm_desc
       host += (uint64_t)(ploads + x.nblk) * submit;
       if (ploads != 0u) {
         front = max64(front, load_free);
-        /* After the job's last MATMULs every token counter is back at zero, so
-         * the tokenless parameter LOADs of the last tile run as untokened
-         * (serial) code: after every earlier STORE (docs/commands.md). */
-        if (x.unit + 1u == p->units && ploads > 1u) {
+        /* Without the tail token every token counter is back at zero after the
+         * job's last MATMULs, so the tokenless parameter LOADs of the last tile
+         * run as untokened (serial) code: after every earlier STORE
+         * (docs/commands.md). */
+        if (x.unit + 1u == p->units && ploads > 1u && !tsr_gemm_tail_token(p)) {
           front = max64(front, store_free);
-        }
-        /* The last one pops the token of the second-to-last tile's STOREs. */
-        if (x.unit + 1u == p->units && tsr_gemm_tail_token(d, p)) {
-          front = max64(front, store_done[(x.unit + 1u) % 2u]);
         }
         uint32_t stride;
         const uint32_t r = tsr_gemm_param_merge(d, &stride);

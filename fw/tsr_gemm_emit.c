@@ -31,8 +31,8 @@
  *                                  parameter rows were last read by the
  *                                  STOREs of tile i-T). With T = 2 the
  *                                  second-to-last tile's last STORE pushes
- *                                  too, and the last tile's last parameter
- *                                  LOAD pops it (tsr_gemm_tail_token).
+ *                                  too, and a NOP after the job's last STORE
+ *                                  pops it (tsr_gemm_tail_token).
  *
  * Every push is matched by exactly one pop, so all four counters are back to
  * zero at the end of a job; in program order each pop follows its push, so
@@ -223,7 +223,7 @@ static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
     sa.act_max = d->act_max;
     uint32_t sdeps = jj == 0u ? TSR_DEP_POP_PREV : 0u;
     if (jj + 1u == x.nblk && (x.unit + p->acc_bufs < p->units ||
-                              (x.unit + 2u == p->units && tsr_gemm_tail_token(d, p)))) {
+                              (x.unit + 2u == p->units && tsr_gemm_tail_token(p)))) {
       sdeps |= TSR_DEP_PUSH_PREV;
     }
     if (view != NULL) {
@@ -338,8 +338,7 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
       }
     }
     if ((g + 1u) % p->k_chunks == 0u) {
-      const uint32_t tail = g + 1u == p->groups && tsr_gemm_tail_token(d, p) ? TSR_DEP_POP_NEXT : 0u;
-      if ((st = push_params(dev, d, p, &x, TSR_DEP_PUSH_NEXT | tail)) != TSR_OK) {
+      if ((st = push_params(dev, d, p, &x, TSR_DEP_PUSH_NEXT)) != TSR_OK) {
         return st;
       }
       pending = g + 1u;
@@ -350,6 +349,12 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
         }
         pending = 0u;
       }
+    }
+  }
+  if (tsr_gemm_tail_token(p)) {
+    tsr_cmd_t cmd;
+    if ((st = tsr_cmd_nop(dev, TSR_DEP_POP_NEXT, &cmd)) != TSR_OK || (st = tsr_submit(dev, &cmd)) != TSR_OK) {
+      return st;
     }
   }
   return tsr_wait(dev, TSR_WAIT_IRQ, 0u);

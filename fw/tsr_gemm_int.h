@@ -209,19 +209,14 @@ static inline uint64_t tsr_gemm_param_bytes(const tsr_gemm_desc_t *d, const tsr_
  * With two tile buffers, the STOREs of the second-to-last tile free no buffer
  * for a later tile, so they would push no token; then every program-order
  * token counter can be zero while the last tile still runs, and its tokenless
- * MATMULs would wait, as untokened code, for those STOREs to finish. So their
- * last STORE pushes a token anyway, and the last tile's last parameter LOAD
- * (which waits for the array to drain in any case) pops it. True when that
- * applies: two tile buffers, two tiles or more, and the last tile has
- * parameter LOADs.
+ * MATMULs and parameter LOADs would wait, as untokened code, for those STOREs
+ * to finish. So their last STORE pushes a token anyway, and a NOP after the
+ * job's last STORE pops it: nothing of the last tile waits for it (the job is
+ * done once the NOP retires). True when that applies: two tile buffers and two
+ * tiles or more.
  */
-static inline bool tsr_gemm_tail_token(const tsr_gemm_desc_t *d, const tsr_gemm_plan_t *p) {
-  if (p->acc_bufs != 2u || p->units < 2u || p->groups == 0u) {
-    return false;
-  }
-  tsr_gemm_group_t x;
-  tsr_gemm_group_at(d, p, p->groups - 1u, &x);
-  return tsr_gemm_param_loads(d, x.nblk) != 0u;
+static inline bool tsr_gemm_tail_token(const tsr_gemm_plan_t *p) {
+  return p->acc_bufs == 2u && p->units >= 2u;
 }
 
 #endif /* TSR_GEMM_INT_H */

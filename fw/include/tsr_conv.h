@@ -64,8 +64,7 @@ typedef struct tsr_conv_desc {
  *  padded to seg_pad (a multiple of dim); K = segs * seg_pad. */
 typedef struct tsr_conv_geom {
   uint32_t segs, seg_bytes, seg_pad, k;
-  bool per_kh;
-  bool dense;           /**< a CONV_2D (tsr_dw_desc_t.dense) */                   /**< one segment per kernel row (else per kernel tap) */
+  bool per_kh;          /**< one segment per kernel row (else per kernel tap) */
 } tsr_conv_geom_t;
 
 /** The K layout of `d` for an N = dim array; false if a size overflows. */
@@ -122,6 +121,8 @@ typedef struct tsr_dw_plan {
                              ky * seg_pad + kx * in_c (per_kh) or tap * seg_pad */
   bool per_kh;
   bool dense;           /**< a CONV_2D (tsr_dw_desc_t.dense) */
+  bool gtiles;          /**< a tile is one group: mt rows of one group's channels (the A buffer
+                             and the accumulator tile hold one group), gp tiles per row tile */
   uint32_t segs, seg_pix; /**< window: runs of pixels contiguous in the input, pixels each */
   uint32_t abuf, wbase, cbuf[2], acc_stride;
 } tsr_dw_plan_t;

@@ -606,9 +606,14 @@ static void print_plan(const tessera_info_t *info, const tsr_gemm_desc_t *d,
          p->spad_bufs == 1 ? "" : "s", p->acc_bufs, p->acc_bufs == 1 ? "" : "s",
          p->preload ? "A and W in separate scratchpad banks (weights preloaded)"
                     : "A and W packed in one bank (no weight preload)");
+  const uint64_t other = p->cmds - p->cmd_loads - p->cmd_matmuls - p->cmd_params - p->cmd_stores;
   fprintf(g_cli_out, "  commands: %" PRIu64 " (%" PRIu64 " LOAD, %" PRIu64 " MATMUL, %" PRIu64
-         " parameter LOAD, %" PRIu64 " STORE)\n",
-         p->cmds, p->cmd_loads, p->cmd_matmuls, p->cmd_params, p->cmd_stores);
+         " parameter LOAD, %" PRIu64 " STORE", p->cmds, p->cmd_loads, p->cmd_matmuls, p->cmd_params,
+         p->cmd_stores);
+  if (other != 0u) { /* the table's LUT_LOAD, the NOP that closes the tail token */
+    fprintf(g_cli_out, ", %" PRIu64 " other", other);
+  }
+  fprintf(g_cli_out, ")\n");
   fprintf(g_cli_out, "  DMA payload: %" PRIu64 " B read, %" PRIu64 " B written (%.1f MACs per byte)\n", p->dma_rd_bytes,
          p->dma_wr_bytes, bytes ? (double)p->macs / (double)bytes : 0.0);
   fprintf(g_cli_out, "  roofs: compute %" PRIu64 " cycles (MACs / N^2), memory %" PRIu64

@@ -309,7 +309,8 @@ static void check_plan_invariants(const tsr_dev_info_t *in, const tsr_gemm_desc_
   }
   /* Predictions are self-consistent. */
   assert_true(p->cmds == p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores +
-                         (d->has_lut ? 1u : 0u)); /* + SFU LUT_LOAD */
+                         (d->has_lut ? 1u : 0u) +                       /* + SFU LUT_LOAD */
+                         (p->acc_bufs == 2u && p->units >= 2u ? 1u : 0u)); /* + the tail NOP */
   assert_int_equal(p->n_params, (d->has_bias ? 1 : 0) + (d->per_channel ? 2 : 0) +
                                     (d->leaky ? 2 : 0));
   assert_true(p->macs == (uint64_t)d->m * d->k * d->n);
@@ -801,6 +802,146 @@ static void contiguous_chunk_rows_load_as_one_row(void **state) {
   chip_free();
 }
 
+/* With two tile buffers the last tile's parameter LOADs pop no token (they would wait
+ * for the STOREs of the tile before): a NOP after the job's last STORE pops the token
+ * that tile's STOREs push, and nothing else pops it. */
+static void tail_token_is_popped_after_the_last_store(void **state) {
+  (void)state;
+  char why[256];
+  chip_init(8, 4096, 1024, 1u << 18, POL_SERIAL, g_seed);
+  job_t j;
+  g_rng = g_seed;
+  assert_true(job_make(&j, 16, 16, 16, true, true, true));
+  tsr_gemm_opts_t o = {.acc_buf = TSR_BUF_DOUBLE};
+  if (!run_job(&j, &o, why, sizeof why)) {
+    fail_msg("%s", why);
+  }
+  size_t last_store = 0u, stores = 0u, s2c_pops = 0u;
+  for (size_t i = 0u; i < g_chip.nprog; i++) {
+    const uint32_t w0 = g_chip.prog[i].w[0];
+    const uint32_t op = TSR_CMD_GET(w0, TSR_CMD_W0_OPCODE);
+    if (op == TSR_OP_STORE) {
+      last_store = i;
+      stores++;
+    }
+    if (op == TSR_OP_LOAD && TSR_CMD_GET(w0, TSR_CMD_LOAD_W0_DEST) != 0u) {
+      assert_true((w0 & TSR_DEP_POP_NEXT) == 0u); /* no parameter LOAD waits for STOREs */
+    }
+    if (op != TSR_OP_STORE && (w0 & TSR_DEP_POP_NEXT) != 0u && op != TSR_OP_LOAD) {
+      s2c_pops++;
+    }
+  }
+  assert_int_equal(stores, 2); /* two tiles, so the second-to-last tile's STOREs push */
+  assert_int_equal(g_chip.nprog, last_store + 2u);
+  const uint32_t tail = g_chip.prog[g_chip.nprog - 1u].w[0];
+  assert_int_equal(TSR_CMD_GET(tail, TSR_CMD_W0_OPCODE), TSR_OP_NOP);
+  assert_true((tail & TSR_DEP_POP_NEXT) != 0u);
+  assert_int_equal(s2c_pops, 1); /* the NOP's: tile 1 is the second tile, no MATMUL pops */
+  job_free(&j);
+  chip_free();
+}
+
+/* A depthwise layer (3x3, SAME, stride s, dm 1) through tsr_dw_run on the fake chip: every
+ * output byte against a direct convolution through the golden output stage, token counters
+ * back at zero, under every schedule; with a tile per group (gtiles) and with tiles of
+ * every group. The input has a one-pixel zero border (zero point 0), the output none. */
+static void dw_case(uint32_t dim, uint32_t h, uint32_t w, uint32_t ch, uint32_t s, uint32_t spad,
+                    uint32_t acc, bool want_gtiles) {
+  const uint32_t oh = (h + s - 1u) / s, ow = (w + s - 1u) / s;
+  /* SAME: half of (out - 1) * s + 3 - in before (at most one pixel here) */
+  const uint32_t pad_t = ((oh - 1u) * s + 3u - h) / 2u, pad_l = ((ow - 1u) * s + 3u - w) / 2u;
+  const uint32_t wp = w + 2u, hp = h + 2u;  /* the border: one pixel all round */
+  const uint32_t x_addr = 0x100u, w_addr = 0x8000u, b_addr = 0xc000u, m_addr = 0xc800u,
+                 sh_addr = 0xd000u, y_addr = 0x10000u;
+  for (int pol = 0; pol < POL_COUNT; pol++) {
+    chip_init(dim, spad, acc, 1u << 18, (policy_t)pol, g_seed);
+    g_rng = g_seed;
+    int8_t *x = (int8_t *)(void *)(g_chip.dram + x_addr);
+    for (uint32_t y = 0; y < h; y++) {
+      for (uint32_t i = 0; i < w * ch; i++) {
+        x[((y + 1u) * wp + 1u) * ch + i] = (int8_t)rnd();
+      }
+    }
+    int8_t wt[9][64];
+    int32_t bias[64], mult[64], shift[64];
+    for (uint32_t c = 0; c < ch; c++) {
+      for (uint32_t t = 0; t < 9u; t++) {
+        wt[t][c] = (int8_t)rnd();
+        const uint32_t g = c / dim, i = c % dim; /* group g: 9 * dim rows of dim bytes */
+        g_chip.dram[w_addr + (g * 9u * dim + t * dim + i) * dim + i] = (uint8_t)wt[t][c];
+      }
+      bias[c] = (int32_t)(rnd() % 20001u) - 10000;
+      mult[c] = (int32_t)rnd_in(1u << 30, 0x7fffffffu);
+      shift[c] = -(int32_t)rnd_in(7, 9);
+    }
+    memcpy(g_chip.dram + b_addr, bias, 4u * ch);
+    memcpy(g_chip.dram + m_addr, mult, 4u * ch);
+    memcpy(g_chip.dram + sh_addr, shift, 4u * ch);
+    tsr_dw_desc_t d;
+    memset(&d, 0, sizeof d);
+    d.group_c = dim;
+    d.depth_mult = 1u;
+    tsr_conv_desc_t *c = &d.c;
+    c->batch = 1u;
+    c->in_h = h, c->in_w = w, c->in_c = ch;
+    c->in_row = wp * ch, c->in_img = hp * wp * ch;
+    c->in_addr = x_addr + (wp + 1u) * ch;
+    c->out_h = oh, c->out_w = ow, c->out_c = ch;
+    c->out_row = ow * ch, c->out_img = oh * ow * ch;
+    c->out_addr = y_addr;
+    c->kh = c->kw = 3u;
+    c->stride_h = c->stride_w = s;
+    c->dil_h = c->dil_w = 1u;
+    c->pad_t = pad_t, c->pad_l = pad_l;
+    tsr_gemm_desc_t *gd = &c->gemm;
+    gd->k = 9u * dim, gd->n = dim, gd->b_addr = w_addr, gd->ldb = dim;
+    gd->has_bias = true, gd->bias_addr = b_addr;
+    gd->requant = gd->per_channel = true;
+    gd->mult_addr = m_addr, gd->shift_addr = sh_addr;
+    gd->out_zp = 3, gd->act_min = -128, gd->act_max = 127;
+    open_chip();
+    tsr_dw_plan_t p;
+    assert_true(tsr_dw_plan(&g_dev.info, &d, &p));
+    if (p.gtiles != want_gtiles) {
+      fail_msg("N=%u %ux%ux%u s%u: gtiles %d, wanted %d", dim, h, w, ch, s, p.gtiles, want_gtiles);
+    }
+    const tsr_status_t st = tsr_dw_run(&g_dev, &d, &p);
+    if (st != TSR_OK) {
+      fail_msg("%s: %s: %s", k_policy_name[pol], tsr_status_str(st), tsr_dev_error(&g_dev));
+    }
+    const tsr_gemm_params_t gp = {.bias = bias, .requant = 1, .mult = mult, .shift = shift,
+                                  .out_zp = 3, .act_min = -128, .act_max = 127};
+    for (uint32_t oy = 0; oy < oh; oy++) {
+      for (uint32_t ox = 0; ox < ow; ox++) {
+        for (uint32_t q = 0; q < ch; q++) {
+          int32_t sum = 0;
+          for (uint32_t t = 0; t < 9u; t++) { /* coordinates in the bordered tensor */
+            const uint32_t py = oy * s + t / 3u + 1u - pad_t, px = ox * s + t % 3u + 1u - pad_l;
+            sum += (int32_t)x[(py * wp + px) * ch + q] * wt[t][q];
+          }
+          const int8_t want = (int8_t)tsr_golden_output(sum, q, &gp);
+          const int8_t got = (int8_t)g_chip.dram[y_addr + (oy * ow + ox) * ch + q];
+          if (got != want) {
+            fail_msg("%s: N=%u %ux%ux%u s%u: (%u,%u,%u) is %d, not %d", k_policy_name[pol], dim, h,
+                     w, ch, s, oy, ox, q, got, want);
+          }
+        }
+      }
+    }
+    for (int t = 0; t < 4; t++) {
+      assert_int_equal(g_chip.tokens[t], 0);
+    }
+  }
+  chip_free();
+}
+
+static void depthwise_runs_tile_per_group_or_every_group(void **state) {
+  (void)state;
+  dw_case(4, 5, 5, 12, 1, 4096, 1024, true);  /* one tile per pass: a tile per group */
+  dw_case(4, 7, 6, 10, 2, 4096, 1024, true);  /* stride 2, a partial last group */
+  dw_case(8, 6, 6, 8, 1, 4096, 1024, false);  /* one group: nothing to split */
+}
+
 /* Random shapes on small memories (forcing M tiles and K chunks), every
  * buffering choice, run serially and under every overlapping schedule. */
 static void executor_matches_golden_on_random_jobs_under_every_schedule(void **state) {
@@ -959,6 +1100,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(executor_matches_golden_on_random_jobs_under_every_schedule),
       cmocka_unit_test(parameter_loads_are_merged_when_they_can_be),
       cmocka_unit_test(contiguous_chunk_rows_load_as_one_row),
+      cmocka_unit_test(tail_token_is_popped_after_the_last_store),
+      cmocka_unit_test(depthwise_runs_tile_per_group_or_every_group),
       cmocka_unit_test(every_token_class_is_needed),
       cmocka_unit_test(engine_errors_reach_the_caller),
   };
