@@ -497,7 +497,11 @@ module tsr_ctrl #(
   reg [19:0] macs_add_kn;
   // Background stages.
   reg        lq_run_q, lq_run_d, sq_run_q, sq_run_d;   // the head's unit runs
-  reg        lq_start, sq_start, lq_retire, sq_retire;
+  reg        sq_nx_q, sq_nx_d;       // the STORE after the head runs in the store unit
+  reg        sq2_start;              // ... and starts now
+  reg        st_start_q;             // a STORE started in the cycle before (st_busy_i from now)
+  reg [255:0] st_cmd_q;              // the STORE the store unit (and then its writer) runs
+  reg        lq_start, lq_retire, sq_retire;
   reg        bg_fail;
   reg [7:0]  bg_code;
   reg [31:0] bg_idx, bg_addr;
@@ -518,16 +522,28 @@ module tsr_ctrl #(
   wire [31:0]        lq_idx = lq_head[287:256];
   wire [255:0]       sq_cmd = sq_head[255:0];
   wire [31:0]        sq_idx = sq_head[287:256];
+  // The STORE after the head may start in the store unit while the head's writer
+  // waits for its last write responses (sq_nx_q); its writer starts when the head's is done.
+  wire               sq_two;
+  wire [EntryW+1:0]  sq_second;
+  wire [255:0]       sq2_cmd = sq_second[255:0];
+  wire [31:0]        sq2_idx = sq_second[287:256];
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire               lq_two_unused;
+  wire [EntryW-1:0]  lq_second_unused;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   tsr_stage_fifo #(.Width(EntryW), .Depth(LoadQDepth)) u_load_q (
     .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (stage_clr),
     .push_i (lq_push), .data_i ({cmd_idx_q, cmd_q}), .pop_i (lq_pop),
-    .valid_o (lq_v), .full_o (lq_full), .head_o (lq_head)
+    .valid_o (lq_v), .full_o (lq_full), .head_o (lq_head),
+    .two_o (lq_two_unused), .second_o (lq_second_unused)
   );
   tsr_stage_fifo #(.Width(EntryW + 2), .Depth(StoreQDepth)) u_store_q (
     .clk_i (clk_i), .rst_ni (rst_ni), .clr_i (stage_clr),
     .push_i (sq_push), .data_i ({st_banks_of(cmd_q), cmd_idx_q, cmd_q}), .pop_i (sq_pop),
-    .valid_o (sq_v), .full_o (sq_full), .head_o (sq_head)
+    .valid_o (sq_v), .full_o (sq_full), .head_o (sq_head),
+    .two_o (sq_two), .second_o (sq_second)
   );
 
   // Accumulator banks a row range touches: bit 0 the lower half, bit 1 the upper.
@@ -557,6 +573,8 @@ module tsr_ctrl #(
   end
   wire        sq_spad  = sq_cmd[CmdStoreSpadLsb +: CmdStoreSpadWidth];
   wire [1:0]  sq_banks = sq_head[EntryW+1:EntryW];
+  wire        sq2_spad  = sq2_cmd[CmdStoreSpadLsb +: CmdStoreSpadWidth];
+  wire [1:0]  sq2_banks = sq_second[EntryW+1:EntryW];
   reg  [1:0]  mm_banks_q;       // banks of the MATMULs in flight (until mm_idle_i)
   reg  [1:0]  st_banks_q;       // banks of the running STORE (while st_busy_i)
   reg         st_spad_q;        // the running STORE reads the scratchpad
@@ -969,6 +987,8 @@ module tsr_ctrl #(
   wire        lq_push_next = lq_cmd[CmdPushNextLsb +: CmdPushNextWidth];
   wire        sq_pop_prev  = sq_cmd[CmdPopPrevLsb +: CmdPopPrevWidth];
   wire        sq_push_prev = sq_cmd[CmdPushPrevLsb +: CmdPushPrevWidth];
+  wire        sq2_pop_prev = sq2_cmd[CmdPopPrevLsb +: CmdPopPrevWidth];
+  wire        st_pop_prev  = sq2_start ? sq2_pop_prev : sq_pop_prev;   // of the STORE starting
   wire [1:0]  mm_banks_live = (mm_idle_i ? 2'b00 : mm_banks_q) | (mm_start ? mm_banks_new : 2'b00);
   // Done and failure of the running heads (registers and unit outputs only).
   always @(*) begin
@@ -992,13 +1012,15 @@ module tsr_ctrl #(
       end
     end
     if (bg_go && sq_run_q && (st_param_err_i || wr_done_i)) begin
-      if (st_param_err_i || wr_err_i) begin
-        // Both heads precede the front end's command; the older one reports.
+      if ((wr_done_i && wr_err_i) || st_param_err_i) begin
+        // Both heads precede the front end's command; the older one reports. A
+        // parameter error is the store unit's STORE's: the head, or the one after it
+        // (sq_nx_q), which is younger than the head's write error.
         if (!bg_fail || sq_idx < lq_idx) begin
           bg_fail = 1'b1;
-          bg_code = st_param_err_i ? ErrParam : ErrBusWrite;
-          bg_idx  = sq_idx;
-          bg_addr = st_param_err_i ? 32'h0 : wr_err_addr_i;
+          bg_code = (wr_done_i && wr_err_i) ? ErrBusWrite : ErrParam;
+          bg_idx  = (wr_done_i && wr_err_i) || !sq_nx_q ? sq_idx : sq2_idx;
+          bg_addr = (wr_done_i && wr_err_i) ? wr_err_addr_i : 32'h0;
         end
       end else if (!bg_fail) begin   // nothing retires in the cycle an error is raised
         sq_retire = 1'b1;
@@ -1014,9 +1036,12 @@ module tsr_ctrl #(
   // Starts: the head's tokens are there and its unit and resources are free.
   always @(*) begin
     lq_run_d = lq_run_q && !(lq_run_q && rd_done_i);
-    sq_run_d = sq_run_q && !(sq_run_q && (st_param_err_i || wr_done_i));
+    // The head retires when its writer is done; the STORE after it, already in the
+    // store unit, is then the running head.
+    sq_run_d = sq_run_q && (wr_done_i ? sq_nx_q : !st_param_err_i);
+    sq_nx_d  = sq_nx_q && !wr_done_i && !st_param_err_i;
     lq_start = 1'b0;
-    sq_start = 1'b0;
+    sq2_start = 1'b0;
     st_start = 1'b0;
     if (bg_go && !bg_fail) begin
       if (lq_v && !lq_run_q && !rd_busy_i && (!lq_pop_next || c2l_q != 9'd0)) begin
@@ -1025,14 +1050,22 @@ module tsr_ctrl #(
       end
       if (sq_v && !sq_run_q && (!sq_pop_prev || c2s_q != 9'd0) &&
           (sq_spad ? (mm_idle_i && !mm_start) : (sq_banks & mm_banks_live) == 2'b00)) begin
-        sq_start = 1'b1;
         st_start = 1'b1;
         sq_run_d = 1'b1;
+      end else if (sq_two && sq_run_q && !sq_nx_q && !st_busy_i && !st_start_q && !wr_done_i &&
+                   (!sq2_pop_prev || c2s_q != 9'd0) &&
+                   (sq2_spad ? (mm_idle_i && !mm_start) : (sq2_banks & mm_banks_live) == 2'b00)) begin
+        // The head's rows are all out, its writer waits for responses: the next STORE
+        // reads its parameters and fills the output stage meanwhile (tsr_store).
+        sq2_start = 1'b1;
+        st_start  = 1'b1;
+        sq_nx_d   = 1'b1;
       end
     end
     if (stage_clr) begin
       lq_run_d = 1'b0;
       sq_run_d = 1'b0;
+      sq_nx_d  = 1'b0;
     end
   end
 
@@ -1046,7 +1079,7 @@ module tsr_ctrl #(
     c2l_d = c2l_q + {8'h0, retire && stage == StageCompute && push_prev} + {8'h0, mmx_fire && mmx_push_q} -
             {8'h0, lq_start && lq_pop_next};
     c2s_d = c2s_q + {8'h0, retire && stage == StageCompute && push_next} -
-            {8'h0, sq_start && sq_pop_prev};
+            {8'h0, st_start && st_pop_prev};
     if (stage_clr) begin
       l2c_d = 9'd0; c2l_d = 9'd0; c2s_d = 9'd0; s2c_d = 9'd0;
     end
@@ -1061,8 +1094,8 @@ module tsr_ctrl #(
     end else begin
       mm_banks_q <= mm_banks_live;
       if (st_start) begin
-        st_banks_q <= sq_banks;
-        st_spad_q  <= sq_spad;
+        st_banks_q <= sq2_start ? sq2_banks : sq_banks;
+        st_spad_q  <= sq2_start ? sq2_spad : sq_spad;
       end
     end
   end
@@ -1149,6 +1182,8 @@ module tsr_ctrl #(
       l2c_v_q <= 8'd0; c2l_v_q <= 8'd0; c2s_v_q <= 8'd0; s2c_v_q <= 8'd0;
       lq_run_q <= 1'b0;
       sq_run_q <= 1'b0;
+      sq_nx_q  <= 1'b0;
+      st_start_q <= 1'b0;
       weights_valid_q <= 1'b0;
     end else begin
       state_q    <= state_d;
@@ -1173,7 +1208,16 @@ module tsr_ctrl #(
       l2c_v_q <= l2c_v_d; c2l_v_q <= c2l_v_d; c2s_v_q <= c2s_v_d; s2c_v_q <= s2c_v_d;
       lq_run_q <= lq_run_d;
       sq_run_q <= sq_run_d;
+      sq_nx_q  <= sq_nx_d;
+      st_start_q <= st_start;
       weights_valid_q <= weights_valid_d;
+    end
+  end
+
+  // Not reset: read only after a start has written it.
+  always @(posedge clk_i) begin
+    if (st_start) begin
+      st_cmd_q <= cmd_st_o;
     end
   end
 
@@ -1257,7 +1301,8 @@ module tsr_ctrl #(
   assign cnt_cmds_o    = cnt_cmds_q;
   assign cmd_o         = cmd_q;
   assign cmd_rd_o      = lq_start ? lq_cmd : cmd_q;
-  assign cmd_st_o      = sq_cmd;
+  // The store unit copies the command in its start cycle, its writer when it starts.
+  assign cmd_st_o      = !st_start ? st_cmd_q : sq2_start ? sq2_cmd : sq_cmd;
   assign unit_clr_o    = unit_clr;
   assign rd_start_o    = rd_start || lq_start;
   assign rd_abort_o    = aborting;

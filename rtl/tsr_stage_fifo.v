@@ -1,7 +1,8 @@
 // tsr_stage_fifo: a few-entry first-in first-out queue in registers, for the commands of one stage.
 `default_nettype none
 
-// The head is visible on head_o while valid_o. push_i is honoured only while
+// The head is visible on head_o while valid_o, the entry after it on second_o
+// while two_o. push_i is honoured only while
 // !full_o (the caller checks); pop_i removes the head. A push and a pop may
 // come in the same cycle. clr_i empties the queue. Entries shift towards the
 // head on a pop, so the head is a plain register (no read multiplexer).
@@ -18,7 +19,9 @@ module tsr_stage_fifo #(
   input  wire             pop_i,
   output wire             valid_o,
   output wire             full_o,
-  output wire [Width-1:0] head_o
+  output wire [Width-1:0] head_o,
+  output wire             two_o,
+  output wire [Width-1:0] second_o
 );
   reg  [Width*Depth-1:0] data_q;
   reg  [CntW-1:0]        count_q;
@@ -52,6 +55,8 @@ module tsr_stage_fifo #(
   assign valid_o = (count_q != {CntW{1'b0}});
   assign full_o  = (count_q == Depth[CntW-1:0]);
   assign head_o  = data_q[Width-1:0];
+  assign two_o   = (count_q > {{(CntW-1){1'b0}}, 1'b1});
+  assign second_o = data_q[Width*(1 % Depth) +: Width];
 endmodule
 
 `default_nettype wire

@@ -7,6 +7,9 @@
 // checks every per-channel shift the store uses (-31..30), and then either
 // pulses param_err_o and stops, or pulses dma_start_o (the writer may start)
 // and streams ROWS accumulator rows through StoreLanes tsr_requant lanes.
+// While the writer still finishes the STORE before (wr_busy_i: its last write
+// responses), dma_start_o waits for it; the rows meanwhile fill the lanes and
+// wait at the output, so the STORE's first row is there when its writer starts.
 // With StoreLanes = N each row takes one cycle. With fewer lanes (a power of
 // two dividing N) the unit reads each row N / StoreLanes times and passes one
 // chunk of StoreLanes columns per read; the chunks are collected into the
@@ -66,6 +69,7 @@ module tsr_store #(
   input  wire [8*N-1:0]   spad_rdata_i,
   output wire             row_valid_o,
   input  wire             row_ready_i,
+  input  wire             wr_busy_i,    // the writer still runs the STORE before
   output wire [32*N-1:0]  row_data_o
 );
   localparam [31:0] LastChunk32 = Chunks - 1;
@@ -94,10 +98,12 @@ module tsr_store #(
   reg             acc_re;
   reg [23:0]      acc_raddr;
   reg             param_err, dma_start;
+  reg             dma_wait_q, dma_wait_d;   // checked, streaming, the writer not started yet
   reg             cap_bias, cap_mult, cap_shift, cap_mneg, cap_sneg;
 
   wire            out_valid;
-  wire            adv = !out_valid || row_ready_i;
+  wire            take = out_valid && row_ready_i && !dma_wait_q;   // a row leaves
+  wire            adv = !out_valid || take;
 
   // A per-channel shift is usable when it is in -31..30 as an int32. Each
   // shift row is judged as it is captured (shift_bad_q, sneg_bad_q: one bit
@@ -150,6 +156,7 @@ module tsr_store #(
     acc_raddr = 24'h0;
     param_err = 1'b0;
     dma_start = 1'b0;
+    dma_wait_d = dma_wait_q;
     cap_bias  = 1'b0;
     cap_mult  = 1'b0;
     cap_shift = 1'b0;
@@ -183,12 +190,17 @@ module tsr_store #(
         if (requant_q && !shifts_ok) begin
           state_d   = StFail;
         end else begin
-          dma_start = 1'b1;
-          rd_v_d    = 1'b0;
-          state_d   = StStream;
+          dma_start  = !wr_busy_i;
+          dma_wait_d = wr_busy_i;
+          rd_v_d     = 1'b0;
+          state_d    = StStream;
         end
       end
       StStream: begin
+        if (dma_wait_q && !wr_busy_i) begin
+          dma_start  = 1'b1;
+          dma_wait_d = 1'b0;
+        end
         if (adv) begin
           rd_v_d = 1'b0;
           if (issued_q != rows_q) begin
@@ -204,7 +216,7 @@ module tsr_store #(
             end
           end
         end
-        if (out_valid && row_ready_i) begin
+        if (take) begin
           taken_d = taken_q + 16'h1;
           if (taken_q + 16'h1 == rows_q) begin
             state_d = StIdle;
@@ -218,8 +230,9 @@ module tsr_store #(
       default: state_d = StIdle;
     endcase
     if (clr_i) begin
-      state_d = StIdle;
-      rd_v_d  = 1'b0;
+      state_d    = StIdle;
+      rd_v_d     = 1'b0;
+      dma_wait_d = 1'b0;
     end
   end
 
@@ -232,6 +245,7 @@ module tsr_store #(
       rd_chunk_q <= {ChunkW{1'b0}};
       taken_q   <= 16'h0;
       rd_v_q    <= 1'b0;
+      dma_wait_q <= 1'b0;
     end else begin
       state_q   <= state_d;
       pcnt_q    <= pcnt_d;
@@ -240,6 +254,7 @@ module tsr_store #(
       rd_chunk_q <= rd_chunk_d;
       taken_q   <= taken_d;
       rd_v_q    <= rd_v_d;
+      dma_wait_q <= dma_wait_d;
     end
   end
 
@@ -468,7 +483,7 @@ module tsr_store #(
   assign acc_re_o    = acc_re;
   assign acc_raddr_o = acc_raddr[AccAw-1:0];
   assign spad_raddr_o = acc_raddr[SpadAw-1:0];
-  assign row_valid_o = out_valid && (state_q == StStream);
+  assign row_valid_o = out_valid && (state_q == StStream) && !dma_wait_q;
   assign row_data_o  = packed_row;
 
   // Lanes 1.. run in lockstep with lane 0; the upper address bits were range-checked.

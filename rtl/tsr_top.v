@@ -601,6 +601,7 @@ module tsr_top #(
     .spad_rdata_i  (spad_rdata),
     .row_valid_o   (row_valid),
     .row_ready_i   (row_ready),
+    .wr_busy_i     (wr_busy),
     .row_data_o    (row_data)
   );
 

@@ -12,12 +12,13 @@
 //   - matmul unit: ready low while it "feeds" rows, idle low until MmDrain cycles after
 //     ready rises (the array drain); unit_clr shortens the drain to MmClr cycles.
 //   - store unit + DMA write engine (STORE): a STORE with REQUANT, PER_CHANNEL and MULT =
-//     0xBAD00001 pulses st_param_err; otherwise the write engine takes ROWS, COLS and the
-//     mode from cmd_st_o when it starts, streams ROWS x row bytes through wr_bytes
-//     (AxiBytes per cycle at most), drops st_busy, and pulses wr_done WrTail cycles later;
-//     ADDR[31:24] = 0xE1 (read from cmd_st_o at the end) makes that done carry wr_err and
-//     ERR_ADDR = ADDR + 0x80. The store first reads its parameters for StParam cycles.
-//     wr_abort drains for WrDrain cycles; unit_clr stops the store part at once.
+//     0xBAD00001 pulses st_param_err; otherwise, once the write engine is free (it may
+//     still wait for the responses of the STORE before), the write engine takes ROWS, COLS,
+//     ADDR and the mode from cmd_st_o when it starts, streams ROWS x row bytes through
+//     wr_bytes (AxiBytes per cycle at most), drops st_busy, and pulses wr_done WrTail
+//     cycles later; ADDR[31:24] = 0xE1 makes that done carry wr_err and ERR_ADDR = ADDR +
+//     0x80. The store first reads its parameters for StParam cycles. wr_abort drains for
+//     WrDrain cycles; unit_clr stops the store part at once.
 //   - SFU: busy for SfuLat cycles after sfu_start.
 //
 // Every scenario is data: a program of commands, a list of driver steps (push, wait, soft
@@ -28,12 +29,13 @@
 // or a STORE enters its queue when CMD_IDX moves past it), the real token counters
 // (popped at a start, pushed at a retire), the running jobs of the read engine and the
 // store unit, and the accumulator banks of the MATMULs in flight. Every cycle it checks:
-//   - starts: the read engine never starts while busy, the store unit never while st_busy,
-//     wr_busy or its last STORE has not retired; at every start the unit's command
-//     (cmd_rd_o, cmd_st_o, cmd_o) equals the pushed command: the load/store queue head
-//     (so each stage starts in program order) or, for the front end, command CMD_IDX with
-//     opcode_o equal to it; cmd_st_o holds the running STORE until it retires; at most
-//     LoadQ LOADs and StoreQ STOREs wait in their queues;
+//   - starts: the read engine never starts while busy, the store unit never while st_busy
+//     or while a STORE it took has rows to send or two have not retired; at every start the
+//     unit's command (cmd_rd_o, cmd_st_o, cmd_o) equals the pushed command: the load queue
+//     head, the first store queue entry not yet started (so each stage starts in program
+//     order) or, for the front end, command CMD_IDX with opcode_o equal to it; cmd_st_o
+//     holds the last STORE started until the next starts; at most LoadQ LOADs and StoreQ
+//     STOREs wait in their queues;
 //   - resources: a MATMUL needs mm_ready_i; a STORE and a MATMUL in flight (from its start
 //     until mm_idle_i) never touch the same accumulator bank, and a SPAD STORE reads only
 //     with the array idle; an accumulator LOAD needs mm_idle_i and every scratchpad LOAD
@@ -270,6 +272,7 @@ module tsr_ctrl_tb;
   integer     ix_ret_cyc  [0:MaxProg-1];
   integer     ix_enq      [0:MaxProg-1];  // 1: entered its stage queue
   integer     ov_rd_mm, ov_st_mm, ov_rd_st; // cycles: LOAD / STORE beside a MATMUL in flight, LOAD beside STORE
+  integer     ov_st_wr = 0;   // cycles, every scenario: a STORE in the store unit, the one before in its writer
   integer     err_cyc;                  // cycle STATUS.ERROR rose (-1: not yet)
   integer     err_mm_busy;              // 1: a MATMUL was in flight when it rose
   integer     dec_beside_rd;            // 1: opcode_o showed a MATMUL while the read engine ran
@@ -582,10 +585,11 @@ module tsr_ctrl_tb;
     end
   end
 
-  // Store unit and write engine: phase 0 idle, 1 parameters, 2 streaming, 3 B wait, 4 abort.
-  // The store part latches its fields at st_start; the write engine reads ROWS, COLS and the
-  // mode from cmd_st_o when it starts and ADDR when the burst ends.
-  integer    ws_phase = 0, ws_cnt, ws_left;
+  // Store unit and write engine. The store part: phase 0 idle, 1 parameters, 2 waiting for
+  // the write engine, 3 streaming with it. The write engine: 0 idle, 2 streaming, 3 B wait,
+  // 4 abort. The write engine reads ROWS, COLS, ADDR and the mode from cmd_st_o when it
+  // starts, in the cycle it is free (after the previous STORE's wr_done edge).
+  integer    ss_phase = 0, ss_cnt, ws_phase = 0, ws_cnt, ws_left;
   reg        ws_pe;
   reg [31:0] ws_addr;
   reg [15:0] ws_rows, ws_cols;
@@ -597,43 +601,14 @@ module tsr_ctrl_tb;
     if (!rst_n) begin
       st_busy <= 1'b0;
       wr_busy <= 1'b0;
+      ss_phase = 0;
       ws_phase = 0;
     end else begin
-      if (unit_clr_o) begin
-        st_busy <= 1'b0;                 // the store part stops at once
-      end
       if (wr_abort_o && (ws_phase == 2 || ws_phase == 3)) begin
         ws_phase = 4;
         ws_cnt = k_wr_drain;
       end
       case (ws_phase)
-        0: begin
-          if (st_start_o) begin
-            st_busy <= 1'b1;
-            ws_phase = 1;
-            ws_cnt = k_st_param;
-            ws_pe = cmd_store_requant(cmd_st_o) && cmd_store_per_channel(cmd_st_o) &&
-                    cmd_store_mult(cmd_st_o) == 32'hbad00001;
-          end
-        end
-        1: begin
-          if (unit_clr_o) begin
-            ws_phase = 0;
-          end else if (ws_cnt > 0) begin
-            ws_cnt = ws_cnt - 1;
-          end else if (ws_pe) begin
-            st_param_err <= 1'b1;
-            st_busy <= 1'b0;
-            ws_phase = 0;
-          end else begin
-            wr_busy <= 1'b1;
-            ws_phase = 2;
-            ws_rows = cmd_store_rows(cmd_st_o);
-            ws_cols = cmd_store_cols(cmd_st_o);
-            ws_left = {16'h0, ws_rows} * ((cmd_store_requant(cmd_st_o) || cmd_store_spad(cmd_st_o)) ? {16'h0, ws_cols} :
-                                          4 * {16'h0, ws_cols});
-          end
-        end
         2: begin
           if (ws_left > AxiBytes) begin
             wr_bytes <= AxiBytesW;
@@ -642,6 +617,7 @@ module tsr_ctrl_tb;
             wr_bytes <= ws_left[WrBw-1:0];
             ws_left = 0;
             st_busy <= 1'b0;
+            ss_phase = 0;
             ws_phase = 3;
             ws_cnt = k_wr_tail;
           end
@@ -650,7 +626,6 @@ module tsr_ctrl_tb;
           if (ws_cnt > 0) begin
             ws_cnt = ws_cnt - 1;
           end else begin
-            ws_addr = cmd_store_addr(cmd_st_o);
             wr_done <= 1'b1;
             wr_err <= (ws_addr[31:24] == 8'he1);
             wr_err_addr <= (ws_addr[31:24] == 8'he1) ? ws_addr + 32'h80 : 32'hdeadbeef;
@@ -668,6 +643,45 @@ module tsr_ctrl_tb;
           end
         end
         default: ws_phase = 0;
+      endcase
+      if (unit_clr_o) begin
+        st_busy <= 1'b0;                 // the store part stops at once
+        ss_phase = 0;
+      end
+      case (ss_phase)
+        0: begin
+          if (st_start_o) begin
+            st_busy <= 1'b1;
+            ss_phase = 1;
+            ss_cnt = k_st_param;
+            ws_pe = cmd_store_requant(cmd_st_o) && cmd_store_per_channel(cmd_st_o) &&
+                    cmd_store_mult(cmd_st_o) == 32'hbad00001;
+          end
+        end
+        1: begin
+          if (ss_cnt > 0) begin
+            ss_cnt = ss_cnt - 1;
+          end else if (ws_pe) begin
+            st_param_err <= 1'b1;
+            st_busy <= 1'b0;
+            ss_phase = 0;
+          end else begin
+            ss_phase = 2;
+          end
+        end
+        2: begin
+          if (ws_phase == 0) begin       // the write engine is free: it takes the STORE
+            wr_busy <= 1'b1;
+            ws_phase = 2;
+            ss_phase = 3;
+            ws_rows = cmd_store_rows(cmd_st_o);
+            ws_cols = cmd_store_cols(cmd_st_o);
+            ws_addr = cmd_store_addr(cmd_st_o);
+            ws_left = {16'h0, ws_rows} * ((cmd_store_requant(cmd_st_o) || cmd_store_spad(cmd_st_o)) ? {16'h0, ws_cols} :
+                                          4 * {16'h0, ws_cols});
+          end
+        end
+        default: ;
       endcase
     end
   end
@@ -695,7 +709,7 @@ module tsr_ctrl_tb;
   // without mm_ready_i): it retires, pushing its load-stage token, in the
   // first cycle with mm_ready_i (not in one that raises an error or soft-resets).
   integer    mx_fi = -1;
-  integer    li, fi;
+  integer    li, fi, ri;
   reg [255:0] fc;
   reg        any_busy;
   // Mirror of the engine: the stage queues (program indices; *_run: the head runs), the
@@ -704,11 +718,14 @@ module tsr_ctrl_tb;
   integer    lq_m [0:7];
   integer    sq_m [0:7];
   integer    lq_m_h = 0, lq_m_n = 0, sq_m_h = 0, sq_m_n = 0;
-  reg        lq_m_run = 1'b0, sq_m_run = 1'b0;
+  reg        lq_m_run = 1'b0;
+  integer    sq_m_runs = 0;      // store queue entries started, from the head (at most 2)
   integer    t_l2c = 0, t_c2l = 0, t_c2s = 0, t_s2c = 0;
   integer    h_l2c0 = 0, h_l2c1 = 0, h_s2c0 = 0, h_s2c1 = 0, n_l2c, n_s2c;
   integer    rd_job = -1, st_job = -1;
   reg        rd_job_on = 1'b0, rd_job_bg = 1'b0, st_job_on = 1'b0, st_job_spad = 1'b0;
+  integer    wr_job = -1;        // the STORE before st_job, whose writer still runs (st_job_on: st_job
+  reg        wr_job_on = 1'b0;   // is in the store unit or its writer)
   reg [1:0]  st_job_banks = 2'b00, mm_fl = 2'b00, mm_now;
   integer    pend_err = -1, p_pend_err = -1;
   localparam integer TL2C = 0, TC2L = 1, TC2S = 2, TS2C = 3;
@@ -975,16 +992,19 @@ module tsr_ctrl_tb;
                 mm_idle, lq_m_n, sq_m_n, st_busy, wr_busy))
       end
       if (st_start_o) begin
-        `CHECK(!st_busy && !wr_busy && !st_job_on,
-               ("the store unit got a start while busy (st %b wr %b) or before its STORE retired (%b)",
-                st_busy, wr_busy, st_job_on))
+        `CHECK(!st_busy && !wr_job_on,
+               ("the store unit got a start while busy (st %b) or with two STOREs not retired", st_busy))
         serial_enq(OpStore);
-        li = (sq_m_n > 0) ? sq_m[sq_m_h] : -1;
-        `CHECK(li >= 0 && !sq_m_run && cmd_st_o == prog[li],
-               ("the store unit started a STORE that is not the store queue's next (head %0d, running %b)",
-                li - base, sq_m_run))
-        if (li >= 0 && !sq_m_run) begin
-          sq_m_run = 1'b1;
+        li = (sq_m_n > sq_m_runs) ? sq_m[(sq_m_h + sq_m_runs) % 8] : -1;
+        `CHECK(li >= 0 && sq_m_runs < 2 && cmd_st_o == prog[li],
+               ("the store unit started a STORE that is not the store queue's next (entry %0d, %0d running)",
+                li - base, sq_m_runs))
+        if (st_job_on) begin             // the STORE before still waits for its writer's responses
+          wr_job = st_job;
+          wr_job_on = 1'b1;
+        end
+        if (li >= 0 && sq_m_runs < 2) begin
+          sq_m_runs = sq_m_runs + 1;
           if (cmd_pop_prev(cmd_st_o)) begin
             tok_pop(TC2S, 0, li);
           end
@@ -1007,7 +1027,7 @@ module tsr_ctrl_tb;
                 st_job - base, st_job_banks, mm_now))
       end
       mm_fl = mm_now;
-      if (st_job_on && st_job >= 0) begin
+      if (st_job_on && st_job >= 0 && !st_start_o) begin
         `CHECK(cmd_st_o == prog[st_job], ("cmd_st_o changed while STORE %0d runs", st_job - base))
       end
       if (rd_busy && !mm_idle) begin
@@ -1018,6 +1038,9 @@ module tsr_ctrl_tb;
       end
       if (rd_busy && (st_busy || wr_busy)) begin
         ov_rd_st = ov_rd_st + 1;
+      end
+      if (st_busy && wr_job_on) begin
+        ov_st_wr = ov_st_wr + 1;
       end
       if (rd_busy && opcode_o == OpMatmul) begin
         dec_beside_rd = 1;
@@ -1056,25 +1079,34 @@ module tsr_ctrl_tb;
       if (rd_done) begin
         rd_job_on = 1'b0;
       end
-      if ((wr_done || st_param_err) && st_job_on) begin
+      // wr_done is the oldest running STORE's (wr_job if its writer still runs, else st_job);
+      // st_param_err the store unit's (st_job). Nothing retires in a cycle with an error.
+      li = wr_job_on ? wr_job : st_job;
+      if ((wr_done && (wr_job_on || st_job_on)) || (st_param_err && st_job_on)) begin
         if (st_param_err || wr_err) begin
-          if (pend_err < 0 || st_job < pend_err) begin
-            pend_err = st_job;
+          ri = (wr_done && wr_err) ? li : st_job;
+          if (pend_err < 0 || ri < pend_err) begin
+            pend_err = ri;
           end
         end else if (!error_o && !abort_win && !soft_reset) begin
-          `CHECK(sq_m_n > 0 && sq_m[sq_m_h] == st_job && sq_m_run, ("bench: STORE %0d done but not the queue head", st_job))
-          ix_ret_cyc[st_job] = cyc;
+          `CHECK(sq_m_n > 0 && sq_m[sq_m_h] == li && sq_m_runs > 0, ("bench: STORE %0d done but not the queue head", li))
+          ix_ret_cyc[li] = cyc;
           n_retired = n_retired + 1;
           m_cmds = m_cmds + 64'h1;
           sq_m_h = (sq_m_h + 1) % 8;
           sq_m_n = sq_m_n - 1;
-          sq_m_run = 1'b0;
-          if (cmd_push_prev(prog[st_job])) begin
+          sq_m_runs = sq_m_runs - 1;
+          if (cmd_push_prev(prog[li])) begin
             t_s2c = t_s2c + 1;
             n_s2c = 1;
           end
         end
-        st_job_on = 1'b0;
+        if (st_param_err || !wr_job_on) begin
+          st_job_on = 1'b0;
+        end
+        if (wr_done) begin
+          wr_job_on = 1'b0;
+        end
       end
       h_l2c1 = h_l2c0; h_l2c0 = n_l2c;
       h_s2c1 = h_s2c0; h_s2c0 = n_s2c;
@@ -1122,9 +1154,9 @@ module tsr_ctrl_tb;
       if (soft_reset) begin
         abort_win = 1'b1;
         abort_start = cyc;
-        lq_m_n = 0; sq_m_n = 0; lq_m_run = 1'b0; sq_m_run = 1'b0;
+        lq_m_n = 0; sq_m_n = 0; lq_m_run = 1'b0; sq_m_runs = 0;
         t_l2c = 0; t_c2l = 0; t_c2s = 0; t_s2c = 0;
-        rd_job_on = 1'b0; st_job_on = 1'b0; pend_err = -1;
+        rd_job_on = 1'b0; st_job_on = 1'b0; wr_job_on = 1'b0; pend_err = -1;
         base = base_next;
       end
       // ---- counters: compare (values up to the last edge), then account this cycle ----
@@ -2231,12 +2263,15 @@ module tsr_ctrl_tb;
       end
     end
     @(posedge clk);
+    if (only < 0) begin
+      `CHECK(ov_st_wr > 0, ("no STORE ever started while the one before waited for its writer"))
+    end
     if (n_fail != 0) begin
       $display("FAIL tsr_ctrl_tb: %0d of %0d checks failed", n_fail, n_checks);
       $fatal(1);
     end
-    $display("PASS tsr_ctrl_tb: %0d scenarios, %0d checks, %0d cycles", only < 0 ? NumScen : 1,
-             n_checks, cyc);
+    $display("PASS tsr_ctrl_tb: %0d scenarios, %0d checks, %0d cycles (%0d with a STORE in the store unit beside the one before in its writer)",
+             only < 0 ? NumScen : 1, n_checks, cyc, ov_st_wr);
     $finish;
   end
 endmodule

@@ -14,6 +14,9 @@
 //     bytes with REQUANT or SPAD, raw int32 otherwise. The lane's arithmetic is the
 //     golden C model's (DPI-C, Verilator) and tests/block/tsr_tb_requant_ref.vh's;
 //   - the row stream contract: valid and data hold until ready (random backpressure);
+//   - with the writer still busy with the STORE before (wr_busy_i for the first 0..30
+//     cycles of one job in three), no dma_start_o while it is, and no row before
+//     dma_start_o;
 //   - busy_o low again after the last row is taken; a soft reset (clr_i) in the
 //     middle of a job ends it at once and empties the table (LUT reads 0).
 // Only columns < COLS are compared (the writer drops the others).
@@ -97,6 +100,7 @@ module tsr_store_tb_bench #(
   reg  [8*N-1:0]    spad_rdata;
   wire              row_valid;
   reg               row_ready = 1'b0;
+  reg               wr_busy = 1'b0;
   wire [32*N-1:0]   row_data;
 
   reg  [32*N-1:0]   acc_mem  [0:Rows-1];
@@ -141,6 +145,7 @@ module tsr_store_tb_bench #(
     .spad_rdata_i  (spad_rdata),
     .row_valid_o   (row_valid),
     .row_ready_i   (row_ready),
+    .wr_busy_i     (wr_busy),
     .row_data_o    (row_data)
   );
 
@@ -288,7 +293,7 @@ module tsr_store_tb_bench #(
   integer n_rows_ok = 0, n_err_jobs = 0, n_clr_jobs = 0;
 
   task automatic run_job;
-    integer r, c, got, ready_pct, clr_at, t, n_start, n_err;
+    integer r, c, got, ready_pct, clr_at, t, n_start, n_err, wb;
     reg [32*N-1:0] held, mask, row;
     reg held_v;
     reg [31:0] x;
@@ -334,6 +339,7 @@ module tsr_store_tb_bench #(
       model();
       ready_pct = (urand(3) == 0) ? 100 : 30 + urand(70);
       clr_at = (urand(12) == 0) ? 5 + urand(40) : -1;
+      wb = (urand(3) == 0) ? urand(31) : 0;   // cycles the writer still runs the STORE before
 
       // Start.
       @(posedge clk); #1;
@@ -342,6 +348,7 @@ module tsr_store_tb_bench #(
       @(posedge clk); #1;
       start = 1'b0;
       got = 0; n_start = 0; n_err = 0; held_v = 1'b0; t = 0;
+      wr_busy = (wb > 0);
       mask = col_mask(0);
       while (busy || t == 0) begin
         row_ready = (urand(100) < ready_pct);
@@ -350,6 +357,7 @@ module tsr_store_tb_bench #(
         if (held_v && clr_at < 0) begin
           `CHECK(row_valid && row_data == held, ("row %0d dropped or changed while not ready", got))
         end
+        `CHECK(!row_valid || n_start == 1, ("a row before dma_start"))
         if (row_valid && row_ready && !clr) begin
           row = row_data;
           if (got >= nrows) begin
@@ -366,7 +374,12 @@ module tsr_store_tb_bench #(
         held_v = row_valid && !row_ready && !clr;
         held = row_data;
         @(posedge clk); #1;
-        if (dma_start) n_start = n_start + 1;
+        wr_busy = (t + 1 < wb);
+        #1;   // dma_start_o follows wr_busy_i in the same cycle
+        if (dma_start) begin
+          `CHECK(!wr_busy, ("dma_start while the writer is busy"))
+          n_start = n_start + 1;
+        end
         if (param_err) n_err = n_err + 1;
         if (clr) begin
           clr = 1'b0;
@@ -379,6 +392,7 @@ module tsr_store_tb_bench #(
         `CHECK(t < 2000, ("job does not end"))
       end
       row_ready = 1'b0;
+      wr_busy = 1'b0;
       if (clr_at < 0 || t <= clr_at) begin
         if (exp_err) begin
           `CHECK(n_err == 1 && n_start == 0 && got == 0,
