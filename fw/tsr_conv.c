@@ -304,7 +304,10 @@ tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_ge
  * holds up the array. Tokens as in tsr_gemm_emit.c: LOAD(t) PUSH_NEXT / first MATMUL(t)
  * POP_PREV; last MATMUL(t) PUSH_PREV / LOAD(t+2) POP_NEXT; last MATMUL(t) PUSH_NEXT /
  * first STORE(t) POP_PREV; last STORE(t) PUSH_PREV / first MATMUL(t+2) POP_NEXT. A FENCE
- * separates two passes. With depth multiplier dm > 1 a group is N/dm input channels, so
+ * separates two passes. With gtiles (tsr_dw_plan) a tile is one group of the pass, gp tiles
+ * per row tile: its A buffer and accumulator tile hold that group alone, it loads the
+ * group's weights in the first row tile, and its accumulator LOAD of the group's parameters
+ * takes the store->compute token instead of its first MATMUL. With depth multiplier dm > 1 a group is N/dm input channels, so
  * the groups start N/dm channels apart: dm LOADs per tile (phases), phase s holding groups
  * s, s + dm, ... at N-channel steps.
  */
