@@ -307,9 +307,9 @@ tsr_status_t tsr_conv_run(tsr_dev_t *dev, const tsr_conv_desc_t *d, const tsr_ge
  * separates two passes. With gtiles (tsr_dw_plan) a tile is one group of the pass, gp tiles
  * per row tile: its A buffer and accumulator tile hold that group alone, it loads the
  * group's weights in the first row tile, and its accumulator LOAD of the group's parameters
- * takes the store->compute token instead of its first MATMUL. With depth multiplier dm > 1 a group is N/dm input channels, so
- * the groups start N/dm channels apart: dm LOADs per tile (phases), phase s holding groups
- * s, s + dm, ... at N-channel steps.
+ * takes the store->compute token instead of its first MATMUL. With depth multiplier dm > 1
+ * a group is N/dm input channels, so the groups start N/dm channels apart: dm LOADs per
+ * tile (phases), phase s holding groups s, s + dm, ... at N-channel steps.
  */
 
 static uint32_t bank_half(uint32_t rows) {
@@ -354,6 +354,23 @@ static bool dw_plan_window(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, t
   p->mt = p->th = p->rpm = 1u;
   p->acc_stride = 1u + prows;
   return true;
+}
+
+/* The most output rows a tile takes, 0 if not one: th rows are mt = (th - 1) * wv + out_w
+ * virtual rows, acc_sub sub-tiles of mt + prows rows in the accumulator buffer (acap rows),
+ * and a_chunks chunks of s * (mt - 1) + span + 1 input pixels in the A buffer (abuf rows). */
+static uint32_t dw_max_rows(const tsr_conv_desc_t *c, uint32_t wv, uint32_t str, uint64_t span,
+                            uint32_t prows, uint32_t acc_sub, uint32_t a_chunks, uint32_t acap,
+                            uint32_t abuf) {
+  uint32_t th = c->out_h;
+  for (; th > 0u; th--) {
+    const uint64_t mt = (uint64_t)(th - 1u) * wv + c->out_w;
+    const uint64_t pix = (mt - 1u) * str + span + 1u;
+    if ((mt + prows) * acc_sub <= acap && pix * a_chunks <= abuf && pix <= 65535u) {
+      break;
+    }
+  }
+  return th;
 }
 
 bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan_t *p) {
@@ -441,15 +458,7 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
   for (uint32_t gp = 1u; gp <= groups && (uint64_t)gp * k <= wcap; gp++) {
     /* The most output rows per tile: th rows are mt = (th - 1) * wv + out_w virtual rows in
      * the accumulator and s * (mt - 1) + span + 1 input pixels per group in the scratchpad. */
-    uint32_t th = c->out_h;
-    while (th > 0u) {
-      const uint64_t mt = (uint64_t)(th - 1u) * wv + c->out_w;
-      const uint64_t pix = (mt - 1u) * str + span + 1u;
-      if ((mt + prows) * gp <= acap && pix * (d->dense ? p->chunks : gp) <= abuf && pix <= 65535u) {
-        break;
-      }
-      th--;
-    }
+    const uint32_t th = dw_max_rows(c, wv, str, span, prows, gp, d->dense ? p->chunks : gp, acap, abuf);
     if (th == 0u) {
       break;
     }
@@ -502,16 +511,10 @@ bool tsr_dw_plan(const tsr_dev_info_t *info, const tsr_dw_desc_t *d, tsr_dw_plan
    * Every tile pays an accumulator LOAD of its group's parameters (the 40 below). */
   if (!d->dense && dm == 1u && p->gp != 0u) {
     const uint32_t gp = min32(groups, wcap / c->gemm.k);
-    uint32_t th = c->out_h;
-    uint64_t mt = 0u, pix = 0u;
-    for (; th > 0u; th--) {
-      mt = (uint64_t)(th - 1u) * wv + c->out_w;
-      pix = (mt - 1u) * str + span + 1u;
-      if (mt + prows <= acap && pix <= abuf && pix <= 65535u) {
-        break;
-      }
-    }
+    const uint32_t th = dw_max_rows(c, wv, str, span, prows, 1u, 1u, acap, abuf);
     if (gp >= 2u && th > 0u) {
+      const uint64_t mt = (uint64_t)(th - 1u) * wv + c->out_w;
+      const uint64_t pix = (mt - 1u) * str + span + 1u;
       const uint64_t mm_tile = (mt > dim ? mt : dim) + 2u;
       const uint64_t mm_rows = (uint64_t)th * ((c->out_w > dim ? c->out_w : dim) + 2u);
       const uint32_t rpm = mm_rows < mm_tile ? 1u : th;
