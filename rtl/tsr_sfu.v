@@ -23,6 +23,13 @@
 // written to the scratchpad as they fill. ERRLT/ERRGT check parameters and
 // stop the command with param_err_o before anything is written.
 //
+// The exp cache: 256 words of 32 bits and a valid bit each, all invalid at
+// every start. SOFTMAX's exponential depends only on the command's
+// parameters and on max - x, 0..255, so each value is computed once a
+// command: ECSUB reads the entry at that index (a block RAM read; the entry
+// and its valid bit are there the next cycle), ECALL takes it or calls the
+// routine that computes it, and ECPUT stores what the routine computed.
+//
 // Microinstruction (64 bits): [63:58] op, [57:54] d, [53:49] a, [48:44] b,
 // [43:39] c, [31:0] imm. Operand sources (5 bits): 0-15 r0-r15, 16-26 p0-p10,
 // 27 X, 28 X2, 29 BETA, 30 LEN, 31 zero. tools/sfuasm.py reads the opcode
@@ -98,6 +105,7 @@ module tsr_sfu #(
   localparam [5:0] USelneg  = 6'd23;  // d = c < 0 ? a : b
   localparam [5:0] USelz    = 6'd24;  // d = c == 0 ? a : b
   localparam [5:0] UZext32  = 6'd25;  // d = a[31:0] zero-extended
+  localparam [5:0] UEcsub   = 6'd26;  // d = a - b, and read the exp cache at (b - a) mod 256
   localparam [5:0] UFirst   = 6'd32;  // go to element 0 of the row and fetch it
   localparam [5:0] UNext    = 6'd33;  // if another element follows: fetch it, jump to imm
   localparam [5:0] UNextrow = 6'd34;  // if another row follows: jump to imm
@@ -114,6 +122,8 @@ module tsr_sfu #(
   localparam [5:0] URqoutnext  = 6'd45;  // OUT requant(a, p<b>..p<b+4>), then NEXT imm
   localparam [5:0] UAddnext    = 6'd46;  // ADD: OUT the pending element, this one's input stage, NEXT imm
   localparam [5:0] UAddflush   = 6'd47;  // ADD: OUT the pending element
+  localparam [5:0] UEcall      = 6'd48;  // cache entry ECSUB read valid: d = it; else CALL imm
+  localparam [5:0] UEcput      = 6'd49;  // the cache entry ECSUB read = a[31:0], now valid
 
   localparam [4:0] SrcX = 5'd27, SrcX2 = 5'd28, SrcBeta = 5'd29, SrcLen = 5'd30;
 
@@ -158,6 +168,13 @@ module tsr_sfu #(
   // reads it.
   reg [63:0] rf_q [0:15];
   reg [NParams*32-1:0] p_q;          // p0..p10
+  // The exp cache (above): a RAM of 256 words, read synchronously, and the
+  // valid bits in flip-flops (cleared at every start).
+  reg [31:0]  ec_mem [0:255];
+  reg [31:0]  ec_q;                  // the entry ECSUB read
+  reg         ec_hit_q;              // ... and whether it was valid
+  reg [7:0]   ec_idx_q;              // ... and its index, which ECPUT writes
+  reg [255:0] ec_valid_q;
 
   // The microcode ROM is read one cycle ahead: the next PC (pc_d, below)
   // addresses it at the edge that loads pc_q, so ins_q always holds the
@@ -317,7 +334,7 @@ module tsr_sfu #(
       halfsum_v = $unsigned($signed(hs_t + {63'h0, hs_t[63]}) >>> 1);
       case (uop)
         UAdd:     alu_f = a + b;
-        USub:     alu_f = a - b;
+        USub, UEcsub: alu_f = a - b;
         UAdd32:   alu_f = sext32(a + b);
         UAddi32:  alu_f = sext32(a + uimm64);
         URsubi32: alu_f = sext32(uimm64 - a);
@@ -433,7 +450,11 @@ module tsr_sfu #(
     end
   end
 
-  wire writes_rd = (op <= UZext32);
+  wire ec_hit    = (op == UEcall) && ec_hit_q;
+  wire writes_rd = !op[5] || ec_hit;   // opcodes 0-31 write d; ECALL when the entry was valid
+  wire ec_re     = (state_q == StRun) && (op == UEcsub);
+  wire ec_we     = (state_q == StRun) && (op == UEcput);
+  wire [7:0] ec_idx = vb[7:0] - va[7:0];   // max - x for ECSUB x, max
   wire is_out    = (op == UOut) || (op == UOutlut) || (op == UOutnext) || (op == UOutlutnext) ||
                    (op == URqoutnext);
   wire out_lut   = (op == UOutlut) || (op == UOutlutnext);
@@ -461,7 +482,7 @@ module tsr_sfu #(
   always @(*) begin
     alu = 64'h0;
     if (rf_we) begin
-      alu = alu_f(op, sb, imm, va, vb, vc);
+      alu = ec_hit ? sext32({32'h0, ec_q}) : alu_f(op, sb, imm, va, vb, vc);
     end
   end
   reg [23:0]       spad_raddr, spad_waddr, acc_raddr, acc_waddr;
@@ -593,6 +614,12 @@ module tsr_sfu #(
             ret_d = pc_q + 8'h1;
             pc_d  = imm[7:0];
           end
+          UEcall: begin
+            if (!ec_hit_q) begin
+              ret_d = pc_q + 8'h1;
+              pc_d  = imm[7:0];
+            end
+          end
           URet: pc_d = ret_q;
           UOutacc: begin
             acc_we    = 1'b1;
@@ -696,10 +723,29 @@ module tsr_sfu #(
     end
   end
 
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ec_valid_q <= 256'h0;
+    end else if (clr_i || (state_q == StIdle && start_i)) begin
+      ec_valid_q <= 256'h0;
+    end else if (ec_we) begin
+      ec_valid_q[ec_idx_q] <= 1'b1;
+    end
+  end
+
   // Datapath registers: only read after a microprogram or fetch wrote them
-  // (the pending ADD element's only while add_pend_q says there is one).
+  // (the pending ADD element's only while add_pend_q says there is one; the
+  // exp cache's entries only once valid).
   integer i;
   always @(posedge clk_i) begin
+    if (ec_re) begin
+      ec_q     <= ec_mem[ec_idx];
+      ec_hit_q <= ec_valid_q[ec_idx];
+      ec_idx_q <= ec_idx;
+    end
+    if (ec_we) begin
+      ec_mem[ec_idx_q] <= va[31:0];
+    end
     if (add_op && state_q == StRun) begin
       add_sum_q   <= add_sum_d;
       add_lane_q  <= add_lane_d;

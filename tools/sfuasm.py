@@ -23,7 +23,7 @@ import sys
 FORMS = {
     "ADD": "dab", "SUB": "dab", "ADD32": "dab", "MUL": "dab", "SRDHM": "dab",
     "SHL": "dab", "SHL32": "dab", "RDIV": "dab", "MAX": "dab", "MIN": "dab",
-    "HALFSUM": "dab",
+    "HALFSUM": "dab", "ECSUB": "dab",
     "ADDI32": "dai", "RSUBI32": "dai", "SRDHMI": "dai", "SHLI": "dai", "SSHLI": "dai",
     "RDIVI": "dai", "ANDI": "dai", "MAXI": "dai", "MINI": "dai",
     "CLZ32": "da", "CLZ64": "da", "ZEXT32": "da",
@@ -34,6 +34,7 @@ FORMS = {
     "OUT": "a", "OUTLUT": "a", "OUTACC": "abc", "OUTNEXT": "aL", "OUTLUTNEXT": "aL",
     "RQOUTNEXT": "aPL", "ADDNEXT": "L", "ADDFLUSH": "",
     "ERRLT": "ai", "ERRGT": "ai",
+    "ECALL": "dL", "ECPUT": "a",
 }
 
 # Entry points: the label of each microcoded SFU function is its name in
