@@ -489,6 +489,19 @@ module tsr_sfu #(
   reg [8*N-1:0]    spad_wdata;
   reg [32*N-1:0]   acc_wdata;
   reg              cap_x, cap_x2, cap_next;
+  // The next word's prefetch: while a microprogram works on the elements of
+  // one scratchpad word (and of B's), the SFU reads the row's next words
+  // into pfw_q / pfw2_q through the read port it leaves unused in StRun, so
+  // NEXT past the word's last lane takes them without a fetch. pf_q: PfIdle,
+  // PfA (A's word read, captured next cycle; B's read then), PfB (B's
+  // captured next cycle), PfReady. Any fetch cancels it. Not for LAYERNORM,
+  // which fetches every element (beta).
+  localparam [1:0] PfIdle = 2'd0, PfA = 2'd1, PfB = 2'd2, PfReady = 2'd3;
+  reg  [1:0]       pf_q, pf_d;
+  reg              cap_pf, cap_pf2, cap_pfnext;
+  reg  [8*N-1:0]   pfw_q, pfw2_q;
+  wire [31:0]      next_chunk_el = ({8'h0, cidx_q} + 32'd1) << LaneW;
+  wire             pf_more = !need_beta && (next_chunk_el < {16'h0, len_q});
 
   always @(*) begin
     state_d  = state_q;
@@ -530,6 +543,10 @@ module tsr_sfu #(
     cap_x      = 1'b0;
     cap_x2     = 1'b0;
     cap_next   = 1'b0;
+    cap_pf     = 1'b0;
+    cap_pf2    = 1'b0;
+    cap_pfnext = 1'b0;
+    pf_d       = pf_q;
     rf_we      = 1'b0;
 
     case (state_q)
@@ -596,15 +613,41 @@ module tsr_sfu #(
       StRun: begin
         pc_d  = pc_q + 8'h1;
         rf_we = writes_rd;
+        // The prefetch (a fetch below overrides pf_d and ignores what it read).
+        case (pf_q)
+          PfIdle: begin
+            if (pf_more) begin
+              spad_re    = 1'b1;
+              spad_raddr = a_addr + {8'h0, rows_q};
+              pf_d       = PfA;
+            end
+          end
+          PfA: begin
+            cap_pf = 1'b1;
+            pf_d   = PfReady;
+            if (need_x2) begin
+              spad_re    = 1'b1;
+              spad_raddr = x2_addr + {8'h0, rows_q};
+              pf_d       = PfB;
+            end
+          end
+          PfB: begin
+            cap_pf2 = 1'b1;
+            pf_d    = PfReady;
+          end
+          default: ;
+        endcase
         case (op)
           UFirst: begin
             el_d    = 16'h0;
             lane_d  = {LaneW{1'b0}};
             coff_d  = 24'h0;
             cidx_d  = 24'h0;
+            pf_d    = PfIdle;
             state_d = StFetchA;
           end
           UNextrow: begin
+            pf_d = PfIdle;                // (a new row starts with FIRST anyway)
             if (!last_row) begin
               row_d = row_q + 16'h1;
               pc_d  = imm[7:0];
@@ -662,7 +705,12 @@ module tsr_sfu #(
               coff_d = coff_q + {8'h0, rows_q};
               cidx_d = cidx_q + 24'h1;
             end
-            state_d = StFetchA;
+            pf_d = PfIdle;
+            if (lane_q == LaneLast && pf_q == PfReady) begin
+              cap_pfnext = 1'b1;          // the next words are prefetched
+            end else begin
+              state_d = StFetchA;
+            end
           end else begin
             // The next element is in the words already read: no fetch. (Nothing
             // writes them meanwhile: the output word of a chunk is written at its
@@ -675,6 +723,7 @@ module tsr_sfu #(
     endcase
     if (clr_i) begin
       state_d = StIdle;
+      pf_d    = PfIdle;
     end
   end
 
@@ -700,6 +749,7 @@ module tsr_sfu #(
       cidx_q  <= 24'h0;
       obuf_q  <= {(8*N){1'b0}};
       add_pend_q <= 1'b0;
+      pf_q    <= PfIdle;
     end else if (state_q != StIdle || start_i) begin   // idle without a start: nothing changes
       state_q <= state_d;
       func_q  <= func_d;
@@ -720,6 +770,7 @@ module tsr_sfu #(
       cidx_q  <= cidx_d;
       obuf_q  <= obuf_d;
       add_pend_q <= add_pend_d;
+      pf_q    <= (state_q == StIdle) ? PfIdle : pf_d;
     end
   end
 
@@ -766,6 +817,18 @@ module tsr_sfu #(
     end
     if (cap_next) begin
       x_q <= xw_q[8*lane_d +: 8];
+    end
+    if (cap_pf) begin
+      pfw_q <= spad_rdata_i;
+    end
+    if (cap_pf2) begin
+      pfw2_q <= spad_rdata_i;
+    end
+    if (cap_pfnext) begin
+      x_q   <= pfw_q[7:0];
+      xw_q  <= pfw_q;
+      x2_q  <= pfw2_q[7:0];
+      x2w_q <= pfw2_q;
     end
     if (cap_next && need_x2) begin
       x2_q <= x2w_q[8*lane_d +: 8];
