@@ -16,10 +16,10 @@
 //   multipliers), which ADDNEXT runs as a pipeline of one element a cycle.
 //
 // One microinstruction executes per cycle. FIRST/NEXT walk the elements of
-// the current row (a fetch that starts a scratchpad word costs two or three
-// cycles of memory reads; NEXT takes the word's other N-1 elements from the
-// words it kept, except for LAYERNORM, whose BETA comes from the
-// accumulator), NEXTROW the rows; OUT writes a result byte, completed result rows are
+// the current row (FIRST's fetch costs two or three cycles of memory reads;
+// NEXT takes the word's other N-1 elements from the words it kept, and the
+// next words from the prefetch, below, except for LAYERNORM, which fetches
+// every element: its BETA comes from the accumulator), NEXTROW the rows; OUT writes a result byte, completed result rows are
 // written to the scratchpad as they fill. ERRLT/ERRGT check parameters and
 // stop the command with param_err_o before anything is written.
 //
