@@ -141,7 +141,22 @@ static tsr_status_t conv_store_c(tsr_dev_t *dev, const void *ctx, uint32_t deps,
   const tsr_conv_desc_t *d = v->d;
   const uint32_t end = m0 + sa->rows;
   const uint32_t src0 = sa->src;
+  /* With two or more STOREs, the ones between the first (which may pop the tile's token)
+   * and the last could be decoded with every token counter at zero, and run as untokened
+   * code: each after every command before it has retired (docs/commands.md). A NOP first
+   * gives the store stage a token that the last takes, as dw_store_token does. */
+  uint32_t pieces = 0u;
+  for (uint32_t m = m0; m < end; m += v->dense_out ? end - m : run_len(d, m, end)) {
+    pieces++;
+  }
   tsr_status_t st = TSR_OK;
+  if (pieces > 1u) {
+    tsr_cmd_t nop;
+    st = tsr_cmd_nop(dev, TSR_DEP_PUSH_NEXT, &nop);
+    if (st == TSR_OK) {
+      st = tsr_submit(dev, &nop);
+    }
+  }
   for (uint32_t m = m0; m < end && st == TSR_OK;) {
     const uint32_t len = v->dense_out ? end - m : run_len(d, m, end);
     uint32_t b, oy, ox;
@@ -155,7 +170,7 @@ static tsr_status_t conv_store_c(tsr_dev_t *dev, const void *ctx, uint32_t deps,
       sdeps |= deps & TSR_DEP_POP_PREV;
     }
     if (m + len == end) {
-      sdeps |= deps & TSR_DEP_PUSH_PREV;
+      sdeps |= (deps & TSR_DEP_PUSH_PREV) | (pieces > 1u ? TSR_DEP_POP_PREV : 0u);
     }
     tsr_cmd_t cmd;
     st = tsr_cmd_store(dev, sdeps, sa, &cmd);
@@ -741,6 +756,29 @@ static uint32_t dw_skip(const dw_pass_t *s, uint32_t m, uint32_t end) {
   return m < end ? m : end;
 }
 
+/* The MATMULs of tile t (dw_matmuls): one per group, tap, input chunk and row chunk. */
+static uint32_t dw_mm_total(const dw_pass_t *s, uint32_t t) {
+  const tsr_conv_desc_t *c = &s->d->c;
+  const tsr_dw_plan_t *p = s->p;
+  uint32_t b, m0, mt, g_lo, g_hi;
+  dw_tile(s, t, &b, &m0, &mt);
+  dw_rels(s, t, &g_lo, &g_hi);
+  const uint32_t rows = (mt - c->out_w) / p->wv + 1u; /* output rows of the tile */
+  const uint32_t pairs = p->dense ? p->chunks : 1u;  /* input chunks per group and tap */
+  return c->kh * c->kw * (g_hi - g_lo) * pairs * ceil_div(rows, p->rpm);
+}
+
+/* Whether the pass's last tile holds a token through its MATMULs: the STOREs of the tile
+ * before run between them, and after the last of those every counter would be zero (no
+ * later tile's LOADs hold one), so the rest would be untokened code, each MATMUL after
+ * the one before has drained (ResNet-8's 16x16x32 -> 8x8x64 at N = 8: 34 of them). So the
+ * first STORE of the tile before pushes a token to compute, which the last tile's last
+ * MATMUL pops. Safe: the store stage is in order, so the STOREs of tile t-2, whose token
+ * the last tile's first MATMUL (or parameter LOAD) takes, have pushed theirs before. */
+static bool dw_last_hold(const dw_pass_t *s, uint32_t t) {
+  return s->tiles >= 2u && t + 1u == s->tiles && dw_mm_total(s, t) >= 2u;
+}
+
 static void dw_stores_init(const dw_pass_t *s, uint32_t t, dw_stores_t *w) {
   dw_tile(s, t, &w->b, &w->m0, &w->mt);
   uint32_t r0, r1;
@@ -784,6 +822,9 @@ static tsr_status_t dw_store_next(tsr_dev_t *dev, const dw_pass_t *s, dw_stores_
   sa.act_min = g->act_min;
   sa.act_max = g->act_max;
   uint32_t deps = w->done == 0u ? TSR_DEP_POP_PREV : 0u;
+  if (w->done == 0u && dw_last_hold(s, w->t + 1u)) {
+    deps |= TSR_DEP_PUSH_PREV;
+  }
   if (w->done + 1u == w->total) {
     deps |= (w->t + 2u < s->tiles ? TSR_DEP_PUSH_PREV : 0u) | (w->total > 1u ? TSR_DEP_POP_PREV : 0u);
   }
@@ -827,7 +868,8 @@ static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, d
   const uint32_t rows = (mt - c->out_w) / p->wv + 1u; /* output rows of the tile */
   const uint32_t chunks = ceil_div(rows, p->rpm);
   const uint32_t pairs = p->dense ? p->chunks : 1u; /* input chunks per group and tap */
-  const uint32_t total = taps * (g_hi - g_lo) * pairs * chunks;
+  const uint32_t total = dw_mm_total(s, t);
+  const bool hold = dw_last_hold(s, t);
   const uint32_t abase = (t % 2u) * p->abuf;
   tsr_status_t st = prev != NULL ? dw_store_token(dev, prev) : TSR_OK;
   uint32_t i = 0u;
@@ -854,7 +896,8 @@ static tsr_status_t dw_matmuls(tsr_dev_t *dev, const dw_pass_t *s, uint32_t t, d
           deps |= TSR_DEP_POP_PREV | (t >= 2u && s->gsplit == 1u ? TSR_DEP_POP_NEXT : 0u);
         }
         if (i + 1u == total) {
-          deps |= TSR_DEP_PUSH_NEXT | (t + 2u < s->tiles ? TSR_DEP_PUSH_PREV : 0u);
+          deps |= TSR_DEP_PUSH_NEXT | (t + 2u < s->tiles ? TSR_DEP_PUSH_PREV : 0u) |
+                  (hold ? TSR_DEP_POP_NEXT : 0u);
         }
         tsr_matmul_args_t mm;
         mm.a_addr = a0 + r0;

@@ -32,7 +32,11 @@
  *                                  STOREs of tile i-T). With T = 2 the
  *                                  second-to-last tile's last STORE pushes
  *                                  too, and a NOP after the job's last STORE
- *                                  pops it (tsr_gemm_tail_token).
+ *                                  pops it (tsr_gemm_tail_token). Else, with
+ *                                  several sub-tiles in the last tile, its
+ *                                  first STORE pushes, for that NOP, so that
+ *                                  its other STOREs are not untokened code
+ *                                  (tsr_gemm_lead_token).
  *
  * Every push is matched by exactly one pop, so all four counters are back to
  * zero at the end of a job; in program order each pop follows its push, so
@@ -226,6 +230,9 @@ static tsr_status_t push_tile_stores(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
                               (x.unit + 2u == p->units && tsr_gemm_tail_token(p)))) {
       sdeps |= TSR_DEP_PUSH_PREV;
     }
+    if (jj == 0u && x.unit + 1u == p->units && tsr_gemm_lead_token(p)) {
+      sdeps |= TSR_DEP_PUSH_PREV;
+    }
     if (view != NULL) {
       st = view->store_c(dev, view->ctx, sdeps, &sa, x.m0, n0);
       continue;
@@ -351,7 +358,7 @@ tsr_status_t tsr_gemm_run_view(tsr_dev_t *dev, const tsr_gemm_desc_t *d, const t
       }
     }
   }
-  if (tsr_gemm_tail_token(p)) {
+  if (tsr_gemm_tail_token(p) || tsr_gemm_lead_token(p)) {
     tsr_cmd_t cmd;
     if ((st = tsr_cmd_nop(dev, TSR_DEP_POP_NEXT, &cmd)) != TSR_OK || (st = tsr_submit(dev, &cmd)) != TSR_OK) {
       return st;

@@ -158,8 +158,10 @@ static inline uint32_t tsr_gemm_sub_cols(const tsr_gemm_desc_t *d, const tsr_gem
  *            token (the W LOAD that follows gives compute its token).
  *   store_c  what the STORE `sa` does for C rows [m0, m0 + sa->rows) and
  *            columns [n0, n0 + sa->cols), through one or more STOREs; the
- *            first carries sa's POP_PREV, the last sa's PUSH_PREV (deps).
- *            It may change *sa (the caller's scratch copy).
+ *            first carries sa's POP_PREV, the last sa's PUSH_PREV (deps). Two
+ *            or more commands keep a token in flight between them (as
+ *            fw/tsr_conv.c's conv_store_c does), so that the middle ones are
+ *            not untokened code. It may change *sa (the caller's scratch copy).
  */
 typedef struct tsr_gemm_view {
   tsr_status_t (*load_a)(tsr_dev_t *dev, const void *ctx, uint32_t first_deps, uint32_t m0,
@@ -217,6 +219,18 @@ static inline uint64_t tsr_gemm_param_bytes(const tsr_gemm_desc_t *d, const tsr_
  */
 static inline bool tsr_gemm_tail_token(const tsr_gemm_plan_t *p) {
   return p->acc_bufs == 2u && p->units >= 2u;
+}
+
+/*
+ * Without the tail token, the last tile's first STORE pops the only token left, so every
+ * program-order counter is zero when its other STOREs are decoded: untokened code, each
+ * waiting for every STORE before it to retire (64^3 at N = 16 with one tile of four
+ * sub-tiles: four STOREs one after the other). So that first STORE pushes a token as well,
+ * and the NOP after the job's last STORE pops it (the job is done once it retires). True
+ * when that applies: no tail token, and more than one sub-tile in the last tile.
+ */
+static inline bool tsr_gemm_lead_token(const tsr_gemm_plan_t *p) {
+  return !tsr_gemm_tail_token(p) && p->n_blocks - (p->n_groups - 1u) * p->nb > 1u;
 }
 
 #endif /* TSR_GEMM_INT_H */

@@ -145,7 +145,7 @@ static void count_plan(const tsr_gemm_desc_t *d, tsr_gemm_plan_t *p) {
   p->cmd_stores = p->tiles;
   /* + the table's LUT_LOAD, and the NOP that closes the tail token */
   p->cmds = p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores + lut +
-            (tsr_gemm_tail_token(p) ? 1u : 0u);
+            (tsr_gemm_tail_token(p) || tsr_gemm_lead_token(p) ? 1u : 0u);
   uint64_t es = d->requant ? 1u : 4u;
   p->dma_rd_bytes = (uint64_t)d->m * d->k * (p->a_resident ? 1u : p->n_groups) +
                     (uint64_t)p->m_tiles * d->k * d->n +
