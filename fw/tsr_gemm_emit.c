@@ -109,14 +109,28 @@ static bool plan_consistent(const tsr_dev_info_t *info, const tsr_gemm_desc_t *d
 }
 
 /* The scratchpad LOADs of group g: the first waits for its buffers to be
- * free, the last tells compute the data is there. */
+ * free, the last tells compute the data is there. A view's A LOADs of group 0
+ * come first in the job, with every counter at zero, so each would be
+ * untokened code (it waits for the one before to retire, and the front end for
+ * it: DS-CNN's first layer, an im2col LOAD per output-row run and K block): a
+ * NOP before them gives the load stage a token that the group's W LOAD takes.
+ * No other LOAD can take it first: the load stage runs in order, and the first
+ * LOAD of group g >= S pops only after group 0's W LOAD has. */
 static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
                                      const tsr_gemm_plan_t *p, const tsr_gemm_view_t *view,
                                      uint32_t g) {
   tsr_gemm_group_t x;
   tsr_gemm_group_at(d, p, g, &x);
   uint32_t first_deps = g >= p->spad_bufs ? TSR_DEP_POP_NEXT : 0u;
+  uint32_t w_deps = TSR_DEP_PUSH_NEXT;
   tsr_status_t st;
+  if (g == 0u && view != NULL) {
+    tsr_cmd_t cmd;
+    if ((st = tsr_cmd_nop(dev, TSR_DEP_PUSH_PREV, &cmd)) != TSR_OK || (st = tsr_submit(dev, &cmd)) != TSR_OK) {
+      return st;
+    }
+    w_deps |= TSR_DEP_POP_NEXT;
+  }
   if (!p->a_resident || x.jg == 0u) {
     if (view != NULL) {
       st = view->load_a(dev, view->ctx, first_deps, x.m0, x.mrows, x.k0, x.kcur, x.abase);
@@ -129,7 +143,7 @@ static tsr_status_t push_group_loads(tsr_dev_t *dev, const tsr_gemm_desc_t *d,
     }
     first_deps = 0u;
   }
-  return tsr_fw_push_load(dev, first_deps | TSR_DEP_PUSH_NEXT, TSR_LOAD_SPAD,
+  return tsr_fw_push_load(dev, first_deps | w_deps, TSR_LOAD_SPAD,
                           d->b_addr + x.k0 * d->ldb + x.n0, d->ldb, x.kcur, x.ncols, x.wbase);
 }
 
