@@ -143,7 +143,7 @@ static void count_plan(const tsr_gemm_desc_t *d, tsr_gemm_plan_t *p) {
   p->cmd_matmuls = (uint64_t)p->tiles * p->k_chunks; /* one per sub-tile and K chunk */
   p->cmd_params = tsr_gemm_param_cmds(d, p);
   p->cmd_stores = p->tiles;
-  /* + the table's LUT_LOAD, and the NOP that closes the tail token */
+  /* + the table's LUT_LOAD, and the NOP that closes the tail or the lead token */
   p->cmds = p->cmd_loads + p->cmd_matmuls + p->cmd_params + p->cmd_stores + lut +
             (tsr_gemm_tail_token(p) || tsr_gemm_lead_token(p) ? 1u : 0u);
   uint64_t es = d->requant ? 1u : 4u;
