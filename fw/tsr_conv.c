@@ -96,6 +96,11 @@ static uint32_t load_run_len(const conv_view_t *v, uint32_t m, uint32_t end) {
   return v->flat_in ? end - m : run_len(v->d, m, end);
 }
 
+/* The output rows one STORE takes from m: all of them when C is a plain matrix. */
+static uint32_t store_run_len(const conv_view_t *v, uint32_t m, uint32_t end) {
+  return v->dense_out ? end - m : run_len(v->d, m, end);
+}
+
 static tsr_status_t conv_load_a(tsr_dev_t *dev, const void *ctx, uint32_t first_deps, uint32_t m0,
                                 uint32_t mrows, uint32_t k0, uint32_t kcur, uint32_t abase) {
   const conv_view_t *v = ctx;
@@ -145,12 +150,9 @@ static tsr_status_t conv_store_c(tsr_dev_t *dev, const void *ctx, uint32_t deps,
    * and the last could be decoded with every token counter at zero, and run as untokened
    * code: each after every command before it has retired (docs/commands.md). A NOP first
    * gives the store stage a token that the last takes, as dw_store_token does. */
-  uint32_t pieces = 0u;
-  for (uint32_t m = m0; m < end; m += v->dense_out ? end - m : run_len(d, m, end)) {
-    pieces++;
-  }
+  const bool cut = store_run_len(v, m0, end) != end - m0;
   tsr_status_t st = TSR_OK;
-  if (pieces > 1u) {
+  if (cut) {
     tsr_cmd_t nop;
     st = tsr_cmd_nop(dev, TSR_DEP_PUSH_NEXT, &nop);
     if (st == TSR_OK) {
@@ -158,7 +160,7 @@ static tsr_status_t conv_store_c(tsr_dev_t *dev, const void *ctx, uint32_t deps,
     }
   }
   for (uint32_t m = m0; m < end && st == TSR_OK;) {
-    const uint32_t len = v->dense_out ? end - m : run_len(d, m, end);
+    const uint32_t len = store_run_len(v, m, end);
     uint32_t b, oy, ox;
     pixel(d, m, &b, &oy, &ox);
     sa->addr = d->out_addr + b * d->out_img + oy * d->out_row + ox * out_pix(d) + n0;
@@ -170,7 +172,7 @@ static tsr_status_t conv_store_c(tsr_dev_t *dev, const void *ctx, uint32_t deps,
       sdeps |= deps & TSR_DEP_POP_PREV;
     }
     if (m + len == end) {
-      sdeps |= (deps & TSR_DEP_PUSH_PREV) | (pieces > 1u ? TSR_DEP_POP_PREV : 0u);
+      sdeps |= (deps & TSR_DEP_PUSH_PREV) | (cut ? TSR_DEP_POP_PREV : 0u);
     }
     tsr_cmd_t cmd;
     st = tsr_cmd_store(dev, sdeps, sa, &cmd);

@@ -842,9 +842,9 @@ static void tail_token_is_popped_after_the_last_store(void **state) {
   chip_free();
 }
 
-/* Commands (of one opcode) of the program decoded as untokened code: no token bit of their own while every
- * program-order counter is zero (docs/commands.md), so each waits for every command before
- * it to retire. The counters as tsr_ctrl keeps them at decode: load stage (LOAD to the
+/* Commands of one opcode that the program's decode finds untokened: no token bit of their
+ * own while every program-order counter is zero (docs/commands.md), so each waits for
+ * every command before it to retire. The counters as tsr_ctrl keeps them at decode: load stage (LOAD to the
  * scratchpad), compute stage (MATMUL, LOAD to the accumulator, NOP, SFU), store stage. */
 static unsigned serial_cmds(uint32_t opcode) {
   int l2c = 0, c2l = 0, c2s = 0, s2c = 0;
@@ -1031,9 +1031,9 @@ static void dw_case(uint32_t dim, uint32_t h, uint32_t w, uint32_t ch, uint32_t 
       assert_int_equal(g_chip.tokens[t], 0);
     }
     /* Only a pass's first MATMUL may be untokened code (dw_last_hold). */
-    if (serial_cmds(TSR_OP_MATMUL) != 0u) {
-      fail_msg("N=%u %ux%ux%u s%u: %u MATMULs run as untokened code", dim, h, w, ch, s,
-               serial_cmds(TSR_OP_MATMUL));
+    const unsigned serial = serial_cmds(TSR_OP_MATMUL);
+    if (serial != 0u) {
+      fail_msg("N=%u %ux%ux%u s%u: %u MATMULs run as untokened code", dim, h, w, ch, s, serial);
     }
   }
   chip_free();
